@@ -1,0 +1,92 @@
+// Tokenizer, line reader and atomic writer bindings.
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include "atomic_file.hpp"
+#include "bindings.hpp"
+#include "line_reader.hpp"
+#include "tokenized_batch.hpp"
+#include "tokenizer.hpp"
+
+namespace fastamfm::bindings {
+
+namespace {
+py::list to_token_lists(const TokenizedBatch& batch) {
+  py::list out(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    py::list tokens(batch.num_tokens(i));
+    for (size_t j = 0; j < batch.num_tokens(i); ++j) {
+      const std::string_view t = batch.token(i, j);
+      tokens[j] = py::str(t.data(), t.size());
+    }
+    out[i] = std::move(tokens);
+  }
+  return out;
+}
+
+py::list to_str_list(const TextBatch& batch) {
+  py::list out(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const std::string_view t = batch[i];
+    out[i] = py::str(t.data(), t.size());
+  }
+  return out;
+}
+}  // namespace
+
+void register_text(py::module_& m) {
+  py::class_<Tokenizer>(m, "Tokenizer")
+      .def(py::init([](const std::string& preset, bool lowercase) {
+             return Tokenizer(TokenizerOptions{parse_tokenizer_preset(preset), lowercase});
+           }),
+           py::arg("preset") = "whitespace", py::arg("lowercase") = false)
+      .def_property_readonly("preset", [](const Tokenizer& t) { return tokenizer_preset_name(t.options().preset); })
+      .def_property_readonly("lowercase", &Tokenizer::lowercases)
+      .def("describe", &Tokenizer::describe)
+      .def("tokenize", [](const Tokenizer& t, const std::string& text) { return t.tokenize(text); })
+      .def(
+          "tokenize_batch",
+          [](const Tokenizer& t, py::handle texts, int workers) {
+            const TextBatch batch = to_text_batch(texts, "texts");
+            const auto check = python_interrupt_check();
+            TokenizedBatch tokens = without_gil([&] { return tokenize_batch(batch, t, workers, check); });
+            return to_token_lists(tokens);
+          },
+          py::arg("texts"), py::arg("workers") = -1);
+
+  py::class_<LineReader>(m, "LineReader")
+      .def(py::init<std::string, size_t>(), py::arg("path"),
+           py::arg("max_line_bytes") = LineReader::kDefaultMaxLineBytes)
+      .def(
+          "read_chunk",
+          [](LineReader& r, size_t max_lines) {
+            TextBatch batch;
+            without_gil([&] { return r.read_into(batch, max_lines); });
+            return to_str_list(batch);
+          },
+          py::arg("max_lines"))
+      .def_property_readonly("line_number", &LineReader::line_number)
+      .def_property_readonly("bytes_read", &LineReader::bytes_read)
+      .def_property_readonly("path", &LineReader::path);
+
+  m.def(
+      "count_lines", [](const std::string& path) { return without_gil([&] { return count_lines(path); }); },
+      py::arg("path"));
+
+  m.def(
+      "write_file_atomic",
+      [](const std::string& path, py::bytes data) {
+        const std::string bytes = data;
+        without_gil([&] {
+          AtomicFile file(path);
+          file.write(bytes);
+          file.commit();
+          return 0;
+        });
+      },
+      py::arg("path"), py::arg("data"));
+
+  m.def("resolve_workers", &resolve_workers, py::arg("workers"));
+}
+
+}  // namespace fastamfm::bindings

@@ -1,0 +1,44 @@
+// Shared helpers of the binding layer: converting Python inputs to core types,
+// releasing the GIL around core calls, and one register_* function per area.
+#pragma once
+#include <pybind11/pybind11.h>
+
+#include <string>
+#include <utility>
+
+#include "errors.hpp"
+#include "parallel.hpp"
+#include "text_batch.hpp"
+
+namespace fastamfm::bindings {
+
+namespace py = pybind11;
+
+// Copies a sequence of str (or UTF-8 bytes) into a TextBatch. `what` names the
+// argument in errors: TypeError "hyps[3] is int, expected str", ValueError
+// "hyps[3]: invalid UTF-8 at byte 5".
+TextBatch to_text_batch(py::handle sequence, const char* what);
+
+// An InterruptCheck that briefly takes the GIL and runs Python's signal handlers;
+// true when one raised (KeyboardInterrupt), leaving that exception pending.
+InterruptCheck python_interrupt_check();
+
+// Runs fn() with the GIL released. Safe because fn only touches core objects that
+// the caller converted beforehand. An Interrupted from the core becomes the
+// pending Python exception (usually KeyboardInterrupt).
+template <class Fn>
+auto without_gil(Fn&& fn) -> decltype(fn()) {
+  try {
+    py::gil_scoped_release release;
+    return fn();
+  } catch (const Interrupted&) {
+    if (PyErr_Occurred()) throw py::error_already_set();
+    throw;
+  }
+}
+
+void register_errors(py::module_& m);
+void register_text(py::module_& m);
+void register_references(py::module_& m);
+
+}  // namespace fastamfm::bindings

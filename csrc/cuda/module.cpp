@@ -1,0 +1,12 @@
+// fastamfm._cuda: bindings of the CUDA kernels; the kernels live in *.cu beside this file.
+#include <pybind11/pybind11.h>
+
+#include "device.cuh"
+
+namespace py = pybind11;
+
+PYBIND11_MODULE(_cuda, m) {
+  m.doc() = "fastamfm CUDA kernels";
+  m.def("device_count", &fastamfm::cuda::device_count);
+  m.def("device_description", &fastamfm::cuda::device_description, py::arg("device") = 0);
+}

@@ -1,0 +1,10 @@
+// fastamfm._core: registers each area's bindings; the logic lives in src/.
+#include "bindings.hpp"
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "fastamfm C++ core";
+  using namespace fastamfm::bindings;
+  register_errors(m);
+  register_text(m);
+  register_references(m);
+}

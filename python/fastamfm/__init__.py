@@ -1,0 +1,20 @@
+"""fastamfm: AM-FM and the nlg-eval dialogue metrics with a C++ (and CUDA) core."""
+from __future__ import annotations
+
+from . import io
+from ._backend import HAS_CUDA, resolve_device
+from ._core import FormatError
+from ._version import __version__
+from .references import References
+from .tokenize import PRESETS as TOKENIZER_PRESETS, tokenize
+
+__all__ = [
+    "HAS_CUDA",
+    "FormatError",
+    "References",
+    "TOKENIZER_PRESETS",
+    "__version__",
+    "io",
+    "resolve_device",
+    "tokenize",
+]

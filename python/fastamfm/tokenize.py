@@ -1,0 +1,69 @@
+"""Tokenizer presets shared by every metric.
+
+``whitespace``  split on whitespace exactly as Python's ``str.split()`` (nlg-eval and
+                pycocoevalcap); ``lowercase=True`` lowercases first.
+``amfm``        the AM-FM toolkit's normalisation: NFKC, lowercase, punctuation removed
+                except apostrophe, hyphen and ``%``, which become separate tokens.
+
+The C++ core tokenizes ASCII text on its own. For a text with non-ASCII characters,
+the steps that need the Unicode database (NFKC, full lowercasing, recognising
+non-ASCII punctuation) run here with CPython's own tables before the text reaches
+the core: carrying those tables in C++ would add megabytes and buy nothing on the
+common ASCII path, and CPython's tables are the ones users' own Python code uses.
+"""
+from __future__ import annotations
+
+import unicodedata
+
+from . import _core
+from ._validation import as_text_list
+
+PRESETS = ("whitespace", "amfm")
+
+
+def make_tokenizer(tokenize: str = "whitespace", lowercase: bool = False) -> _core.Tokenizer:
+    if isinstance(tokenize, _core.Tokenizer):
+        return tokenize
+    if tokenize not in PRESETS:
+        raise ValueError(f"tokenize must be one of {PRESETS}, got {tokenize!r}")
+    return _core.Tokenizer(tokenize, bool(lowercase))
+
+
+def _unicode_amfm(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).lower()
+    # ASCII punctuation is left to the core, which applies the keep/split rules.
+    return "".join(
+        " " if ord(ch) > 127 and unicodedata.category(ch).startswith("P") else ch for ch in text
+    )
+
+
+def prepare_texts(texts: list, tokenizer: _core.Tokenizer, name: str = "texts") -> list:
+    """Apply the Unicode-database steps of the preset to the non-ASCII texts."""
+    needs_unicode = tokenizer.preset == "amfm" or tokenizer.lowercase
+    if not needs_unicode:
+        return texts
+    step = _unicode_amfm if tokenizer.preset == "amfm" else str.lower
+    out = None
+    for i, text in enumerate(texts):
+        if isinstance(text, bytes):
+            try:
+                text = text.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{name}[{i}]: invalid UTF-8 at byte {exc.start}") from None
+        elif not isinstance(text, str):
+            raise TypeError(f"{name}[{i}] is {type(text).__name__}, expected str")
+        if text.isascii():
+            if out is not None:
+                out.append(text)
+            continue
+        if out is None:
+            out = list(texts[:i])
+        out.append(step(text))
+    return texts if out is None else out
+
+
+def tokenize(texts, *, preset: str = "whitespace", lowercase: bool = False, workers: int = -1) -> list[list[str]]:
+    """Tokenize a batch of texts with a preset; returns one token list per text."""
+    tok = make_tokenizer(preset, lowercase)
+    texts = as_text_list(texts, "texts", allow_empty=True)
+    return tok.tokenize_batch(prepare_texts(texts, tok), workers)
