@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "device.cuh"
 
@@ -21,11 +22,51 @@ void check(int status, const char* what) {
   if (err != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(err));
 }
 
+void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
+
 std::string device_description(int device) {
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
   return std::string(prop.name) + " (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ", " +
          std::to_string(prop.totalGlobalMem >> 30) + " GiB)";
+}
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+  // cudaMalloc of 0 bytes is legal but gives no pointer; keep one byte so data() is usable.
+  check(cudaMalloc(&ptr_, bytes == 0 ? 1 : bytes), "cudaMalloc");
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (ptr_ != nullptr) cudaFree(ptr_);  // cannot throw from a destructor; cudaFree only fails on a dead context
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : ptr_(std::exchange(other.ptr_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  if (this != &other) {
+    if (ptr_ != nullptr) cudaFree(ptr_);
+    ptr_ = std::exchange(other.ptr_, nullptr);
+    bytes_ = std::exchange(other.bytes_, 0);
+  }
+  return *this;
+}
+
+void copy_to_device(void* device_dst, const void* host_src, std::size_t bytes) {
+  if (bytes > 0) check(cudaMemcpy(device_dst, host_src, bytes, cudaMemcpyHostToDevice), "cudaMemcpy to device");
+}
+
+void copy_to_host(void* host_dst, const void* device_src, std::size_t bytes) {
+  if (bytes > 0) check(cudaMemcpy(host_dst, device_src, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy to host");
+}
+
+void fill_nan_bytes(void* device_dst, std::size_t bytes, Stream stream) {
+  if (bytes > 0)
+    check(cudaMemsetAsync(device_dst, 0xFF, bytes, reinterpret_cast<cudaStream_t>(stream)), "cudaMemsetAsync");
+}
+
+void synchronize(Stream stream) {
+  check(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
 }
 
 }  // namespace fastamfm::cuda
