@@ -52,7 +52,7 @@ def test_sparse_matrix_matches_scipy_svds():
     rng = np.random.default_rng(1)
     a = sparse_counts(rng, 3000, 1500)
     exact = np.sort(scipy.sparse.linalg.svds(a, k=20, random_state=0)[1])[::-1]
-    u, s, vt = gpu_svd.randomized_svd(a, 20, power_iterations=10, xp=np)
+    s = gpu_svd.randomized_svd(a, 20, power_iterations=10, xp=np)[1]
     assert np.max(np.abs(s - exact) / exact) <= 1e-3
 
 

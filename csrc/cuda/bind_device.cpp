@@ -96,6 +96,9 @@ void register_device(py::module_& m) {
       .def_property_readonly("typestr", &DeviceArray::typestr)
       .def_property_readonly("__cuda_array_interface__", &cuda_array_interface);
   m.def("synchronize", &synchronize, py::arg("stream") = 0, "Wait for the work queued on a stream.");
+  m.def("copy_bandwidth_gbps", &copy_bandwidth_gbps, py::arg("bytes") = std::size_t{1} << 30, py::arg("repeats") = 20,
+        py::call_guard<py::gil_scoped_release>(),
+        "Device-to-device copy bandwidth (GB/s, read + write), median of timed copies.");
 }
 
 }  // namespace fastamfm::cuda::bindings

@@ -1,8 +1,10 @@
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "device.cuh"
 
@@ -67,6 +69,31 @@ void fill_nan_bytes(void* device_dst, std::size_t bytes, Stream stream) {
 
 void synchronize(Stream stream) {
   check(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
+}
+
+double copy_bandwidth_gbps(std::size_t bytes, int repeats) {
+  if (bytes == 0 || repeats < 1) throw std::invalid_argument("copy_bandwidth_gbps: bytes and repeats must be positive");
+  DeviceBuffer source(bytes);
+  DeviceBuffer target(bytes);
+  check(cudaMemset(source.data(), 1, bytes), "cudaMemset");
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
+  std::vector<float> millis;
+  for (int r = 0; r <= repeats; ++r) {  // the first copy warms up and is not counted
+    check(cudaEventRecord(start), "cudaEventRecord");
+    check(cudaMemcpy(target.data(), source.data(), bytes, cudaMemcpyDeviceToDevice), "cudaMemcpy");
+    check(cudaEventRecord(stop), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float ms = 0.f;
+    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    if (r > 0) millis.push_back(ms);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::nth_element(millis.begin(), millis.begin() + millis.size() / 2, millis.end());
+  return 2.0 * static_cast<double>(bytes) / (millis[millis.size() / 2] * 1e-3) / 1e9;
 }
 
 }  // namespace fastamfm::cuda

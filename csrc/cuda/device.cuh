@@ -48,4 +48,9 @@ void copy_to_host(void* host_dst, const void* device_src, std::size_t bytes);
 void fill_nan_bytes(void* device_dst, std::size_t bytes, Stream stream);
 void synchronize(Stream stream);
 
+// Device-to-device copy bandwidth in GB/s (bytes read + bytes written per second),
+// the median of `repeats` timed copies of `bytes`: the ceiling a memory-bound
+// kernel is measured against.
+double copy_bandwidth_gbps(std::size_t bytes, int repeats);
+
 }  // namespace fastamfm::cuda
