@@ -21,7 +21,11 @@ __device__ __forceinline__ float dot_elem(const float4& a, const float4& b) {
 // one reference at a time, so short vectors (AM's k = 10) still keep every lane
 // loading and consecutive groups read consecutive rows (the reference rows of a
 // query are contiguous, so a warp streams one contiguous block of memory).
+// Each pass covers kRefsInFlight references per group, all loads issued before any
+// reduction, so enough bytes are in flight to keep the memory system busy.
 // Vec = float4 when rows are 16-byte aligned: a quarter of the load instructions.
+constexpr int kRefsInFlight = 4;
+
 template <int Width, typename Vec>
 __global__ void cosine_over_references_kernel(const Vec* __restrict__ queries, int64_t n,
                                               const Vec* __restrict__ refs, const int64_t* __restrict__ ref_offsets,
@@ -40,25 +44,34 @@ __global__ void cosine_over_references_kernel(const Vec* __restrict__ queries, i
     const int64_t end = ref_offsets[i + 1];
     float best = -INFINITY;
     float total = 0.f;
-    for (int64_t first = begin; first < end; first += kGroups) {
-      const int64_t j = first + group;
-      float dot = 0.f;
-      float rr = 0.f;
-      if (j < end) {
-        const Vec* ref = refs + j * vec_dims;
-        for (int64_t d = group_lane; d < vec_dims; d += Width) {
-          const Vec r = ref[d];
-          dot += dot_elem(query[d], r);
-          rr += dot_elem(r, r);
+    for (int64_t first = begin; first < end; first += int64_t{kGroups} * kRefsInFlight) {
+      float dot[kRefsInFlight];
+      float rr[kRefsInFlight];
+#pragma unroll
+      for (int u = 0; u < kRefsInFlight; ++u) dot[u] = rr[u] = 0.f;
+      for (int64_t d = group_lane; d < vec_dims; d += Width) {
+        const Vec q = query[d];
+#pragma unroll
+        for (int u = 0; u < kRefsInFlight; ++u) {
+          const int64_t j = first + u * kGroups + group;
+          if (j < end) {
+            const Vec r = refs[j * vec_dims + d];
+            dot[u] += dot_elem(q, r);
+            rr[u] += dot_elem(r, r);
+          }
         }
       }
-      dot = detail::group_sum<Width>(dot);  // every lane takes part: the loop bounds are warp-uniform
-      rr = detail::group_sum<Width>(rr);
-      if (j < end) {
-        float c = detail::cosine_from_dots(dot, qq, rr);
-        if (clip) c = fminf(fmaxf(c, 0.f), 1.f);
-        best = fmaxf(best, c);
-        total += c;
+#pragma unroll
+      for (int u = 0; u < kRefsInFlight; ++u) {
+        // Every lane takes part in the shuffles: the loop bounds are warp-uniform.
+        const float ab = detail::group_sum<Width>(dot[u]);
+        const float bb = detail::group_sum<Width>(rr[u]);
+        if (first + u * kGroups + group < end) {
+          float c = detail::cosine_from_dots(ab, qq, bb);
+          if (clip) c = fminf(fmaxf(c, 0.f), 1.f);
+          best = fmaxf(best, c);
+          total += c;
+        }
       }
     }
     // Fold the groups together: lanes of one group already agree, so exchange across groups only.
