@@ -63,6 +63,8 @@ def test_token_rows_flattens_lists():
     ids, offsets = gpu.token_rows([[3, 1], [], [2]])
     assert ids.dtype == np.int32 and offsets.dtype == np.int64
     assert ids.tolist() == [3, 1, 2] and offsets.tolist() == [0, 2, 2, 3]
+    ids, offsets = gpu.token_rows(iter([(5,), iter([6, 7])]))  # any iterables
+    assert ids.tolist() == [5, 6, 7] and offsets.tolist() == [0, 1, 3]
 
 
 def test_extrema_oracle_follows_nlg_eval_rule():
@@ -352,3 +354,65 @@ def test_embedding_oracle_agrees_with_sklearn_cosine_similarity():
         sim = cosine_similarity(vectors[g[0]], vectors[h])
         greedy.append((sim.max(axis=0).mean() + sim.max(axis=1).mean()) / 2)
     np.testing.assert_allclose(oracle.greedy_matching(hyps, refs, vectors), greedy, atol=1e-12)
+
+
+# --- the binding layer's own checks of device arrays (no device needed) --------------
+
+try:
+    from fastamfm import _cuda
+except ImportError:
+    _cuda = None
+needs_cuda_module = pytest.mark.skipif(_cuda is None, reason="fastamfm was built without the CUDA module")
+
+
+class DeviceArrayStub:
+    """Only a __cuda_array_interface__: the bindings read it before any CUDA call.
+    The default address is fake but non-null; no test here reaches a kernel."""
+
+    def __init__(self, shape, typestr="<f4", *, pointer=256, readonly=False, strides=None):
+        self.__cuda_array_interface__ = {"shape": tuple(shape), "typestr": typestr, "data": (pointer, readonly),
+                                         "strides": strides, "version": 3}
+
+
+@needs_cuda_module
+def test_binding_rejects_wrong_device_arrays():
+    q, r, off, out = DeviceArrayStub((0, 4)), DeviceArrayStub((0, 4)), DeviceArrayStub((1,), "<i8"), \
+        DeviceArrayStub((0,))
+    _cuda.cosine_over_references(q, r, off, out)  # empty batch: checked, nothing launched
+    with pytest.raises(TypeError, match=r"queries: expected a <f4 device array, got <f8"):
+        _cuda.cosine_over_references(DeviceArrayStub((0, 4), "<f8"), r, off, out)
+    with pytest.raises(TypeError, match=r"refs: expected a CUDA device array \(with __cuda_array_interface__\), "
+                                        r"got ndarray"):
+        _cuda.cosine_over_references(q, np.zeros((0, 4), np.float32), off, out)
+    with pytest.raises(ValueError, match=r"ref_offsets length \(queries \+ 1\): expected 1, got 2"):
+        _cuda.cosine_over_references(q, r, DeviceArrayStub((2,), "<i8"), out)
+    with pytest.raises(ValueError, match=r"refs dims: expected 4, got 3"):
+        _cuda.cosine_over_references(q, DeviceArrayStub((0, 3)), off, out)
+    with pytest.raises(ValueError, match=r"scores: device array is read-only"):
+        _cuda.cosine_over_references(q, r, off, DeviceArrayStub((0,), readonly=True))
+    with pytest.raises(ValueError, match=r"queries: device array must be C-contiguous"):
+        _cuda.cosine_over_references(DeviceArrayStub((2, 4), strides=(4, 8)), r, DeviceArrayStub((3,), "<i8"),
+                                     DeviceArrayStub((2,)))
+    with pytest.raises(ValueError, match=r"queries: device array has a null data pointer"):
+        _cuda.cosine_over_references(DeviceArrayStub((2, 4), pointer=0), r, off, out)
+    with pytest.raises(ValueError, match=r"combine must be 'max' or 'mean', got 'sum'"):
+        _cuda.cosine_over_references(q, r, off, out, combine="sum")
+
+
+@needs_cuda_module
+def test_binding_checks_kernel_extents():
+    with pytest.raises(ValueError, match=r"out columns \(the components' dims\): expected 5, got 4"):
+        _cuda.am_projection(DeviceArrayStub((1,), "<i8"), DeviceArrayStub((0,), "<i4"), DeviceArrayStub((0,)),
+                            DeviceArrayStub((0, 5)), DeviceArrayStub((0, 4)))
+    with pytest.raises(ValueError, match=r"data length \(one weight per index\): expected 0, got 1"):
+        _cuda.am_projection(DeviceArrayStub((1,), "<i8"), DeviceArrayStub((0,), "<i4"), DeviceArrayStub((1,)),
+                            DeviceArrayStub((0, 5)), DeviceArrayStub((0, 5)))
+    with pytest.raises(ValueError, match=r"pooling must be 'sum' or 'extrema', got 'mean'"):
+        _cuda.pool_token_vectors(DeviceArrayStub((0,), "<i4"), DeviceArrayStub((1,), "<i8"),
+                                 DeviceArrayStub((0, 3)), DeviceArrayStub((0, 3)), "mean")
+    with pytest.raises(ValueError, match=r"ref_offsets length \(hypotheses \+ 1\): expected 1, got 3"):
+        _cuda.greedy_matching(DeviceArrayStub((0,), "<i4"), DeviceArrayStub((1,), "<i8"),
+                              DeviceArrayStub((0,), "<i4"), DeviceArrayStub((1,), "<i8"),
+                              DeviceArrayStub((3,), "<i8"), DeviceArrayStub((0, 3)), DeviceArrayStub((0,)))
+    with pytest.raises(TypeError, match=r"DeviceArray: unsupported dtype <f8"):
+        _cuda.DeviceArray.empty((3,), "<f8")

@@ -47,6 +47,7 @@ _COMBINES = ("max", "mean")
 
 def token_rows(sentences) -> tuple[np.ndarray, np.ndarray]:
     """``[[3, 1], [], [2]]`` -> ``(ids int32, offsets int64)`` token rows."""
+    sentences = [list(s) for s in sentences]
     lengths = np.fromiter((len(s) for s in sentences), dtype=np.int64)
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
