@@ -102,6 +102,10 @@ def am_scoring(args) -> None:
         rows.append((f"batch {batch:3d}: GPU (numpy in/out)",
                      median_seconds(lambda: gpu.am_scores(h, r, small.ref_offsets, components), repeats=50),
                      "U_k uploaded per call"))
+        resident = gpu.to_device(components)
+        rows.append((f"batch {batch:3d}: GPU (numpy in/out, resident U_k)",
+                     median_seconds(lambda: gpu.am_scores(h, r, small.ref_offsets, resident), repeats=50),
+                     "gpu.to_device once"))
         if cupy is not None:
             rows.append((f"batch {batch:3d}: GPU (CuPy in/out)", _device_am_latency(small, components), "data on device"))
     table("AM reward latency per call (4 references each, k = 100)", rows)

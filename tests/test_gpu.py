@@ -169,6 +169,17 @@ def test_valid_call_without_cuda_raises_the_backend_error():
         gpu.greedy_matching(gpu.token_rows([[0]]), gpu.token_rows([[1]]), [0, 1], vectors)
 
 
+def test_to_device_checks_its_matrix():
+    with pytest.raises(ValueError, match=r"to_device takes a 2-D real matrix, got float64 with shape \(3,\)"):
+        gpu.to_device(np.ones(3))
+
+
+@pytest.mark.skipif(fastamfm.HAS_CUDA, reason="checks the error raised without a CUDA device")
+def test_to_device_without_cuda_raises_the_backend_error():
+    with pytest.raises(RuntimeError, match="CUDA is unavailable"):
+        gpu.to_device(np.ones((3, 2)))
+
+
 class _FakeDeviceArray:
     __cuda_array_interface__ = {"shape": (2,), "typestr": "<f4", "data": (0, False), "version": 3}
 
@@ -301,6 +312,24 @@ def test_cupy_inputs_give_cupy_outputs_in_place(dims):
     assert got is out
     np.testing.assert_allclose(cupy.asnumpy(got), oracle.vector_extrema(hyps, refs, components.astype(np.float64)),
                                atol=2e-5)
+
+
+@needs_cuda
+def test_resident_matrices_give_the_same_scores():
+    """U_k and word vectors uploaded once with to_device, numpy inputs per call."""
+    rng = np.random.default_rng(12)
+    table = rng.standard_normal((50, 24)).astype(np.float32)
+    resident = gpu.to_device(table)
+    hyps, refs = random_corpus(rng, 100, 50)
+    flat, offsets = flatten(refs)
+    np.testing.assert_array_equal(
+        gpu.am_scores(csr_counts(hyps, 50), csr_counts(flat, 50), offsets, resident),
+        gpu.am_scores(csr_counts(hyps, 50), csr_counts(flat, 50), offsets, table))
+    np.testing.assert_array_equal(
+        gpu.greedy_matching(gpu.token_rows(hyps), gpu.token_rows(flat), offsets, resident),
+        gpu.greedy_matching(gpu.token_rows(hyps), gpu.token_rows(flat), offsets, table))
+    with pytest.raises(TypeError, match=r"ref_offsets: ids and offsets are checked on the host"):
+        gpu.cosine_over_references(resident, resident, gpu.to_device(np.zeros((51, 1))))
 
 
 @needs_cuda

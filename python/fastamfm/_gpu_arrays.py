@@ -6,7 +6,9 @@ then viewed as a CuPy array (no copy when it is already contiguous with the kern
 dtype), kernels run on CuPy's current stream and the results are CuPy arrays.
 Otherwise it is in *host mode*: numpy inputs are uploaded once into
 ``fastamfm._cuda.DeviceArray`` buffers, kernels run on the legacy default stream,
-and results are copied back into numpy arrays.
+and results are copied back into numpy arrays. A float matrix that is already a
+DeviceArray (``fastamfm.gpu.to_device``: U_k, word vectors) stays where it is, so
+repeated calls (rewards in a training loop) upload only their small inputs.
 
 Contents (offsets, ids) are checked with the array's own module (numpy or CuPy)
 before any kernel runs, so no kernel can read out of bounds.
@@ -18,7 +20,16 @@ import numpy as np
 _KDLCUDA = 2  # DLPack device type of CUDA memory
 
 
+def is_resident(x) -> bool:
+    """A ``fastamfm._cuda.DeviceArray``: device memory usable in either mode."""
+    kind = type(x)
+    return kind.__name__ == "DeviceArray" and kind.__module__ == "fastamfm._cuda"
+
+
 def is_device_array(x) -> bool:
+    """A foreign device array (CuPy, PyTorch...), which puts the call in device mode."""
+    if is_resident(x):
+        return False
     if hasattr(x, "__cuda_array_interface__"):
         return True
     dlpack_device = getattr(x, "__dlpack_device__", None)
@@ -47,6 +58,9 @@ class Placement:
 
     def raw(self, x, name: str, ndim: int, kind: str):
         """``x`` on this call's side, any dtype of ``kind`` ("int" or "real"); no conversion yet."""
+        if is_resident(x) and not self.on_device:
+            raise TypeError(f"{name}: ids and offsets are checked on the host, pass them as numpy arrays "
+                            "(resident DeviceArrays are for the float matrices)")
         if self.on_device:
             if not hasattr(x, "__cuda_array_interface__") and is_device_array(x):
                 x = self.xp.from_dlpack(x)
@@ -63,6 +77,11 @@ class Placement:
 
     def array(self, x, dtype, name: str, ndim: int):
         """``x`` as a C-contiguous array of ``dtype`` (no copy when it already is one)."""
+        if is_resident(x) and not self.on_device and np.dtype(dtype).kind == "f":
+            if x.typestr != np.dtype(dtype).str or len(x.shape) != ndim:
+                raise TypeError(f"{name}: this DeviceArray is {x.typestr} with shape {x.shape}; expected "
+                                f"{np.dtype(dtype).name} with {ndim} dimension(s)")
+            return x
         kind = "int" if np.dtype(dtype).kind in "iu" else "real"
         return self.xp.ascontiguousarray(self.raw(x, name, ndim, kind), dtype=dtype)
 
@@ -97,7 +116,7 @@ class Placement:
 
     def to_kernel(self, arr):
         """What a kernel receives: the CuPy array itself, or an uploaded DeviceArray."""
-        if self.on_device:
+        if self.on_device or is_resident(arr):
             return arr
         from ._backend import cuda_module
 

@@ -21,7 +21,8 @@ Shapes and names used below:
 - ``ref_offsets`` (n + 1): the references of hypothesis i are reference rows
   ``ref_offsets[i]:ref_offsets[i+1]``. A hypothesis without references scores 0.
 
-A sentence with no known words (empty row) scores 0. Without a CUDA device every
+``components``/``vectors`` may also be a :func:`to_device` matrix, kept on the GPU
+between calls. A sentence with no known words (empty row) scores 0. Without a CUDA device every
 function raises the RuntimeError of :func:`fastamfm.resolve_device`, after checking
 its arguments.
 """
@@ -38,6 +39,7 @@ __all__ = [
     "cosine_over_references",
     "embedding_average",
     "greedy_matching",
+    "to_device",
     "token_rows",
     "vector_extrema",
 ]
@@ -53,6 +55,17 @@ def token_rows(sentences) -> tuple[np.ndarray, np.ndarray]:
     np.cumsum(lengths, out=offsets[1:])
     ids = np.fromiter((t for s in sentences for t in s), dtype=np.int64, count=int(offsets[-1]))
     return ids.astype(np.int32), offsets
+
+
+def to_device(matrix):
+    """Upload a float matrix once (U_k, a word-vector table) as a ``fastamfm._cuda.DeviceArray``;
+    pass it as ``components=``/``vectors=`` to later calls with numpy inputs so that
+    they do not upload it again. Needs no CuPy."""
+    arr = np.asarray(matrix)
+    if arr.ndim != 2 or arr.dtype.kind not in "fiu":
+        raise ValueError(f"to_device takes a 2-D real matrix, got {arr.dtype} with shape {arr.shape}")
+    module = cuda_module()
+    return module.DeviceArray.from_host(np.ascontiguousarray(arr, dtype=np.float32))
 
 
 def _sparse_parts(rows, name: str):
