@@ -65,6 +65,8 @@ def test_token_rows_flattens_lists():
     assert ids.tolist() == [3, 1, 2] and offsets.tolist() == [0, 2, 2, 3]
     ids, offsets = gpu.token_rows(iter([(5,), iter([6, 7])]))  # any iterables
     assert ids.tolist() == [5, 6, 7] and offsets.tolist() == [0, 1, 3]
+    with pytest.raises(ValueError, match=r"token_rows: ids must be row numbers in \[0, 2\*\*31\)"):
+        gpu.token_rows([[2**31]])
 
 
 def test_extrema_oracle_follows_nlg_eval_rule():

@@ -22,9 +22,9 @@ Shapes and names used below:
   ``ref_offsets[i]:ref_offsets[i+1]``. A hypothesis without references scores 0.
 
 ``components``/``vectors`` may also be a :func:`to_device` matrix, kept on the GPU
-between calls. A sentence with no known words (empty row) scores 0. Without a CUDA device every
-function raises the RuntimeError of :func:`fastamfm.resolve_device`, after checking
-its arguments.
+between calls. A sentence with no known words (empty row) scores 0. Without a CUDA
+device every function raises the RuntimeError of :func:`fastamfm.resolve_device`,
+after checking its arguments.
 """
 from __future__ import annotations
 
@@ -54,6 +54,8 @@ def token_rows(sentences) -> tuple[np.ndarray, np.ndarray]:
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     ids = np.fromiter((t for s in sentences for t in s), dtype=np.int64, count=int(offsets[-1]))
+    if ids.size and (ids.min() < 0 or ids.max() > np.iinfo(np.int32).max):
+        raise ValueError("token_rows: ids must be row numbers in [0, 2**31)")
     return ids.astype(np.int32), offsets
 
 
