@@ -83,7 +83,7 @@ class ReferenceIndex:
     Queries given to ``search``/``adequacy`` take the same two forms.
 
     ``kind``: "flat" (exact) or "ivf" (approximate; ``nlist`` lists, default
-    ``4 * sqrt(len(pool))``, trained by k-means on the pool with ``seed``; ``nprobe``
+    ``4 * sqrt(len(pool))`` but at most ``len(pool) // 39``, trained by k-means on the pool with ``seed``; ``nprobe``
     lists searched per query). ``device``: "cpu", "cuda" (needs a CUDA device and a
     FAISS build with GPU support) or "auto".
     """
@@ -101,7 +101,8 @@ class ReferenceIndex:
         self.dims = vectors.shape[1]
         self.nlist = None
         if kind == "ivf":
-            default = min(len(vectors), max(1, round(4 * math.sqrt(len(vectors)))))
+            # FAISS's rule of thumb, capped so k-means gets its minimum of 39 points per list.
+            default = max(1, min(round(4 * math.sqrt(len(vectors))), len(vectors) // 39))
             self.nlist = default if nlist is None else _positive_int(nlist, "nlist")
             if self.nlist > len(vectors):
                 raise ValueError(f"nlist = {self.nlist} exceeds the pool size {len(vectors)} "
