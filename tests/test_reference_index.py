@@ -250,3 +250,28 @@ def test_dstc6_reference_pool(dstc6_refs, dstc6_systems):
         # Recall is judged on the score: duplicate references tie at the same cosine.
         recalls.append(float(np.mean(approx >= exact - 1e-5)))
     assert recalls[0] >= 0.75 and recalls[1] >= 0.95, recalls
+
+
+@pytest.mark.parametrize("kind", ["flat", "ivf"])
+def test_save_and_load_give_the_same_searches(tmp_path, kind):
+    rng = np.random.default_rng(8)
+    pool = clustered(rng, 4000, 16)
+    queries = clustered(rng, 50, 16)
+    index = fastamfm.ReferenceIndex(pool, kind=kind, nlist=40, nprobe=4)
+    index.save(tmp_path / "pool.faiss")
+    loaded = fastamfm.ReferenceIndex.load(tmp_path / "pool.faiss", nprobe=4)
+    assert (loaded.kind, loaded.nlist, loaded.dims, len(loaded)) == (index.kind, index.nlist, 16, 4000)
+    for a, b in zip(index.search(queries, 3), loaded.search(queries, 3)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_loading_a_file_that_is_not_a_reference_index(tmp_path):
+    bad = tmp_path / "garbage.faiss"
+    bad.write_bytes(b"garbage, not an index")
+    with pytest.raises(fastamfm.FormatError, match=r"garbage.faiss: not a FAISS index \(.*not recognized"):
+        fastamfm.ReferenceIndex.load(bad)
+    l2 = tmp_path / "l2.faiss"
+    index = faiss.IndexFlatL2(4)
+    l2.write_bytes(faiss.serialize_index(index).tobytes())
+    with pytest.raises(fastamfm.FormatError, match=r"l2.faiss: a FAISS IndexFlatL2 index, not a ReferenceIndex"):
+        fastamfm.ReferenceIndex.load(l2)

@@ -14,8 +14,12 @@ import math
 
 import numpy as np
 
+from pathlib import Path
+
 from ._backend import resolve_device
+from ._core import FormatError
 from ._validation import as_text_list
+from .io import write_text_atomic
 from .result import MetricResult, make_signature
 
 __all__ = ["ReferenceIndex"]
@@ -74,6 +78,21 @@ def _looks_like_texts(data) -> bool:
     return len(data) > 0 and isinstance(data[0], (str, bytes))
 
 
+def _read_index(faiss, path):
+    """A FAISS inner-product flat or IVF-flat index from ``path``, or FormatError."""
+    data = np.frombuffer(Path(path).read_bytes(), dtype=np.uint8)
+    try:
+        index = faiss.deserialize_index(data)
+    except RuntimeError as exc:
+        reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else "unreadable"
+        raise FormatError(f"{path}: not a FAISS index ({reason})") from None
+    if not isinstance(index, (faiss.IndexFlat, faiss.IndexIVFFlat)) or \
+            index.metric_type != faiss.METRIC_INNER_PRODUCT:
+        raise FormatError(f"{path}: a FAISS {type(index).__name__} index, not a ReferenceIndex "
+                          "(inner-product flat or IVF-flat)")
+    return index
+
+
 class ReferenceIndex:
     """A FAISS index over a pool of reference vectors, searched by cosine.
 
@@ -83,8 +102,8 @@ class ReferenceIndex:
     Queries given to ``search``/``adequacy`` take the same two forms.
 
     ``kind``: "flat" (exact) or "ivf" (approximate; ``nlist`` lists, default
-    ``4 * sqrt(len(pool))`` but at most ``len(pool) // 39``, trained by k-means on the pool with ``seed``; ``nprobe``
-    lists searched per query). ``device``: "cpu", "cuda" (needs a CUDA device and a
+    ``4 * sqrt(len(pool))`` but at most ``len(pool) // 39``, trained by k-means on
+    the pool with ``seed``; ``nprobe`` lists searched per query). ``device``: "cpu", "cuda" (needs a CUDA device and a
     FAISS build with GPU support) or "auto".
     """
 
@@ -111,6 +130,29 @@ class ReferenceIndex:
         self._index.add(vectors)
         if kind == "ivf":
             self._index.nprobe = self._nprobe
+
+    def save(self, path) -> None:
+        """Write the index (FAISS's own format) atomically; the model is not saved."""
+        faiss = _faiss()
+        index = self._index if self._device == "cpu" else faiss.index_gpu_to_cpu(self._index)
+        write_text_atomic(path, faiss.serialize_index(index).tobytes())
+
+    @classmethod
+    def load(cls, path, model=None, *, nprobe: int = 8, device: str = "cpu") -> ReferenceIndex:
+        """An index written by :meth:`save` (``model`` as in the constructor, for text queries)."""
+        self = cls.__new__(cls)
+        self._nprobe = _positive_int(nprobe, "nprobe")
+        self._device = resolve_device(device)
+        self._model = model
+        faiss = _faiss()
+        index = _read_index(faiss, path)
+        self.dims = index.d
+        self.kind = "ivf" if isinstance(index, faiss.IndexIVFFlat) else "flat"
+        self.nlist = index.nlist if self.kind == "ivf" else None
+        self._index = self._to_device(faiss, index)
+        if self.kind == "ivf":
+            self._index.nprobe = self._nprobe
+        return self
 
     # -- construction ----------------------------------------------------------------
 
