@@ -79,8 +79,9 @@ def cpu_am_scores(hyp_rows, ref_rows, ref_offsets, components) -> np.ndarray:
 
 
 def cpu_embedding_average(corpus: RaggedCorpus, vectors) -> np.ndarray:
-    hyps = np.add.reduceat(vectors[corpus.hyp_ids], corpus.hyp_offsets[:-1])
-    refs = np.add.reduceat(vectors[corpus.ref_ids], corpus.ref_token_offsets[:-1])
+    # Sums of token vectors as (token-count rows) x (vector table): no gathered copy.
+    hyps = np.asarray(corpus.hyp_rows @ vectors)
+    refs = np.asarray(corpus.ref_rows @ vectors)
     return cpu_cosine_over_references(hyps, refs, corpus.ref_offsets, clip=False)
 
 
