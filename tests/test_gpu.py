@@ -209,6 +209,16 @@ def test_am_scores_equal_the_oracle(dims, how):
 
 
 @needs_cuda
+def test_token_rows_with_unit_weights_give_count_weighting():
+    rng = np.random.default_rng(13)
+    components = rng.standard_normal((30, 16)).astype(np.float32)
+    sentences, _ = random_corpus(rng, 100, 30)
+    ids, offsets = gpu.token_rows(sentences)
+    got = gpu.am_vectors((offsets, ids, np.ones(len(ids), np.float32)), components)
+    np.testing.assert_allclose(got, gpu.am_vectors(csr_counts(sentences, 30), components), atol=1e-6)
+
+
+@needs_cuda
 @pytest.mark.parametrize("dims", DIMS)
 def test_am_vectors_equal_the_oracle(dims):
     rng = np.random.default_rng(1 + dims)

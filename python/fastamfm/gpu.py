@@ -8,13 +8,16 @@ word-vector lookup) can feed them, and returns one score per hypothesis:
   e.g. PyTorch CUDA tensors), CuPy arrays out, without copies: inputs that are
   already contiguous with the kernel's dtype are used in place, the kernels run on
   CuPy's current stream, and ``out=`` (a float32 device array) is written in place
-  and returned, for allocation-free training loops.
+  and returned, for allocation-free training loops. Device arrays must live on the
+  current CUDA device.
 
 Shapes and names used below:
 
 - sparse rows: a ``scipy.sparse`` / ``cupyx.scipy.sparse`` CSR matrix, or a tuple
   ``(indptr, indices, data)`` — row r's entries are ``indptr[r]:indptr[r+1]``,
   ``indices`` term ids (rows of ``components``), ``data`` weights (counts for AM).
+  Repeated ids are summed, so token rows with unit weights,
+  ``(offsets, ids, ones)``, give AM's count weighting without building counts.
 - token rows: a tuple ``(ids, offsets)`` — sentence s is ``ids[offsets[s]:offsets[s+1]]``,
   ids are rows of ``vectors`` (out-of-vocabulary words mapped by the caller, e.g. to
   a mean-vector row as nlg-eval does). :func:`token_rows` builds one from lists.
