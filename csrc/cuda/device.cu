@@ -76,10 +76,16 @@ double copy_bandwidth_gbps(std::size_t bytes, int repeats) {
   DeviceBuffer source(bytes);
   DeviceBuffer target(bytes);
   check(cudaMemset(source.data(), 1, bytes), "cudaMemset");
-  cudaEvent_t start = nullptr;
-  cudaEvent_t stop = nullptr;
-  check(cudaEventCreate(&start), "cudaEventCreate");
-  check(cudaEventCreate(&stop), "cudaEventCreate");
+  // Events destroyed on every path, including a failed copy.
+  struct Event {
+    cudaEvent_t handle = nullptr;
+    Event() { check(cudaEventCreate(&handle), "cudaEventCreate"); }
+    ~Event() { cudaEventDestroy(handle); }
+  };
+  const Event start_event;
+  const Event stop_event;
+  cudaEvent_t start = start_event.handle;
+  cudaEvent_t stop = stop_event.handle;
   std::vector<float> millis;
   for (int r = 0; r <= repeats; ++r) {  // the first copy warms up and is not counted
     check(cudaEventRecord(start), "cudaEventRecord");
@@ -90,8 +96,6 @@ double copy_bandwidth_gbps(std::size_t bytes, int repeats) {
     check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
     if (r > 0) millis.push_back(ms);
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   std::nth_element(millis.begin(), millis.begin() + millis.size() / 2, millis.end());
   return 2.0 * static_cast<double>(bytes) / (millis[millis.size() / 2] * 1e-3) / 1e9;
 }
