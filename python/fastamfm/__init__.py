@@ -5,12 +5,14 @@ from . import io
 from ._backend import HAS_CUDA, resolve_device
 from ._core import FormatError
 from ._version import __version__
+from .reference_index import ReferenceIndex
 from .references import References
 from .tokenize import PRESETS as TOKENIZER_PRESETS, tokenize
 
 __all__ = [
     "HAS_CUDA",
     "FormatError",
+    "ReferenceIndex",
     "References",
     "TOKENIZER_PRESETS",
     "__version__",
