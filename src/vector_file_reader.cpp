@@ -45,6 +45,21 @@ std::string_view first_line(std::string_view text) {
   return line;
 }
 
+std::string_view trim_row(std::string_view line) {
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+  return line;
+}
+
+size_t count_fields(std::string_view row) {
+  size_t fields = 0;
+  for (size_t i = 0; i < row.size();) {
+    while (i < row.size() && row[i] == ' ') ++i;
+    if (i < row.size()) ++fields;
+    while (i < row.size() && row[i] != ' ') ++i;
+  }
+  return fields;
+}
+
 bool parse_count(std::string_view field, uint64_t& out) {
   if (field.empty()) return false;
   const auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), out);
@@ -137,11 +152,6 @@ struct TextPart {
   std::string error;
 };
 
-std::string_view trim_row(std::string_view line) {
-  while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
-  return line;
-}
-
 void parse_text_part(std::string_view text, size_t dim, TextPart& part) {
   size_t pos = part.begin;
   uint64_t line_no = 0;
@@ -191,12 +201,7 @@ ParsedVectors read_text(const MappedFile& file, VectorFormat format, int workers
   } else {
     // GloVe has no header: the first row fixes the dimension.
     const std::string_view row = trim_row(first_line(text));
-    size_t fields = 0;
-    for (size_t i = 0; i < row.size();) {
-      while (i < row.size() && row[i] == ' ') ++i;
-      if (i < row.size()) ++fields;
-      while (i < row.size() && row[i] != ' ') ++i;
-    }
+    const size_t fields = count_fields(row);
     if (fields < 2) throw FormatError(where(path, 1) + "expected 'word v1 v2 ...' (GloVe text format)");
     out.dim = fields - 1;
     uint64_t count = 0, dim = 0;
@@ -309,8 +314,10 @@ VectorFormat detect_vector_format(const std::string& path) {
   while (pos < text.size() && text[pos] == '\n') ++pos;
   const size_t space = text.find(' ', pos);
   if (space == std::string_view::npos) return VectorFormat::FastText;
-  const std::string_view after = text.substr(space + 1, std::min<uint64_t>(dim * sizeof(float), 64));
-  return looks_like_text(after) ? VectorFormat::FastText : VectorFormat::Word2VecBinary;
+  // Text when the rest of the first row is `dim` decimal fields; raw float32 bytes
+  // practically never are.
+  const std::string_view row = trim_row(first_line(text.substr(space + 1)));
+  return looks_like_text(row) && count_fields(row) == dim ? VectorFormat::FastText : VectorFormat::Word2VecBinary;
 }
 
 ParsedVectors read_vector_file(const std::string& path, VectorFormat format, int workers,

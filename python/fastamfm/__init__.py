@@ -7,14 +7,20 @@ from ._core import FormatError
 from ._version import __version__
 from .references import References
 from .tokenize import PRESETS as TOKENIZER_PRESETS, tokenize
+from .vectors import WordVectors
+from .metrics.embedding import embedding_average, greedy_matching, vector_extrema
 
 __all__ = [
     "HAS_CUDA",
     "FormatError",
     "References",
     "TOKENIZER_PRESETS",
+    "WordVectors",
     "__version__",
+    "embedding_average",
+    "greedy_matching",
     "io",
     "resolve_device",
     "tokenize",
+    "vector_extrema",
 ]
