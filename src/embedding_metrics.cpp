@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
+#include <utility>
 
-#include "dense_dot.hpp"
+#include "vector_kernels.hpp"
 #include "errors.hpp"
 
 namespace fastamfm {
@@ -26,10 +28,9 @@ namespace {
 
 constexpr uint32_t kSkipped = UINT32_MAX;
 
-// The row of every token: a vocabulary row, `unknown` for a word without a vector
-// (the pseudo-row holding the OOV vector), or kSkipped.
-std::vector<uint32_t> lookup_rows(const WordVectors& vectors, const TokenizedBatch& batch, uint32_t unknown,
-                                  int workers, const InterruptCheck& interrupted) {
+// The row of every token of `batch`, or WordVectors::kNotFound.
+std::vector<uint32_t> lookup_rows(const WordVectors& vectors, const TokenizedBatch& batch, int workers,
+                                  const InterruptCheck& interrupted) {
   std::vector<uint32_t> rows(batch.total_tokens());
   parallel_for(
       batch.size(), workers,
@@ -37,23 +38,21 @@ std::vector<uint32_t> lookup_rows(const WordVectors& vectors, const TokenizedBat
         for (size_t i = begin; i < end; ++i) {
           const uint64_t first = batch.first_token(i);
           const TokenId* ids = batch.ids(i);
-          for (size_t j = 0; j < batch.num_tokens(i); ++j) {
-            const uint32_t r = vectors.find(ids[j], batch.token_at(first + j));
-            rows[first + j] = r == WordVectors::kNotFound ? unknown : r;
-          }
+          for (size_t j = 0; j < batch.num_tokens(i); ++j) rows[first + j] = vectors.find(ids[j], batch.token_at(first + j));
         }
       },
       interrupted, 256);
   return rows;
 }
 
-// The kept token rows of sentence i.
-void sentence_rows(const TokenizedBatch& batch, const std::vector<uint32_t>& rows, size_t i,
-                   std::vector<uint32_t>& out) {
-  out.clear();
-  const uint64_t first = batch.first_token(i);
-  for (size_t j = 0; j < batch.num_tokens(i); ++j)
-    if (rows[first + j] != kSkipped) out.push_back(rows[first + j]);
+// Rows with the OOV policy applied: an unknown word becomes the pseudo-row
+// `vectors.size()` (holding the mean or zero vector), or kSkipped.
+std::vector<uint32_t> apply_oov(std::vector<uint32_t> rows, OovPolicy oov, size_t vocabulary_size) {
+  static_assert(WordVectors::kNotFound == kSkipped, "unknown words are skipped by leaving them as they are");
+  if (oov == OovPolicy::Skip) return rows;
+  for (uint32_t& r : rows)
+    if (r == WordVectors::kNotFound) r = static_cast<uint32_t>(vocabulary_size);
+  return rows;
 }
 
 bool has_kept_token(const TokenizedBatch& batch, const std::vector<uint32_t>& rows, size_t i) {
@@ -63,155 +62,235 @@ bool has_kept_token(const TokenizedBatch& batch, const std::vector<uint32_t>& ro
   return false;
 }
 
+// The distinct vectors Greedy Matching uses in one call, numbered in order of
+// first appearance ("compact" ids) so a segment can index small tables by them,
+// with each vector's norm computed once per call instead of once per segment.
+class UsedRows {
+ public:
+  UsedRows(const WordVectors& vectors, const double* oov_vector, const std::vector<uint32_t>& hyp_rows,
+           const std::vector<uint32_t>& ref_rows, int workers, const InterruptCheck& interrupted) {
+    std::vector<uint32_t> compact(vectors.size() + 1, kSkipped);  // vocabulary rows + the OOV pseudo-row
+    auto renumber = [&](const std::vector<uint32_t>& rows, std::vector<uint32_t>& ids) {
+      ids.resize(rows.size());
+      for (size_t t = 0; t < rows.size(); ++t) {
+        const uint32_t r = rows[t];
+        if (r != kSkipped && compact[r] == kSkipped) {
+          compact[r] = static_cast<uint32_t>(rows_.size());
+          rows_.push_back(r);
+        }
+        ids[t] = r == kSkipped ? kSkipped : compact[r];
+      }
+    };
+    renumber(hyp_rows, hyp_ids);
+    renumber(ref_rows, ref_ids);
+    norms_.resize(rows_.size());
+    const size_t dim = vectors.dim();
+    parallel_for(
+        rows_.size(), workers,
+        [&](size_t begin, size_t end) {
+          std::vector<double> v(dim);
+          for (size_t k = begin; k < end; ++k) {
+            if (rows_[k] < vectors.size()) {
+              const float* in = vectors.row(rows_[k]);
+              std::copy(in, in + dim, v.data());
+            } else {
+              std::copy(oov_vector, oov_vector + dim, v.data());
+            }
+            norms_[k] = std::sqrt(dense_dot(v.data(), v.data(), dim));
+          }
+        },
+        interrupted, 256);
+  }
+  uint32_t row(uint32_t id) const { return rows_[id]; }
+  double norm(uint32_t id) const { return norms_[id]; }
+
+  std::vector<uint32_t> hyp_ids, ref_ids;  // per token, parallel to the rows given
+
+ private:
+  std::vector<uint32_t> rows_;  // compact id -> vocabulary row (or the OOV pseudo-row)
+  std::vector<double> norms_;
+};
+
+// The vector of a token row: a vocabulary row (float32) or the OOV pseudo-row (float64).
+class RowVectors {
+ public:
+  RowVectors(const WordVectors& vectors, const double* oov_vector) : vectors_(vectors), oov_(oov_vector) {}
+  void add(double* acc, uint32_t row) const {
+    if (row < vectors_.size()) add_into(acc, vectors_.row(row), vectors_.dim());
+    else add_into(acc, oov_, vectors_.dim());
+  }
+  void min_max(double* lo, double* hi, uint32_t row) const {
+    if (row < vectors_.size()) min_max_into(lo, hi, vectors_.row(row), vectors_.dim());
+    else min_max_into(lo, hi, oov_, vectors_.dim());
+  }
+  void copy(double* out, uint32_t row) const {
+    if (row < vectors_.size()) std::copy(vectors_.row(row), vectors_.row(row) + vectors_.dim(), out);
+    else std::copy(oov_, oov_ + vectors_.dim(), out);
+  }
+  bool is_oov(uint32_t row) const { return row >= vectors_.size(); }
+  const float* row(uint32_t row) const { return vectors_.row(row); }
+  const double* oov() const { return oov_; }
+
+ private:
+  const WordVectors& vectors_;
+  const double* oov_;
+};
+
+// The kept tokens of sentence i: their rows and, when wanted, their compact ids.
+void sentence_tokens(const TokenizedBatch& batch, const std::vector<uint32_t>& rows, const std::vector<uint32_t>* ids,
+                     size_t i, std::vector<uint32_t>& out_rows, std::vector<uint32_t>& out_ids) {
+  out_rows.clear();
+  out_ids.clear();
+  const uint64_t first = batch.first_token(i);
+  for (size_t j = 0; j < batch.num_tokens(i); ++j) {
+    if (rows[first + j] == kSkipped) continue;
+    out_rows.push_back(rows[first + j]);
+    if (ids) out_ids.push_back((*ids)[first + j]);
+  }
+}
+
 double cosine(const double* a, double norm_a, const double* b, double norm_b, size_t dim) {
   if (norm_a == 0.0 || norm_b == 0.0) return 0.0;
   return dense_dot(a, b, dim) / (norm_a * norm_b);
 }
 
-// The distinct vectors of a few sentences, gathered as float64 so the kernels
-// read contiguous memory; tokens refer to them by local index.
-class LocalVectors {
- public:
-  LocalVectors(const WordVectors& vectors, const double* oov_vector) : vectors_(vectors), oov_(oov_vector) {}
-
-  void gather(const std::vector<uint32_t>& token_rows) {
-    rows_ = token_rows;
-    std::sort(rows_.begin(), rows_.end());
-    rows_.erase(std::unique(rows_.begin(), rows_.end()), rows_.end());
-    const size_t dim = vectors_.dim();
-    values_.resize(rows_.size() * dim);
-    norms_.resize(rows_.size());
-    for (size_t k = 0; k < rows_.size(); ++k) {
-      double* out = values_.data() + k * dim;
-      if (rows_[k] < vectors_.size()) {
-        const float* in = vectors_.row(rows_[k]);
-        for (size_t j = 0; j < dim; ++j) out[j] = in[j];
-      } else {
-        std::copy(oov_, oov_ + dim, out);
-      }
-      norms_[k] = std::sqrt(dense_dot(out, out, dim));
-    }
-  }
-  uint32_t local(uint32_t row) const {
-    return static_cast<uint32_t>(std::lower_bound(rows_.begin(), rows_.end(), row) - rows_.begin());
-  }
-  void to_local(const std::vector<uint32_t>& token_rows, std::vector<uint32_t>& out) const {
-    out.resize(token_rows.size());
-    for (size_t t = 0; t < token_rows.size(); ++t) out[t] = local(token_rows[t]);
-  }
-  size_t size() const { return rows_.size(); }
-  const double* vec(uint32_t k) const { return values_.data() + size_t{k} * vectors_.dim(); }
-  double norm(uint32_t k) const { return norms_[k]; }
-
- private:
-  const WordVectors& vectors_;
-  const double* oov_;
-  std::vector<uint32_t> rows_;
-  std::vector<double> values_;
-  std::vector<double> norms_;
-};
-
 // Sentence-level vectors of Embedding Average (the sum) and Vector Extrema.
 struct SentenceFeatures {
-  std::vector<double> sum, extrema;
+  std::vector<double> sum, extrema, lo;
   double sum_norm = 0, extrema_norm = 0;
 
-  void compute(const LocalVectors& set, const std::vector<uint32_t>& tokens, size_t dim, bool average,
+  void compute(const RowVectors& vectors, const std::vector<uint32_t>& rows, size_t dim, bool average,
                bool extrema_wanted) {
     if (average) {
       sum.assign(dim, 0.0);
-      for (uint32_t t : tokens) {
-        const double* v = set.vec(t);
-        for (size_t j = 0; j < dim; ++j) sum[j] += v[j];
-      }
+      for (uint32_t r : rows) vectors.add(sum.data(), r);
       sum_norm = std::sqrt(dense_dot(sum.data(), sum.data(), dim));
     }
     if (extrema_wanted) {
+      lo.resize(dim);
       extrema.resize(dim);
-      const double* first = set.vec(tokens[0]);
-      std::vector<double>& hi = extrema;
-      lo_.assign(first, first + dim);
-      hi.assign(first, first + dim);
-      for (size_t t = 1; t < tokens.size(); ++t) {
-        const double* v = set.vec(tokens[t]);
-        for (size_t j = 0; j < dim; ++j) {
-          lo_[j] = std::min(lo_[j], v[j]);
-          hi[j] = std::max(hi[j], v[j]);
-        }
-      }
+      vectors.copy(lo.data(), rows[0]);
+      vectors.copy(extrema.data(), rows[0]);
+      for (size_t t = 1; t < rows.size(); ++t) vectors.min_max(lo.data(), extrema.data(), rows[t]);
       // nlg-eval's rule, including its 0 for a dimension whose minimum is exactly 0.
       for (size_t j = 0; j < dim; ++j) {
-        const double mx = hi[j], mn = lo_[j];
-        hi[j] = mn > 0 ? mx : (mn < 0 ? (mx > -mn ? mx : mn) : 0.0);
+        const double mx = extrema[j], mn = lo[j];
+        extrema[j] = mn > 0 ? mx : (mn < 0 ? (mx > -mn ? mx : mn) : 0.0);
       }
-      extrema_norm = std::sqrt(dense_dot(hi.data(), hi.data(), dim));
+      extrema_norm = std::sqrt(dense_dot(extrema.data(), extrema.data(), dim));
     }
   }
+};
 
- private:
-  std::vector<double> lo_;
+// Sorted distinct ids of `tokens`, and each token's position among them.
+void index_distinct(const std::vector<uint32_t>& tokens, std::vector<uint32_t>& distinct,
+                    std::vector<uint32_t>& local) {
+  distinct = tokens;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  local.resize(tokens.size());
+  for (size_t t = 0; t < tokens.size(); ++t)
+    local[t] = static_cast<uint32_t>(std::lower_bound(distinct.begin(), distinct.end(), tokens[t]) - distinct.begin());
+}
+
+// A hypothesis or reference: its kept tokens' rows and (for Greedy Matching) compact ids.
+struct SentenceTokens {
+  std::vector<uint32_t> rows, ids;
 };
 
 // Scores one hypothesis against its references; holds the scratch space of a thread.
 class SegmentScorer {
  public:
-  SegmentScorer(const WordVectors& vectors, const double* oov_vector, EmbeddingMetricSelection which)
-      : dim_(vectors.dim()), which_(which), hyp_set_(vectors, oov_vector), ref_set_(vectors, oov_vector) {}
+  SegmentScorer(const RowVectors& rows, const UsedRows* used, size_t dim, EmbeddingMetricSelection which)
+      : rows_(rows), used_(used), dim_(dim), which_(which) {}
 
-  // hyp: kept token rows; refs: kept token rows of each reference.
-  void score(const std::vector<uint32_t>& hyp, const std::vector<std::vector<uint32_t>>& refs, size_t n_refs,
-             double& average, double& extrema, double& greedy) {
+  void score(const SentenceTokens& hyp, const std::vector<SentenceTokens>& refs, size_t n_refs, double& average,
+             double& extrema, double& greedy) {
     average = extrema = greedy = 0.0;
-    if (hyp.empty()) return;  // EmptyPolicy::Zero
-    hyp_set_.gather(hyp);
-    hyp_set_.to_local(hyp, hyp_local_);
-    all_ref_rows_.clear();
-    for (size_t k = 0; k < n_refs; ++k) all_ref_rows_.insert(all_ref_rows_.end(), refs[k].begin(), refs[k].end());
-    ref_set_.gather(all_ref_rows_);
-    hyp_features_.compute(hyp_set_, hyp_local_, dim_, which_.average, which_.extrema);
-    if (which_.greedy) fill_similarities();
-    bool first = true;
+    if (hyp.rows.empty()) return;  // EmptyPolicy::Zero
+    hyp_features_.compute(rows_, hyp.rows, dim_, which_.average, which_.extrema);
+    if (which_.greedy) {
+      index_distinct(hyp.ids, hyp_distinct_, hyp_local_);
+      all_ref_tokens_.clear();
+      for (size_t k = 0; k < n_refs; ++k)
+        all_ref_tokens_.insert(all_ref_tokens_.end(), refs[k].ids.begin(), refs[k].ids.end());
+      index_distinct(all_ref_tokens_, ref_distinct_, all_ref_local_);
+      fill_similarities();
+    }
+    size_t ref_token_offset = 0;
     for (size_t k = 0; k < n_refs; ++k) {
       double avg = 0, ext = 0, gm = 0;
-      if (!refs[k].empty()) {
-        ref_set_.to_local(refs[k], ref_local_);
-        ref_features_.compute(ref_set_, ref_local_, dim_, which_.average, which_.extrema);
+      const size_t n_tokens = refs[k].rows.size();
+      if (n_tokens > 0) {
+        ref_features_.compute(rows_, refs[k].rows, dim_, which_.average, which_.extrema);
         if (which_.average)
           avg = cosine(hyp_features_.sum.data(), hyp_features_.sum_norm, ref_features_.sum.data(),
                        ref_features_.sum_norm, dim_);
         if (which_.extrema)
           ext = cosine(hyp_features_.extrema.data(), hyp_features_.extrema_norm, ref_features_.extrema.data(),
                        ref_features_.extrema_norm, dim_);
-        if (which_.greedy) gm = greedy_match();
+        if (which_.greedy) gm = greedy_match(all_ref_local_.data() + ref_token_offset, n_tokens);
       }
-      average = first ? avg : std::max(average, avg);
-      extrema = first ? ext : std::max(extrema, ext);
-      greedy = first ? gm : std::max(greedy, gm);
-      first = false;
+      ref_token_offset += which_.greedy ? n_tokens : 0;
+      average = k == 0 ? avg : std::max(average, avg);
+      extrema = k == 0 ? ext : std::max(extrema, ext);
+      greedy = k == 0 ? gm : std::max(greedy, gm);
     }
   }
 
  private:
   // Cosine of every distinct hypothesis vector with every distinct reference vector.
+  // The hypothesis vectors are widened into a small float64 buffer; the reference
+  // vectors stream from the float32 table in 4 x 2 register tiles (a tile row
+  // beyond the end repeats the last vector and its results are dropped).
   void fill_similarities() {
-    const size_t nh = hyp_set_.size(), nr = ref_set_.size();
+    const size_t nh = hyp_distinct_.size(), nr = ref_distinct_.size();
     sims_.resize(nh * nr);
-    for (uint32_t h = 0; h < nh; ++h)
-      for (uint32_t r = 0; r < nr; ++r)
-        sims_[h * nr + r] = cosine(hyp_set_.vec(h), hyp_set_.norm(h), ref_set_.vec(r), ref_set_.norm(r), dim_);
+    hyp_values_.resize(nh * dim_);
+    for (size_t h = 0; h < nh; ++h) rows_.copy(hyp_values_.data() + h * dim_, used_->row(hyp_distinct_[h]));
+    b_.clear();
+    b_index_.clear();
+    for (size_t r = 0; r < nr; ++r) {
+      const uint32_t row = used_->row(ref_distinct_[r]);
+      if (rows_.is_oov(row)) {  // the one float64 vector: no tiles
+        for (size_t h = 0; h < nh; ++h) sims_[h * nr + r] = dense_dot(hyp_values_.data() + h * dim_, rows_.oov(), dim_);
+        continue;
+      }
+      b_.push_back(rows_.row(row));
+      b_index_.push_back(r);
+    }
+    const size_t nb = b_.size();
+    for (size_t h = 0; h < nh; h += 4) {
+      const double* a[4];
+      for (size_t k = 0; k < 4; ++k) a[k] = hyp_values_.data() + std::min(h + k, nh - 1) * dim_;
+      for (size_t j = 0; j < nb; j += 2) {
+        const float* b[2] = {b_[j], b_[std::min(j + 1, nb - 1)]};
+        double out[8];
+        dense_dot_4x2(a, b, dim_, out);
+        for (size_t k = 0; k < 4 && h + k < nh; ++k)
+          for (size_t m = 0; m < 2 && j + m < nb; ++m) sims_[(h + k) * nr + b_index_[j + m]] = out[2 * k + m];
+      }
+    }
+    for (size_t h = 0; h < nh; ++h) {
+      for (size_t r = 0; r < nr; ++r) {
+        const double norms = used_->norm(hyp_distinct_[h]) * used_->norm(ref_distinct_[r]);
+        double& s = sims_[h * nr + r];
+        s = norms == 0.0 ? 0.0 : s / norms;  // a zero vector has cosine 0 with anything
+      }
+    }
   }
 
   // (mean over hypothesis tokens of the best reference token
   //  + mean over reference tokens of the best hypothesis token) / 2
-  double greedy_match() {
-    const size_t nr = ref_set_.size();
-    best_for_ref_.assign(ref_local_.size(), -INFINITY);
+  double greedy_match(const uint32_t* ref_local, size_t n_ref) {
+    const size_t nr = ref_distinct_.size();
+    best_for_ref_.assign(n_ref, -INFINITY);
     double hyp_side = 0;
     for (uint32_t h : hyp_local_) {
       const double* row = sims_.data() + size_t{h} * nr;
       double best = -INFINITY;
-      for (size_t q = 0; q < ref_local_.size(); ++q) {
-        const double s = row[ref_local_[q]];
+      for (size_t q = 0; q < n_ref; ++q) {
+        const double s = row[ref_local[q]];
         best = std::max(best, s);
         best_for_ref_[q] = std::max(best_for_ref_[q], s);
       }
@@ -219,14 +298,17 @@ class SegmentScorer {
     }
     double ref_side = 0;
     for (double b : best_for_ref_) ref_side += b;
-    return (hyp_side / static_cast<double>(hyp_local_.size()) +
-            ref_side / static_cast<double>(ref_local_.size())) / 2.0;
+    return (hyp_side / static_cast<double>(hyp_local_.size()) + ref_side / static_cast<double>(n_ref)) / 2.0;
   }
 
+  const RowVectors& rows_;
+  const UsedRows* used_;
   size_t dim_;
   EmbeddingMetricSelection which_;
-  LocalVectors hyp_set_, ref_set_;
-  std::vector<uint32_t> hyp_local_, ref_local_, all_ref_rows_;
+  std::vector<double> hyp_values_;
+  std::vector<const float*> b_;
+  std::vector<size_t> b_index_;
+  std::vector<uint32_t> hyp_distinct_, hyp_local_, ref_distinct_, all_ref_tokens_, all_ref_local_;
   SentenceFeatures hyp_features_, ref_features_;
   std::vector<double> sims_, best_for_ref_;
 };
@@ -239,20 +321,28 @@ std::string empty_message(const std::string& what, const std::string& text, OovP
 
 }  // namespace
 
-EmbeddingScores score_embedding_metrics(const WordVectors& vectors, OovPolicy oov, const TokenizedBatch& hyps,
-                                        const ReferenceSet& refs, EmbeddingMetricSelection which, EmptyPolicy empty,
-                                        const std::string& what, int workers, const InterruptCheck& interrupted) {
+EmbeddedReferences::EmbeddedReferences(std::shared_ptr<const WordVectors> vectors,
+                                       std::shared_ptr<const ReferenceSet> refs, int workers,
+                                       const InterruptCheck& interrupted)
+    : vectors_(std::move(vectors)), refs_(std::move(refs)) {
+  rows_ = lookup_rows(*vectors_, refs_->tokens(), workers, interrupted);
+}
+
+EmbeddingScores score_embedding_metrics(const EmbeddedReferences& embedded, OovPolicy oov, const TokenizedBatch& hyps,
+                                        EmbeddingMetricSelection which, EmptyPolicy empty, const std::string& what,
+                                        int workers, const InterruptCheck& interrupted) {
+  const WordVectors& vectors = embedded.vectors();
+  const ReferenceSet& refs = embedded.references();
   const size_t n = hyps.size();
   if (n != refs.num_segments())
     throw InputError(what + ": " + std::to_string(n) + " hypotheses but " + std::to_string(refs.num_segments()) +
                      " reference segments");
   resolve_workers(workers);
-  const uint32_t unknown = oov == OovPolicy::Skip ? kSkipped : static_cast<uint32_t>(vectors.size());
   const std::vector<double> zeros(vectors.dim(), 0.0);
   const double* oov_vector = oov == OovPolicy::Mean ? vectors.mean() : zeros.data();
 
-  const std::vector<uint32_t> hyp_rows = lookup_rows(vectors, hyps, unknown, workers, interrupted);
-  const std::vector<uint32_t> ref_rows = lookup_rows(vectors, refs.tokens(), unknown, workers, interrupted);
+  const std::vector<uint32_t> hyp_rows = apply_oov(lookup_rows(vectors, hyps, workers, interrupted), oov, vectors.size());
+  const std::vector<uint32_t> ref_rows = apply_oov(embedded.rows(), oov, vectors.size());
   if (empty == EmptyPolicy::Error) {
     for (size_t i = 0; i < n; ++i) {
       if (!has_kept_token(hyps, hyp_rows, i)) throw InputError(empty_message(what, "hyps[" + std::to_string(i) + "]", oov));
@@ -262,20 +352,27 @@ EmbeddingScores score_embedding_metrics(const WordVectors& vectors, OovPolicy oo
               what, "refs[" + std::to_string(i) + "][" + std::to_string(r - refs.refs_begin(i)) + "]", oov));
     }
   }
+  const RowVectors row_vectors(vectors, oov_vector);
+  std::unique_ptr<UsedRows> used;
+  if (which.greedy) used = std::make_unique<UsedRows>(vectors, oov_vector, hyp_rows, ref_rows, workers, interrupted);
+  const std::vector<uint32_t>* hyp_ids = used ? &used->hyp_ids : nullptr;
+  const std::vector<uint32_t>* ref_ids = used ? &used->ref_ids : nullptr;
 
   EmbeddingScores out;
   std::vector<double> average(n), extrema(n), greedy(n);
   parallel_for(
       n, workers,
       [&](size_t begin, size_t end) {
-        SegmentScorer scorer(vectors, oov_vector, which);
-        std::vector<uint32_t> hyp;
-        std::vector<std::vector<uint32_t>> ref_tokens;
+        SegmentScorer scorer(row_vectors, used.get(), vectors.dim(), which);
+        SentenceTokens hyp;
+        std::vector<SentenceTokens> ref_tokens;
         for (size_t i = begin; i < end; ++i) {
-          sentence_rows(hyps, hyp_rows, i, hyp);
+          sentence_tokens(hyps, hyp_rows, hyp_ids, i, hyp.rows, hyp.ids);
           const size_t n_refs = refs.num_refs(i);
           if (ref_tokens.size() < n_refs) ref_tokens.resize(n_refs);
-          for (size_t k = 0; k < n_refs; ++k) sentence_rows(refs.tokens(), ref_rows, refs.refs_begin(i) + k, ref_tokens[k]);
+          for (size_t k = 0; k < n_refs; ++k)
+            sentence_tokens(refs.tokens(), ref_rows, ref_ids, refs.refs_begin(i) + k, ref_tokens[k].rows,
+                            ref_tokens[k].ids);
           scorer.score(hyp, ref_tokens, n_refs, average[i], extrema[i], greedy[i]);
         }
       },

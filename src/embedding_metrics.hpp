@@ -10,6 +10,8 @@
 // that is an InputError naming it (EmptyPolicy::Error) or it scores 0 against
 // anything (EmptyPolicy::Zero).
 #pragma once
+#include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -37,9 +39,26 @@ struct EmbeddingScores {
   std::vector<double> average, extrema, greedy;
 };
 
+// References looked up once in a set of word vectors, so that many systems are
+// scored against them without looking every reference token up again.
+class EmbeddedReferences {
+ public:
+  EmbeddedReferences(std::shared_ptr<const WordVectors> vectors, std::shared_ptr<const ReferenceSet> refs, int workers,
+                     const InterruptCheck& interrupted = {});
+  const WordVectors& vectors() const { return *vectors_; }
+  const ReferenceSet& references() const { return *refs_; }
+  // Per reference token (flat, as refs.tokens() holds them): its row, or WordVectors::kNotFound.
+  const std::vector<uint32_t>& rows() const { return rows_; }
+
+ private:
+  std::shared_ptr<const WordVectors> vectors_;
+  std::shared_ptr<const ReferenceSet> refs_;
+  std::vector<uint32_t> rows_;
+};
+
 // `what` names the caller in errors ("embedding_average: hyps[3] has no tokens ...").
-EmbeddingScores score_embedding_metrics(const WordVectors& vectors, OovPolicy oov, const TokenizedBatch& hyps,
-                                        const ReferenceSet& refs, EmbeddingMetricSelection which, EmptyPolicy empty,
-                                        const std::string& what, int workers, const InterruptCheck& interrupted = {});
+EmbeddingScores score_embedding_metrics(const EmbeddedReferences& refs, OovPolicy oov, const TokenizedBatch& hyps,
+                                        EmbeddingMetricSelection which, EmptyPolicy empty, const std::string& what,
+                                        int workers, const InterruptCheck& interrupted = {});
 
 }  // namespace fastamfm

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -76,6 +77,8 @@ class WordVectors:
         self._identity = identity
         self._cache_path = cache_path
         self._tokenizer = _core.Tokenizer("whitespace", self._lowercase)
+        # References already looked up in these vectors, kept while the References live.
+        self._embedded_references = weakref.WeakKeyDictionary()
 
     # --- construction -------------------------------------------------------------
     @classmethod
@@ -186,6 +189,15 @@ class WordVectors:
     def tokenizer(self) -> _core.Tokenizer:
         """How the metrics split text before lookup: whitespace, lowercased when ``lowercase``."""
         return self._tokenizer
+
+    def embed_references(self, refs, workers: int = -1) -> _core.EmbeddedReferences:
+        """``refs`` (a fastamfm.References) looked up in these vectors; cached, so scoring many
+        systems against one References looks its tokens up once."""
+        embedded = self._embedded_references.get(refs)
+        if embedded is None:
+            embedded = _core.EmbeddedReferences(self._core, refs.encoded, workers)
+            self._embedded_references[refs] = embedded
+        return embedded
 
     def describe(self) -> str:
         """Identity for result signatures: source name, size and content hash."""

@@ -56,7 +56,7 @@ def _sentence_scores(hyps, refs, vectors, which: tuple[str, ...], workers: int, 
                          workers=workers, what=what)
     prepared = prepare_texts(hyps, tokenizer, "hyps")
     average, extrema, greedy = _core.embedding_scores(
-        vectors._core, vectors.oov, prepared, refs.encoded, tokenizer,
+        vectors.embed_references(refs, workers), vectors.oov, prepared, tokenizer,
         "average" in which, "extrema" in which, "greedy" in which, empty, what, workers)
     return {"average": average, "extrema": extrema, "greedy": greedy}
 
