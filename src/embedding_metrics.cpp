@@ -103,6 +103,7 @@ class UsedRows {
   }
   uint32_t row(uint32_t id) const { return rows_[id]; }
   double norm(uint32_t id) const { return norms_[id]; }
+  size_t size() const { return rows_.size(); }
 
   std::vector<uint32_t> hyp_ids, ref_ids;  // per token, parallel to the rows given
 
@@ -182,16 +183,30 @@ struct SentenceFeatures {
   }
 };
 
-// Sorted distinct ids of `tokens`, and each token's position among them.
-void index_distinct(const std::vector<uint32_t>& tokens, std::vector<uint32_t>& distinct,
-                    std::vector<uint32_t>& local) {
-  distinct = tokens;
-  std::sort(distinct.begin(), distinct.end());
-  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-  local.resize(tokens.size());
-  for (size_t t = 0; t < tokens.size(); ++t)
-    local[t] = static_cast<uint32_t>(std::lower_bound(distinct.begin(), distinct.end(), tokens[t]) - distinct.begin());
-}
+// Numbers the distinct ids of a token list in order of first appearance, through
+// a table indexed by compact id that is reset after each use (no sorting, no search).
+class DistinctIndex {
+ public:
+  explicit DistinctIndex(size_t n_ids) : local_of_(n_ids, kSkipped) {}
+
+  // distinct: the distinct ids; local: each token's index among them.
+  void index(const std::vector<uint32_t>& tokens, std::vector<uint32_t>& distinct, std::vector<uint32_t>& local) {
+    distinct.clear();
+    local.resize(tokens.size());
+    for (size_t t = 0; t < tokens.size(); ++t) {
+      uint32_t& slot = local_of_[tokens[t]];
+      if (slot == kSkipped) {
+        slot = static_cast<uint32_t>(distinct.size());
+        distinct.push_back(tokens[t]);
+      }
+      local[t] = slot;
+    }
+    for (uint32_t id : distinct) local_of_[id] = kSkipped;
+  }
+
+ private:
+  std::vector<uint32_t> local_of_;
+};
 
 // A hypothesis or reference: its kept tokens' rows and (for Greedy Matching) compact ids.
 struct SentenceTokens {
@@ -202,7 +217,7 @@ struct SentenceTokens {
 class SegmentScorer {
  public:
   SegmentScorer(const RowVectors& rows, const UsedRows* used, size_t dim, EmbeddingMetricSelection which)
-      : rows_(rows), used_(used), dim_(dim), which_(which) {}
+      : rows_(rows), used_(used), dim_(dim), which_(which), distinct_(used ? used->size() : 0) {}
 
   void score(const SentenceTokens& hyp, const std::vector<SentenceTokens>& refs, size_t n_refs, double& average,
              double& extrema, double& greedy) {
@@ -210,11 +225,11 @@ class SegmentScorer {
     if (hyp.rows.empty()) return;  // EmptyPolicy::Zero
     hyp_features_.compute(rows_, hyp.rows, dim_, which_.average, which_.extrema);
     if (which_.greedy) {
-      index_distinct(hyp.ids, hyp_distinct_, hyp_local_);
+      distinct_.index(hyp.ids, hyp_distinct_, hyp_local_);
       all_ref_tokens_.clear();
       for (size_t k = 0; k < n_refs; ++k)
         all_ref_tokens_.insert(all_ref_tokens_.end(), refs[k].ids.begin(), refs[k].ids.end());
-      index_distinct(all_ref_tokens_, ref_distinct_, all_ref_local_);
+      distinct_.index(all_ref_tokens_, ref_distinct_, all_ref_local_);
       fill_similarities();
     }
     size_t ref_token_offset = 0;
@@ -274,8 +289,8 @@ class SegmentScorer {
     for (size_t h = 0; h < nh; ++h) {
       for (size_t r = 0; r < nr; ++r) {
         const double norms = used_->norm(hyp_distinct_[h]) * used_->norm(ref_distinct_[r]);
-        double& s = sims_[h * nr + r];
-        s = norms == 0.0 ? 0.0 : s / norms;  // a zero vector has cosine 0 with anything
+        double& sim = sims_[h * nr + r];
+        sim = norms == 0.0 ? 0.0 : sim / norms;  // a zero vector has cosine 0 with anything
       }
     }
   }
@@ -305,6 +320,7 @@ class SegmentScorer {
   const UsedRows* used_;
   size_t dim_;
   EmbeddingMetricSelection which_;
+  DistinctIndex distinct_;
   std::vector<double> hyp_values_;
   std::vector<const float*> b_;
   std::vector<size_t> b_index_;

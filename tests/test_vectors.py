@@ -159,6 +159,23 @@ def test_cache_dir_and_environment_fallback(tmp_path, monkeypatch):
     assert cache_path_for(path) == fallback.cache_path
 
 
+def test_unwritable_beside_location_falls_back_to_the_cache_dir(tmp_path, monkeypatch):
+    import fastamfm.vectors as vectors_module
+
+    path = written(tmp_path, "glove")
+    real_ensure = vectors_module._ensure_cache
+
+    def read_only_beside(source, fmt, cache_file, workers):
+        if cache_file.parent == tmp_path:  # what a read-only mount does to root, whom os.access lets through
+            raise RuntimeError(f"{cache_file}: cannot create {cache_file}.tmp: Read-only file system")
+        real_ensure(source, fmt, cache_file, workers)
+
+    monkeypatch.setattr(vectors_module, "_ensure_cache", read_only_beside)
+    monkeypatch.setenv("FASTAMFM_CACHE_DIR", str(tmp_path / "env"))
+    wv = WordVectors.load(path)
+    assert wv.cache_path.parent == tmp_path / "env" and len(wv) == 50
+
+
 def test_same_named_sources_in_two_directories_get_two_caches(tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()

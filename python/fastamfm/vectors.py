@@ -60,6 +60,13 @@ def cache_path_for(source, cache_dir=None) -> Path:
     return directory / f"{source.name}.{digest}{CACHE_SUFFIX}"
 
 
+def _ensure_cache(source: str, fmt: str, cache_file: Path, workers: int) -> None:
+    """Build the cache unless a current one is there (a stale or other-version one is rebuilt)."""
+    if not _core.vector_cache_is_current(str(cache_file), source, fmt):
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        _core.build_vector_cache(source, fmt, str(cache_file), workers)
+
+
 class WordVectors:
     """A vocabulary of words with one float32 vector each; see the module docstring.
 
@@ -101,9 +108,18 @@ class WordVectors:
             cache_file = None
         else:
             cache_file = cache_path_for(source, cache_dir)
-            if not _core.vector_cache_is_current(str(cache_file), source, fmt):
-                cache_file.parent.mkdir(parents=True, exist_ok=True)
-                _core.build_vector_cache(source, fmt, str(cache_file), workers)
+            try:
+                _ensure_cache(source, fmt, cache_file, workers)
+            except (RuntimeError, OSError) as exc:
+                # The source's directory looked writable but is not (a read-only mount
+                # seen by root): fall back to the user's cache directory.
+                if cache_dir is not None or cache_file.parent != Path(os.path.abspath(source)).parent:
+                    raise
+                cache_file = cache_path_for(source, default_cache_dir())
+                try:
+                    _ensure_cache(source, fmt, cache_file, workers)
+                except (RuntimeError, OSError):
+                    raise exc from None
             core = _core.WordVectors.open(str(cache_file))
         identity = f"{Path(source).name}:{core.size}x{core.dim}:{core.source_head_hash:016x}"
         return cls(core, source=source, format=fmt, lowercase=lowercase, oov=oov, identity=identity,
