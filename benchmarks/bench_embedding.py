@@ -78,9 +78,9 @@ def test_fastamfm_cached_load(benchmark, glove_file):
 def test_fastamfm_first_load(benchmark, glove_file, tmp_path):
     def fresh_cache_dir():
         fresh_cache_dir.count += 1
-        return (), {"cache_dir": tmp_path / str(fresh_cache_dir.count)}
+        return (glove_file,), {"cache_dir": tmp_path / str(fresh_cache_dir.count)}
     fresh_cache_dir.count = 0
-    vectors = benchmark.pedantic(fastamfm.WordVectors.load, args=(glove_file,), setup=fresh_cache_dir, rounds=3)
+    vectors = benchmark.pedantic(fastamfm.WordVectors.load, setup=fresh_cache_dir, rounds=3)
     assert (len(vectors), vectors.dim) == (50_000, 300)
 
 

@@ -46,13 +46,15 @@ METRICS = {"average": fastamfm.embedding_average, "extrema": fastamfm.vector_ext
            "greedy": fastamfm.greedy_matching}
 
 
-def median_time(fn, repeats: int) -> float:
-    times = []
+def median_time(fn, repeats: int) -> tuple[float, float]:
+    """Median wall-clock and CPU seconds (CPU: all threads of the process) of `repeats` runs."""
+    walls, cpus = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        walls.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - start_cpu)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def twcs_vectors(data: Path, workdir: Path) -> tuple[list[str], np.ndarray, Path]:
@@ -78,11 +80,12 @@ def compare_metrics(data: Path, repeats: int, workdir: Path) -> None:
           f"DSTC-6: {len(systems)} systems x {len(refs)} responses x 11 references")
 
     encoded = fastamfm.References(refs)
-    numpy_times, worst = [], 0.0
+    numpy_times, numpy_cpu, worst = [], 0.0, 0.0
     for name, hyps in systems.items():
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         slow = sentence_scores(hyps, refs, lookup)
         numpy_times.append(time.perf_counter() - start)
+        numpy_cpu += time.process_time() - start_cpu
         for metric, fn in METRICS.items():
             fast = fn(hyps, encoded, vectors=vectors).sentences
             diff = float(np.abs(fast - slow[metric]).max())
@@ -112,13 +115,15 @@ def compare_metrics(data: Path, repeats: int, workdir: Path) -> None:
         ("3 metrics, three calls", median_time(each_metric_separately, repeats)),
         ("3 metrics, one pass, raw ref lists", median_time(raw_references_one_pass, max(1, repeats // 2))),
     ]
-    print(f"\n{'20 DSTC-6 systems':44s} {'numpy port':>11s} {'fastamfm':>10s} {'speed-up':>9s}")
-    for label, seconds in rows:
-        print(f"{label:44s} {numpy_total:10.2f}s {seconds:9.3f}s {numpy_total / seconds:8.1f}x")
+    print(f"\n{'20 DSTC-6 systems (wall s | CPU s)':44s} {'numpy port':>16s} {'fastamfm':>16s} {'speed-up':>15s}")
+    for label, (wall, cpu) in rows:
+        print(f"{label:44s} {numpy_total:7.2f} | {numpy_cpu:6.2f} {wall:7.3f} | {cpu:6.3f} "
+              f"{numpy_total / wall:6.1f}x | {numpy_cpu / cpu:5.1f}x")
     for metric, fn in METRICS.items():
-        seconds = median_time(per_metric(fn), repeats)
-        print(f"{'  ' + fn.__name__ + ' alone':44s} {'':11s} {seconds:9.3f}s")
-    print(f"(numpy port: {statistics.median(numpy_times):.2f}s per system, median; one pass computes all three)")
+        wall, cpu = median_time(per_metric(fn), repeats)
+        print(f"{'  ' + fn.__name__ + ' alone':44s} {'':16s} {wall:7.3f} | {cpu:6.3f}")
+    print(f"(numpy port: {statistics.median(numpy_times):.2f}s per system, median; one pass computes all three; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
 
 
 def compare_loading(repeats: int) -> None:
@@ -130,8 +135,8 @@ def compare_loading(repeats: int) -> None:
     start = time.perf_counter()
     first = fastamfm.WordVectors.load(big)
     first_load = time.perf_counter() - start
-    cached = median_time(lambda: fastamfm.WordVectors.load(big), repeats)
-    uncached = median_time(lambda: fastamfm.WordVectors.load(big, cache=False), 1)
+    cached = median_time(lambda: fastamfm.WordVectors.load(big), repeats)[0]
+    uncached = median_time(lambda: fastamfm.WordVectors.load(big, cache=False), 1)[0]
     print(f"\n{'load 400k x 300 GloVe text (' + str(big.stat().st_size >> 20) + ' MiB)':44s} {'seconds':>10s}")
     print(f"{'fastamfm first load (parse + write cache)':44s} {first_load:10.3f}")
     print(f"{'fastamfm cached load (map the cache)':44s} {cached:10.4f}")

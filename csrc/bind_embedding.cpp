@@ -44,16 +44,14 @@ std::shared_ptr<WordVectors> from_arrays(const std::vector<std::string>& words,
   return without_gil([&] { return WordVectors::from_parsed(parsed, SourceKey{}, workers); });
 }
 
-py::tuple embedding_scores(const EmbeddedReferences& refs, const std::string& oov, py::handle hyps,
-                           const Tokenizer& tokenizer, bool average, bool extrema, bool greedy, const std::string& empty,
-                           const std::string& what, int workers) {
-  const OovPolicy oov_policy = parse_oov_policy(oov);
+py::tuple embedding_scores(const EmbeddedReferences& refs, py::handle hyps, const Tokenizer& tokenizer, bool average,
+                           bool extrema, bool greedy, const std::string& empty, const std::string& what, int workers) {
   const EmptyPolicy empty_policy = parse_empty_policy(empty);
   const TextBatch texts = to_text_batch(hyps, "hyps");
   const auto check = python_interrupt_check();
   EmbeddingScores scores = without_gil([&] {
     const TokenizedBatch tokens = tokenize_batch(texts, tokenizer, workers, check);
-    return score_embedding_metrics(refs, oov_policy, tokens, EmbeddingMetricSelection{average, extrema, greedy},
+    return score_embedding_metrics(refs, tokens, EmbeddingMetricSelection{average, extrema, greedy},
                                    empty_policy, what, workers, check);
   });
   auto to_array = [](const std::vector<double>& v) -> py::object {
@@ -137,12 +135,17 @@ void register_embedding(py::module_& m) {
       },
       py::arg("source"), py::arg("format"), py::arg("cache_path"), py::arg("workers") = -1);
   py::class_<EmbeddedReferences, std::shared_ptr<EmbeddedReferences>>(m, "EmbeddedReferences")
-      .def(py::init([](std::shared_ptr<WordVectors> vectors, std::shared_ptr<ReferenceSet> refs, int workers) {
+      .def(py::init([](std::shared_ptr<WordVectors> vectors, std::shared_ptr<ReferenceSet> refs, const std::string& oov,
+                       bool keep_sentence_vectors, int workers) {
+             const OovPolicy policy = parse_oov_policy(oov);
+             const size_t budget = keep_sentence_vectors ? EmbeddedReferences::kFeatureBudgetBytes : 0;
              const auto check = python_interrupt_check();
-             return without_gil([&] { return std::make_shared<EmbeddedReferences>(vectors, refs, workers, check); });
+             return without_gil(
+                 [&] { return std::make_shared<EmbeddedReferences>(vectors, refs, policy, budget, workers, check); });
            }),
-           py::arg("vectors"), py::arg("refs"), py::arg("workers") = -1);
-  m.def("embedding_scores", &embedding_scores, py::arg("refs"), py::arg("oov"), py::arg("hyps"), py::arg("tokenizer"), py::arg("average"), py::arg("extrema"), py::arg("greedy"), py::arg("empty"),
+           py::arg("vectors"), py::arg("refs"), py::arg("oov"), py::arg("keep_sentence_vectors"),
+           py::arg("workers") = -1);
+  m.def("embedding_scores", &embedding_scores, py::arg("refs"), py::arg("hyps"), py::arg("tokenizer"), py::arg("average"), py::arg("extrema"), py::arg("greedy"), py::arg("empty"),
         py::arg("what"), py::arg("workers") = -1);
 }
 

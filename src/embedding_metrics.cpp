@@ -216,11 +216,14 @@ struct SentenceTokens {
 // Scores one hypothesis against its references; holds the scratch space of a thread.
 class SegmentScorer {
  public:
-  SegmentScorer(const RowVectors& rows, const UsedRows* used, size_t dim, EmbeddingMetricSelection which)
-      : rows_(rows), used_(used), dim_(dim), which_(which), distinct_(used ? used->size() : 0) {}
+  // kept: the references' sentence vectors when they are kept, else nullptr.
+  SegmentScorer(const RowVectors& rows, const UsedRows* used, const EmbeddedReferences* kept, size_t dim,
+                EmbeddingMetricSelection which)
+      : rows_(rows), used_(used), kept_(kept), dim_(dim), which_(which), distinct_(used ? used->size() : 0) {}
 
-  void score(const SentenceTokens& hyp, const std::vector<SentenceTokens>& refs, size_t n_refs, double& average,
-             double& extrema, double& greedy) {
+  // first_ref: the index of refs[0] among all references.
+  void score(const SentenceTokens& hyp, const std::vector<SentenceTokens>& refs, size_t first_ref, size_t n_refs,
+             double& average, double& extrema, double& greedy) {
     average = extrema = greedy = 0.0;
     if (hyp.rows.empty()) return;  // EmptyPolicy::Zero
     hyp_features_.compute(rows_, hyp.rows, dim_, which_.average, which_.extrema);
@@ -237,13 +240,23 @@ class SegmentScorer {
       double avg = 0, ext = 0, gm = 0;
       const size_t n_tokens = refs[k].rows.size();
       if (n_tokens > 0) {
-        ref_features_.compute(rows_, refs[k].rows, dim_, which_.average, which_.extrema);
-        if (which_.average)
-          avg = cosine(hyp_features_.sum.data(), hyp_features_.sum_norm, ref_features_.sum.data(),
-                       ref_features_.sum_norm, dim_);
+        const double *ref_sum, *ref_extrema;
+        double ref_sum_norm, ref_extrema_norm;
+        if (kept_) {
+          ref_sum = kept_->sum(first_ref + k);
+          ref_sum_norm = kept_->sum_norm(first_ref + k);
+          ref_extrema = kept_->extrema(first_ref + k);
+          ref_extrema_norm = kept_->extrema_norm(first_ref + k);
+        } else {
+          ref_features_.compute(rows_, refs[k].rows, dim_, which_.average, which_.extrema);
+          ref_sum = ref_features_.sum.data();
+          ref_sum_norm = ref_features_.sum_norm;
+          ref_extrema = ref_features_.extrema.data();
+          ref_extrema_norm = ref_features_.extrema_norm;
+        }
+        if (which_.average) avg = cosine(hyp_features_.sum.data(), hyp_features_.sum_norm, ref_sum, ref_sum_norm, dim_);
         if (which_.extrema)
-          ext = cosine(hyp_features_.extrema.data(), hyp_features_.extrema_norm, ref_features_.extrema.data(),
-                       ref_features_.extrema_norm, dim_);
+          ext = cosine(hyp_features_.extrema.data(), hyp_features_.extrema_norm, ref_extrema, ref_extrema_norm, dim_);
         if (which_.greedy) gm = greedy_match(all_ref_local_.data() + ref_token_offset, n_tokens);
       }
       ref_token_offset += which_.greedy ? n_tokens : 0;
@@ -318,6 +331,7 @@ class SegmentScorer {
 
   const RowVectors& rows_;
   const UsedRows* used_;
+  const EmbeddedReferences* kept_;
   size_t dim_;
   EmbeddingMetricSelection which_;
   DistinctIndex distinct_;
@@ -338,27 +352,61 @@ std::string empty_message(const std::string& what, const std::string& text, OovP
 }  // namespace
 
 EmbeddedReferences::EmbeddedReferences(std::shared_ptr<const WordVectors> vectors,
-                                       std::shared_ptr<const ReferenceSet> refs, int workers,
-                                       const InterruptCheck& interrupted)
-    : vectors_(std::move(vectors)), refs_(std::move(refs)) {
-  rows_ = lookup_rows(*vectors_, refs_->tokens(), workers, interrupted);
+                                       std::shared_ptr<const ReferenceSet> refs, OovPolicy oov,
+                                       size_t feature_budget_bytes, int workers, const InterruptCheck& interrupted)
+    : vectors_(std::move(vectors)),
+      refs_(std::move(refs)),
+      oov_(oov),
+      feature_budget_bytes_(feature_budget_bytes),
+      zeros_(vectors_->dim(), 0.0) {
+  rows_ = apply_oov(lookup_rows(*vectors_, refs_->tokens(), workers, interrupted), oov_, vectors_->size());
 }
 
-EmbeddingScores score_embedding_metrics(const EmbeddedReferences& embedded, OovPolicy oov, const TokenizedBatch& hyps,
+bool EmbeddedReferences::prepare_features(int workers, const InterruptCheck& interrupted) const {
+  const size_t n_refs = refs_->num_references(), dim = vectors_->dim();
+  if (n_refs * dim * 2 * sizeof(double) > feature_budget_bytes_) return false;
+  std::call_once(features_once_, [&] {
+    sums_.assign(n_refs * dim, 0.0);
+    extremas_.assign(n_refs * dim, 0.0);
+    sum_norms_.assign(n_refs, 0.0);
+    extrema_norms_.assign(n_refs, 0.0);
+    const RowVectors row_vectors(*vectors_, oov_vector());
+    parallel_for(
+        n_refs, workers,
+        [&](size_t begin, size_t end) {
+          SentenceFeatures features;
+          std::vector<uint32_t> rows, unused_ids;
+          for (size_t r = begin; r < end; ++r) {
+            sentence_tokens(refs_->tokens(), rows_, nullptr, r, rows, unused_ids);
+            if (rows.empty()) continue;  // an empty reference scores 0 (or was refused)
+            features.compute(row_vectors, rows, dim, true, true);
+            std::copy(features.sum.begin(), features.sum.end(), sums_.begin() + r * dim);
+            std::copy(features.extrema.begin(), features.extrema.end(), extremas_.begin() + r * dim);
+            sum_norms_[r] = features.sum_norm;
+            extrema_norms_[r] = features.extrema_norm;
+          }
+        },
+        interrupted, 64);
+    features_ready_ = true;
+  });
+  return features_ready_;
+}
+
+EmbeddingScores score_embedding_metrics(const EmbeddedReferences& embedded, const TokenizedBatch& hyps,
                                         EmbeddingMetricSelection which, EmptyPolicy empty, const std::string& what,
                                         int workers, const InterruptCheck& interrupted) {
   const WordVectors& vectors = embedded.vectors();
   const ReferenceSet& refs = embedded.references();
+  const OovPolicy oov = embedded.oov();
   const size_t n = hyps.size();
   if (n != refs.num_segments())
     throw InputError(what + ": " + std::to_string(n) + " hypotheses but " + std::to_string(refs.num_segments()) +
                      " reference segments");
   resolve_workers(workers);
-  const std::vector<double> zeros(vectors.dim(), 0.0);
-  const double* oov_vector = oov == OovPolicy::Mean ? vectors.mean() : zeros.data();
+  const double* oov_vector = embedded.oov_vector();
 
   const std::vector<uint32_t> hyp_rows = apply_oov(lookup_rows(vectors, hyps, workers, interrupted), oov, vectors.size());
-  const std::vector<uint32_t> ref_rows = apply_oov(embedded.rows(), oov, vectors.size());
+  const std::vector<uint32_t>& ref_rows = embedded.rows();
   if (empty == EmptyPolicy::Error) {
     for (size_t i = 0; i < n; ++i) {
       if (!has_kept_token(hyps, hyp_rows, i)) throw InputError(empty_message(what, "hyps[" + std::to_string(i) + "]", oov));
@@ -373,13 +421,14 @@ EmbeddingScores score_embedding_metrics(const EmbeddedReferences& embedded, OovP
   if (which.greedy) used = std::make_unique<UsedRows>(vectors, oov_vector, hyp_rows, ref_rows, workers, interrupted);
   const std::vector<uint32_t>* hyp_ids = used ? &used->hyp_ids : nullptr;
   const std::vector<uint32_t>* ref_ids = used ? &used->ref_ids : nullptr;
+  const bool keep_features = (which.average || which.extrema) && embedded.prepare_features(workers, interrupted);
 
   EmbeddingScores out;
   std::vector<double> average(n), extrema(n), greedy(n);
   parallel_for(
       n, workers,
       [&](size_t begin, size_t end) {
-        SegmentScorer scorer(row_vectors, used.get(), vectors.dim(), which);
+        SegmentScorer scorer(row_vectors, used.get(), keep_features ? &embedded : nullptr, vectors.dim(), which);
         SentenceTokens hyp;
         std::vector<SentenceTokens> ref_tokens;
         for (size_t i = begin; i < end; ++i) {
@@ -389,7 +438,7 @@ EmbeddingScores score_embedding_metrics(const EmbeddedReferences& embedded, OovP
           for (size_t k = 0; k < n_refs; ++k)
             sentence_tokens(refs.tokens(), ref_rows, ref_ids, refs.refs_begin(i) + k, ref_tokens[k].rows,
                             ref_tokens[k].ids);
-          scorer.score(hyp, ref_tokens, n_refs, average[i], extrema[i], greedy[i]);
+          scorer.score(hyp, ref_tokens, refs.refs_begin(i), n_refs, average[i], extrema[i], greedy[i]);
         }
       },
       interrupted, 16);

@@ -76,6 +76,27 @@ def test_random_float_vectors_many_sentences():
     assert worst < 1e-12
 
 
+@pytest.mark.parametrize("oov", ["mean", "zero", "skip"])
+def test_reused_references_keep_sentence_vectors_with_identical_scores(oov):
+    # A References is looked up once and keeps its sentence vectors; raw lists are
+    # summed on the fly. Both paths, and a second call on the cache, must agree bit for bit.
+    rng = np.random.default_rng(3)
+    words = [f"w{i}" for i in range(80)]
+    matrix = rng.normal(size=(80, 12)).astype(np.float32)
+    vocab = words + ["unk"]
+    sent = lambda: " ".join(rng.choice(vocab, size=rng.integers(0, 8)))  # noqa: E731  (some empty)
+    hyps = [sent() or "w1" for _ in range(120)]
+    refs = [[sent() for _ in range(rng.integers(1, 5))] for _ in range(120)]
+    vectors = WordVectors.from_arrays(words, matrix, oov=oov)
+    raw = fast_scores(hyps, refs, vectors, empty="zero")
+    encoded = References(refs)
+    for _ in range(2):
+        kept = fast_scores(hyps, encoded, vectors, empty="zero")
+        for name in METRICS:
+            assert np.array_equal(raw[name], kept[name]), name
+    assert_matches_oracle(hyps, refs, vectors, Lookup(words, matrix, oov=oov), empty="zero")
+
+
 def test_hand_computed_values():
     vectors = WordVectors.from_arrays(["a", "b", "c"], np.array([[0, 1], [2, 3], [1, 0]], dtype=np.float32))
     # Extrema of "a b": dimension 0 has min exactly 0 -> 0 (nlg-eval's rule), dimension 1 -> 3.

@@ -206,13 +206,16 @@ class WordVectors:
         """How the metrics split text before lookup: whitespace, lowercased when ``lowercase``."""
         return self._tokenizer
 
-    def embed_references(self, refs, workers: int = -1) -> _core.EmbeddedReferences:
-        """``refs`` (a fastamfm.References) looked up in these vectors; cached, so scoring many
-        systems against one References looks its tokens up once."""
-        embedded = self._embedded_references.get(refs)
+    def embed_references(self, refs, workers: int = -1, *, reused: bool = True) -> _core.EmbeddedReferences:
+        """``refs`` (a fastamfm.References) looked up in these vectors. With ``reused`` (a
+        References the caller passed, likely scored again) the result is cached and keeps the
+        references' sentence vectors, so scoring many systems against one References looks
+        its tokens up and sums them once."""
+        embedded = self._embedded_references.get(refs) if reused else None
         if embedded is None:
-            embedded = _core.EmbeddedReferences(self._core, refs.encoded, workers)
-            self._embedded_references[refs] = embedded
+            embedded = _core.EmbeddedReferences(self._core, refs.encoded, self._oov, reused, workers)
+            if reused:
+                self._embedded_references[refs] = embedded
         return embedded
 
     def describe(self) -> str:

@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import _core
 from .._validation import as_text_list
-from ..references import as_references
+from ..references import References, as_references
 from ..result import MetricResult, make_signature
 from ..tokenize import prepare_texts
 from ..vectors import WordVectors
@@ -52,11 +52,12 @@ def _sentence_scores(hyps, refs, vectors, which: tuple[str, ...], workers: int, 
         raise ValueError(f"{what}: empty must be one of {EMPTY_POLICIES}, got {empty!r}")
     hyps = as_text_list(hyps, "hyps")
     tokenizer = vectors.tokenizer
+    reused = isinstance(refs, References)
     refs = as_references(refs, len(hyps), tokenize="whitespace", lowercase=vectors.lowercase, max_order=1,
                          workers=workers, what=what)
     prepared = prepare_texts(hyps, tokenizer, "hyps")
     average, extrema, greedy = _core.embedding_scores(
-        vectors.embed_references(refs, workers), vectors.oov, prepared, tokenizer,
+        vectors.embed_references(refs, workers, reused=reused), prepared, tokenizer,
         "average" in which, "extrema" in which, "greedy" in which, empty, what, workers)
     return {"average": average, "extrema": extrema, "greedy": greedy}
 
