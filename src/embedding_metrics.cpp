@@ -6,8 +6,8 @@
 #include <string>
 #include <utility>
 
-#include "vector_kernels.hpp"
 #include "errors.hpp"
+#include "vector_kernels.hpp"
 
 namespace fastamfm {
 

@@ -113,12 +113,16 @@ def test_hand_computed_values():
 @pytest.fixture(scope="module")
 def twcs_svd_vectors(twcs_dir):
     """word -> 32-dim vector from a TruncatedSVD of a CountVectorizer on 4000 agent turns."""
-    pd = pytest.importorskip("pandas")
+    import bz2
+    import csv
+    import itertools
+
     from sklearn.decomposition import TruncatedSVD
     from sklearn.feature_extraction.text import CountVectorizer
 
-    frame = pd.read_csv(twcs_dir / "airlines_processed.csv.bz2", nrows=2500)
-    turns = [t.strip() for context in frame["context"] for t in re.findall(r"<rep__(.*?)__rep>", context)][:4000]
+    with bz2.open(twcs_dir / "airlines_processed.csv.bz2", "rt", encoding="utf-8", newline="") as f:
+        contexts = [row["context"] for row in itertools.islice(csv.DictReader(f), 2500)]
+    turns = [t.strip() for context in contexts for t in re.findall(r"<rep__(.*?)__rep>", context)][:4000]
     counts = CountVectorizer(token_pattern=r"\S+", lowercase=False)
     matrix = counts.fit_transform(turns)
     svd = TruncatedSVD(n_components=32, random_state=0).fit(matrix)

@@ -267,10 +267,11 @@ def test_rows_of_differing_length_are_rejected(tmp_path):
 
 
 def test_line_numbers_stay_right_across_parallel_parts(tmp_path):
-    rows = [f"w{i} 1 2 3" for i in range(400_000)]
-    rows[345_678] = "broken 1 2"
+    rows = [f"w{i} 1 2 3" for i in range(600_000)]
+    rows[500_000] = "broken 1 2"
+    assert len("\n".join(rows[:500_000])) > 4 << 20  # beyond the first 4 MiB part
     path = _text_file(tmp_path, "\n".join(rows) + "\n")
-    with pytest.raises(FormatError, match=rf"{path}:345679: word 'broken': expected 3 values"):
+    with pytest.raises(FormatError, match=rf"{path}:500001: word 'broken': expected 3 values"):
         WordVectors.load(path, cache=False)
 
 
