@@ -7,16 +7,10 @@
 #include <utility>
 
 #include "errors.hpp"
+#include "sentence_vectors.hpp"
 #include "vector_kernels.hpp"
 
 namespace fastamfm {
-
-OovPolicy parse_oov_policy(std::string_view name) {
-  if (name == "mean") return OovPolicy::Mean;
-  if (name == "skip") return OovPolicy::Skip;
-  if (name == "zero") return OovPolicy::Zero;
-  throw InputError("oov must be 'mean', 'skip' or 'zero', got '" + std::string(name) + "'");
-}
 
 EmptyPolicy parse_empty_policy(std::string_view name) {
   if (name == "error") return EmptyPolicy::Error;
@@ -26,39 +20,10 @@ EmptyPolicy parse_empty_policy(std::string_view name) {
 
 namespace {
 
-constexpr uint32_t kSkipped = UINT32_MAX;
-
-// The row of every token of `batch`, or WordVectors::kNotFound.
-std::vector<uint32_t> lookup_rows(const WordVectors& vectors, const TokenizedBatch& batch, int workers,
-                                  const InterruptCheck& interrupted) {
-  std::vector<uint32_t> rows(batch.total_tokens());
-  parallel_for(
-      batch.size(), workers,
-      [&](size_t begin, size_t end) {
-        for (size_t i = begin; i < end; ++i) {
-          const uint64_t first = batch.first_token(i);
-          const TokenId* ids = batch.ids(i);
-          for (size_t j = 0; j < batch.num_tokens(i); ++j) rows[first + j] = vectors.find(ids[j], batch.token_at(first + j));
-        }
-      },
-      interrupted, 256);
-  return rows;
-}
-
-// Rows with the OOV policy applied: an unknown word becomes the pseudo-row
-// `vectors.size()` (holding the mean or zero vector), or kSkipped.
-std::vector<uint32_t> apply_oov(std::vector<uint32_t> rows, OovPolicy oov, size_t vocabulary_size) {
-  static_assert(WordVectors::kNotFound == kSkipped, "unknown words are skipped by leaving them as they are");
-  if (oov == OovPolicy::Skip) return rows;
-  for (uint32_t& r : rows)
-    if (r == WordVectors::kNotFound) r = static_cast<uint32_t>(vocabulary_size);
-  return rows;
-}
-
 bool has_kept_token(const TokenizedBatch& batch, const std::vector<uint32_t>& rows, size_t i) {
   const uint64_t first = batch.first_token(i);
   for (size_t j = 0; j < batch.num_tokens(i); ++j)
-    if (rows[first + j] != kSkipped) return true;
+    if (rows[first + j] != kSkippedToken) return true;
   return false;
 }
 
@@ -69,16 +34,16 @@ class UsedRows {
  public:
   UsedRows(const WordVectors& vectors, const double* oov_vector, const std::vector<uint32_t>& hyp_rows,
            const std::vector<uint32_t>& ref_rows, int workers, const InterruptCheck& interrupted) {
-    std::vector<uint32_t> compact(vectors.size() + 1, kSkipped);  // vocabulary rows + the OOV pseudo-row
+    std::vector<uint32_t> compact(vectors.size() + 1, kSkippedToken);  // vocabulary rows + the OOV pseudo-row
     auto renumber = [&](const std::vector<uint32_t>& rows, std::vector<uint32_t>& ids) {
       ids.resize(rows.size());
       for (size_t t = 0; t < rows.size(); ++t) {
         const uint32_t r = rows[t];
-        if (r != kSkipped && compact[r] == kSkipped) {
+        if (r != kSkippedToken && compact[r] == kSkippedToken) {
           compact[r] = static_cast<uint32_t>(rows_.size());
           rows_.push_back(r);
         }
-        ids[t] = r == kSkipped ? kSkipped : compact[r];
+        ids[t] = r == kSkippedToken ? kSkippedToken : compact[r];
       }
     };
     renumber(hyp_rows, hyp_ids);
@@ -112,82 +77,11 @@ class UsedRows {
   std::vector<double> norms_;
 };
 
-// The vector of a token row: a vocabulary row (float32) or the OOV pseudo-row (float64).
-class RowVectors {
- public:
-  RowVectors(const WordVectors& vectors, const double* oov_vector) : vectors_(vectors), oov_(oov_vector) {}
-  void add(double* acc, uint32_t row) const {
-    if (row < vectors_.size()) add_into(acc, vectors_.row(row), vectors_.dim());
-    else add_into(acc, oov_, vectors_.dim());
-  }
-  void min_max(double* lo, double* hi, uint32_t row) const {
-    if (row < vectors_.size()) min_max_into(lo, hi, vectors_.row(row), vectors_.dim());
-    else min_max_into(lo, hi, oov_, vectors_.dim());
-  }
-  void copy(double* out, uint32_t row) const {
-    if (row < vectors_.size()) std::copy(vectors_.row(row), vectors_.row(row) + vectors_.dim(), out);
-    else std::copy(oov_, oov_ + vectors_.dim(), out);
-  }
-  bool is_oov(uint32_t row) const { return row >= vectors_.size(); }
-  const float* row(uint32_t row) const { return vectors_.row(row); }
-  const double* oov() const { return oov_; }
-
- private:
-  const WordVectors& vectors_;
-  const double* oov_;
-};
-
-// The kept tokens of sentence i: their rows and, when wanted, their compact ids.
-void sentence_tokens(const TokenizedBatch& batch, const std::vector<uint32_t>& rows, const std::vector<uint32_t>* ids,
-                     size_t i, std::vector<uint32_t>& out_rows, std::vector<uint32_t>& out_ids) {
-  out_rows.clear();
-  out_ids.clear();
-  const uint64_t first = batch.first_token(i);
-  for (size_t j = 0; j < batch.num_tokens(i); ++j) {
-    if (rows[first + j] == kSkipped) continue;
-    out_rows.push_back(rows[first + j]);
-    if (ids) out_ids.push_back((*ids)[first + j]);
-  }
-}
-
-double cosine(const double* a, double norm_a, const double* b, double norm_b, size_t dim) {
-  if (norm_a == 0.0 || norm_b == 0.0) return 0.0;
-  return dense_dot(a, b, dim) / (norm_a * norm_b);
-}
-
-// Sentence-level vectors of Embedding Average (the sum) and Vector Extrema.
-struct SentenceFeatures {
-  std::vector<double> sum, extrema, lo;
-  double sum_norm = 0, extrema_norm = 0;
-
-  void compute(const RowVectors& vectors, const std::vector<uint32_t>& rows, size_t dim, bool average,
-               bool extrema_wanted) {
-    if (average) {
-      sum.assign(dim, 0.0);
-      for (uint32_t r : rows) vectors.add(sum.data(), r);
-      sum_norm = std::sqrt(dense_dot(sum.data(), sum.data(), dim));
-    }
-    if (extrema_wanted) {
-      lo.resize(dim);
-      extrema.resize(dim);
-      vectors.copy(lo.data(), rows[0]);
-      vectors.copy(extrema.data(), rows[0]);
-      for (size_t t = 1; t < rows.size(); ++t) vectors.min_max(lo.data(), extrema.data(), rows[t]);
-      // nlg-eval's rule, including its 0 for a dimension whose minimum is exactly 0.
-      for (size_t j = 0; j < dim; ++j) {
-        const double mx = extrema[j], mn = lo[j];
-        extrema[j] = mn > 0 ? mx : (mn < 0 ? (mx > -mn ? mx : mn) : 0.0);
-      }
-      extrema_norm = std::sqrt(dense_dot(extrema.data(), extrema.data(), dim));
-    }
-  }
-};
-
 // Numbers the distinct ids of a token list in order of first appearance, through
 // a table indexed by compact id that is reset after each use (no sorting, no search).
 class DistinctIndex {
  public:
-  explicit DistinctIndex(size_t n_ids) : local_of_(n_ids, kSkipped) {}
+  explicit DistinctIndex(size_t n_ids) : local_of_(n_ids, kSkippedToken) {}
 
   // distinct: the distinct ids; local: each token's index among them.
   void index(const std::vector<uint32_t>& tokens, std::vector<uint32_t>& distinct, std::vector<uint32_t>& local) {
@@ -195,13 +89,13 @@ class DistinctIndex {
     local.resize(tokens.size());
     for (size_t t = 0; t < tokens.size(); ++t) {
       uint32_t& slot = local_of_[tokens[t]];
-      if (slot == kSkipped) {
+      if (slot == kSkippedToken) {
         slot = static_cast<uint32_t>(distinct.size());
         distinct.push_back(tokens[t]);
       }
       local[t] = slot;
     }
-    for (uint32_t id : distinct) local_of_[id] = kSkipped;
+    for (uint32_t id : distinct) local_of_[id] = kSkippedToken;
   }
 
  private:
@@ -217,7 +111,7 @@ struct SentenceTokens {
 class SegmentScorer {
  public:
   // kept: the references' sentence vectors when they are kept, else nullptr.
-  SegmentScorer(const RowVectors& rows, const UsedRows* used, const EmbeddedReferences* kept, size_t dim,
+  SegmentScorer(const TokenVectors& rows, const UsedRows* used, const EmbeddedReferences* kept, size_t dim,
                 EmbeddingMetricSelection which)
       : rows_(rows), used_(used), kept_(kept), dim_(dim), which_(which), distinct_(used ? used->size() : 0) {}
 
@@ -329,7 +223,7 @@ class SegmentScorer {
     return (hyp_side / static_cast<double>(hyp_local_.size()) + ref_side / static_cast<double>(n_ref)) / 2.0;
   }
 
-  const RowVectors& rows_;
+  const TokenVectors& rows_;
   const UsedRows* used_;
   const EmbeddedReferences* kept_;
   size_t dim_;
@@ -339,7 +233,7 @@ class SegmentScorer {
   std::vector<const float*> b_;
   std::vector<size_t> b_index_;
   std::vector<uint32_t> hyp_distinct_, hyp_local_, ref_distinct_, all_ref_tokens_, all_ref_local_;
-  SentenceFeatures hyp_features_, ref_features_;
+  SentenceVectors hyp_features_, ref_features_;
   std::vector<double> sims_, best_for_ref_;
 };
 
@@ -350,47 +244,6 @@ std::string empty_message(const std::string& what, const std::string& text, OovP
 }
 
 }  // namespace
-
-EmbeddedReferences::EmbeddedReferences(std::shared_ptr<const WordVectors> vectors,
-                                       std::shared_ptr<const ReferenceSet> refs, OovPolicy oov,
-                                       size_t feature_budget_bytes, int workers, const InterruptCheck& interrupted)
-    : vectors_(std::move(vectors)),
-      refs_(std::move(refs)),
-      oov_(oov),
-      feature_budget_bytes_(feature_budget_bytes),
-      zeros_(vectors_->dim(), 0.0) {
-  rows_ = apply_oov(lookup_rows(*vectors_, refs_->tokens(), workers, interrupted), oov_, vectors_->size());
-}
-
-bool EmbeddedReferences::prepare_features(int workers, const InterruptCheck& interrupted) const {
-  const size_t n_refs = refs_->num_references(), dim = vectors_->dim();
-  if (n_refs * dim * 2 * sizeof(double) > feature_budget_bytes_) return false;
-  std::call_once(features_once_, [&] {
-    sums_.assign(n_refs * dim, 0.0);
-    extremas_.assign(n_refs * dim, 0.0);
-    sum_norms_.assign(n_refs, 0.0);
-    extrema_norms_.assign(n_refs, 0.0);
-    const RowVectors row_vectors(*vectors_, oov_vector());
-    parallel_for(
-        n_refs, workers,
-        [&](size_t begin, size_t end) {
-          SentenceFeatures features;
-          std::vector<uint32_t> rows, unused_ids;
-          for (size_t r = begin; r < end; ++r) {
-            sentence_tokens(refs_->tokens(), rows_, nullptr, r, rows, unused_ids);
-            if (rows.empty()) continue;  // an empty reference scores 0 (or was refused)
-            features.compute(row_vectors, rows, dim, true, true);
-            std::copy(features.sum.begin(), features.sum.end(), sums_.begin() + r * dim);
-            std::copy(features.extrema.begin(), features.extrema.end(), extremas_.begin() + r * dim);
-            sum_norms_[r] = features.sum_norm;
-            extrema_norms_[r] = features.extrema_norm;
-          }
-        },
-        interrupted, 64);
-    features_ready_ = true;
-  });
-  return features_ready_;
-}
 
 EmbeddingScores score_embedding_metrics(const EmbeddedReferences& embedded, const TokenizedBatch& hyps,
                                         EmbeddingMetricSelection which, EmptyPolicy empty, const std::string& what,
@@ -416,7 +269,7 @@ EmbeddingScores score_embedding_metrics(const EmbeddedReferences& embedded, cons
               what, "refs[" + std::to_string(i) + "][" + std::to_string(r - refs.refs_begin(i)) + "]", oov));
     }
   }
-  const RowVectors row_vectors(vectors, oov_vector);
+  const TokenVectors row_vectors(vectors, oov_vector);
   std::unique_ptr<UsedRows> used;
   if (which.greedy) used = std::make_unique<UsedRows>(vectors, oov_vector, hyp_rows, ref_rows, workers, interrupted);
   const std::vector<uint32_t>* hyp_ids = used ? &used->hyp_ids : nullptr;
