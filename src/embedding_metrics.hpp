@@ -10,17 +10,13 @@
 // that is an InputError naming it (EmptyPolicy::Error) or it scores 0 against
 // anything (EmptyPolicy::Zero).
 #pragma once
-#include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "parallel.hpp"
 #include "embedded_references.hpp"
-#include "reference_set.hpp"
+#include "parallel.hpp"
 #include "tokenized_batch.hpp"
-#include "word_vectors.hpp"
 
 namespace fastamfm {
 
