@@ -8,6 +8,8 @@ from ._version import __version__
 from .reference_index import ReferenceIndex
 from .references import References
 from .tokenize import PRESETS as TOKENIZER_PRESETS, tokenize
+from .vectors import WordVectors
+from .metrics.embedding import embedding_average, greedy_matching, vector_extrema
 
 __all__ = [
     "HAS_CUDA",
@@ -15,8 +17,12 @@ __all__ = [
     "ReferenceIndex",
     "References",
     "TOKENIZER_PRESETS",
+    "WordVectors",
     "__version__",
+    "embedding_average",
+    "greedy_matching",
     "io",
     "resolve_device",
     "tokenize",
+    "vector_extrema",
 ]
