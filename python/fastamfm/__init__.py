@@ -5,6 +5,7 @@ from . import io
 from ._backend import HAS_CUDA, resolve_device
 from ._core import FormatError
 from ._version import __version__
+from .correlation import correlate, metric_correlations
 from .references import References
 from .tokenize import PRESETS as TOKENIZER_PRESETS, tokenize
 
@@ -14,6 +15,8 @@ __all__ = [
     "References",
     "TOKENIZER_PRESETS",
     "__version__",
+    "correlate",
+    "metric_correlations",
     "io",
     "resolve_device",
     "tokenize",
