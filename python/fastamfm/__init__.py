@@ -6,9 +6,13 @@ from ._backend import HAS_CUDA, resolve_device
 from ._core import FormatError
 from ._version import __version__
 from .references import References
+from .lsi import LsiModel
+from .adequacy import adequacy
 from .tokenize import PRESETS as TOKENIZER_PRESETS, tokenize
 
 __all__ = [
+    "LsiModel",
+    "adequacy",
     "HAS_CUDA",
     "FormatError",
     "References",
