@@ -7,9 +7,13 @@ from ._core import FormatError
 from ._version import __version__
 from .correlation import correlate, metric_correlations
 from .references import References
+from .lsi import LsiModel
+from .adequacy import adequacy
 from .tokenize import PRESETS as TOKENIZER_PRESETS, tokenize
 
 __all__ = [
+    "LsiModel",
+    "adequacy",
     "HAS_CUDA",
     "FormatError",
     "References",
