@@ -83,8 +83,6 @@ class AMFMSettings:
     dims: int | None = None          # LSI dimensions used (None: all the model has)
     am_combine: str = "max"          # over references: the paper's maximum
     fm_combine: str = "mean"         # over references: the paper's average
-    tokenize: str = "whitespace"
-    lowercase: bool = False
 
     def check(self, lsi_dims: int) -> None:
         _check_lam(self.lam)
@@ -130,15 +128,6 @@ def _digest(path_or_bytes) -> str:
     return h.hexdigest()
 
 
-def _lsi_fingerprint(lsi) -> str:
-    """A short content hash of the LSI model (vocabulary, U_k, singular values)."""
-    h = hashlib.sha256()
-    h.update("\n".join(lsi.vocabulary).encode("utf-8"))
-    h.update(np.ascontiguousarray(lsi.components, dtype=np.float32).tobytes())
-    h.update(np.ascontiguousarray(lsi.singular_values, dtype=np.float64).tobytes())
-    return h.hexdigest()[:12]
-
-
 def _lm_fingerprint(lm) -> str:
     """A short content hash of the language model, from its own binary serialisation."""
     with tempfile.TemporaryDirectory(prefix="fastamfm-lm-") as tmp:
@@ -152,13 +141,13 @@ class AMFM:
 
     ``combine`` sets the reference combination of both AM and FM at once
     (``"max"`` or ``"mean"``); ``am_combine`` / ``fm_combine`` set them one by one
-    (AM: max | mean | centroid, FM: mean | max | maxmin). ``tokenize``/``lowercase``
-    must be those the models were trained with.
+    (AM: max | mean | centroid, FM: mean | max | maxmin). Text is tokenized as the
+    LSI model was trained (``lsi.tokenizer``); ``tokenize``, when given, must name it.
     """
 
     def __init__(self, lsi, lm, *, lam: float = 0.5, mean: str = "arithmetic", dims: int | None = None,
                  combine: str | None = None, am_combine: str | None = None, fm_combine: str | None = None,
-                 tokenize: str = "whitespace", lowercase: bool = False, workers: int = -1):
+                 tokenize: str | None = None, workers: int = -1):
         LsiModel, NgramLM, _, _ = _engines()
         if not isinstance(lsi, LsiModel):
             raise TypeError(f"lsi must be a fastamfm.LsiModel, got {type(lsi).__name__}")
@@ -171,9 +160,11 @@ class AMFM:
                 raise ValueError(f"combine must be 'max' or 'mean' (for others use am_combine=/fm_combine=), "
                                  f"got {combine!r}")
             am_combine = fm_combine = combine
+        if tokenize is not None and tokenize != lsi.tokenizer.preset:
+            raise ValueError(f"tokenize={tokenize!r} but the LSI model was trained with {lsi.tokenizer.describe()}")
         settings = AMFMSettings(lam=lam, mean=mean, dims=dims, am_combine=am_combine or "max",
-                                fm_combine=fm_combine or "mean", tokenize=tokenize, lowercase=bool(lowercase))
-        settings.check(lsi.components.shape[1])
+                                fm_combine=fm_combine or "mean")
+        settings.check(lsi.dims)
         settings = replace(settings, lam=float(lam), dims=None if dims is None else int(dims))
         self._lsi = lsi
         self._lm = lm
@@ -186,17 +177,18 @@ class AMFM:
     @classmethod
     def train(cls, corpus, *, dims: int = 100, weighting: str = "counts", min_count: int = 1,
               max_vocab: int | None = None, order: int = 3, smoothing: str = "kneser-ney",
-              seed: int = 0, workers: int = -1, lsi_options: Mapping | None = None,
-              lm_options: Mapping | None = None, **settings) -> "AMFM":
+              tokenize: str = "amfm", lowercase: bool = False, seed: int = 0, workers: int = -1,
+              lsi_options: Mapping | None = None, lm_options: Mapping | None = None, **settings) -> "AMFM":
         """Train both models on ``corpus`` (a text file path, one sentence per line, or an
-        iterable of str) and return the scorer. ``settings`` are AMFM's own (lam, mean,
-        combine, am_combine, fm_combine, tokenize, lowercase)."""
+        iterable of str) and return the scorer. ``tokenize``: "amfm" (the toolkit's
+        normalisation, default) or "whitespace"; ``settings`` are AMFM's own (lam, mean,
+        dims, combine, am_combine, fm_combine)."""
         LsiModel, NgramLM, _, _ = _engines()
         if not isinstance(corpus, (str, os.PathLike)):
             if isinstance(corpus, bytes):
                 raise TypeError("corpus must be a path or an iterable of str, not bytes")
             corpus = as_text_list(corpus, "corpus")  # read once, used by both trainers
-        tok = {k: settings[k] for k in ("tokenize", "lowercase") if k in settings}
+        tok = dict(tokenize=tokenize, lowercase=lowercase)
         lsi = LsiModel.train(corpus, dims=dims, weighting=weighting, min_count=min_count, max_vocab=max_vocab,
                              seed=seed, workers=workers, **tok, **dict(lsi_options or {}))
         lm = NgramLM.train(corpus, order=order, smoothing=smoothing, workers=workers, **tok, **dict(lm_options or {}))
@@ -237,7 +229,6 @@ class AMFM:
             saved.pop("fm_combine", None)
         saved.update(overrides)
         scorer = cls(LsiModel.load(path / LSI_FILE), NgramLM.load(path / LM_FILE), workers=workers, **saved)
-        scorer._fingerprints = (manifest["sha256"]["lsi"][:12], manifest["sha256"]["lm"][:12])
         return scorer
 
     @classmethod
@@ -319,7 +310,7 @@ class AMFM:
 
     @property
     def dims(self) -> int:
-        return self._settings.dims or self._lsi.components.shape[1]
+        return self._settings.dims or self._lsi.dims
 
     @property
     def signature(self) -> str:
@@ -327,13 +318,12 @@ class AMFM:
         s = self._settings
         lsi_id, lm_id = self._model_fingerprints()
         return make_signature("amfm", lam=s.lam, mean=s.mean, dims=self.dims, am=s.am_combine, fm=s.fm_combine,
-                              tok=s.tokenize + ("+lc" if s.lowercase else ""), lsi=lsi_id, lm=lm_id,
-                              order=self._lm.order)
+                              tok=self._lsi.tokenizer.describe(), lsi=lsi_id, lm=lm_id, order=self._lm.order)
 
     def _model_fingerprints(self) -> tuple[str, str]:
         with self._fingerprint_lock:
             if self._fingerprints is None:
-                self._fingerprints = (_lsi_fingerprint(self._lsi), _lm_fingerprint(self._lm))
+                self._fingerprints = (self._lsi.fingerprint, _lm_fingerprint(self._lm))
             return self._fingerprints
 
     def __repr__(self) -> str:
@@ -347,8 +337,9 @@ class AMFM:
         if isinstance(refs, References):
             return refs
         n = len(refs) if n_hyps is None else n_hyps
-        return as_references(refs, n, tokenize=self._settings.tokenize, lowercase=self._settings.lowercase,
-                             max_order=1, workers=self._workers, what="AMFM")
+        tok = self._lsi.tokenizer
+        return as_references(refs, n, tokenize=tok.preset, lowercase=tok.lowercase, max_order=1,
+                             workers=self._workers, what="AMFM")
 
     def components(self, hyps, refs, *, workers: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Per-response (AM, FM) arrays."""

@@ -124,35 +124,37 @@ def _metric_sentences(name: str, hyps, refs, encoded, context: ScoringContext):
 @dataclass
 class ChunkTotals:
     """Summable statistics of scored chunks: per column the sum of the sentence scores,
-    and for BLEU the summed n-gram statistics, so that corpus scores do not depend on
-    how the responses were chunked."""
+    and for BLEU its sufficient statistics (``BleuStatistics``), so that corpus scores
+    do not depend on how the responses were chunked."""
 
     n: int = 0
     sums: dict = field(default_factory=dict)
-    bleu: dict | None = None
+    bleu: object = None
 
     def add(self, other: "ChunkTotals") -> None:
         self.n += other.n
         for k, v in other.sums.items():
             self.sums[k] = self.sums.get(k, 0.0) + v
         if other.bleu is not None:
-            if self.bleu is None:
-                self.bleu = {k: np.array(v, dtype=np.float64) for k, v in other.bleu.items()}
-            else:
-                for k, v in other.bleu.items():
-                    self.bleu[k] = self.bleu[k] + np.asarray(v, dtype=np.float64)
+            self.bleu = other.bleu if self.bleu is None else self.bleu + other.bleu
 
     def to_json(self) -> dict:
         out = {"n": self.n, "sums": self.sums}
         if self.bleu is not None:
-            out["bleu"] = {k: np.asarray(v).tolist() for k, v in self.bleu.items()}
+            b = self.bleu
+            out["bleu"] = {"hyp_len": b.hyp_len, "ref_len": b.ref_len, "guess": list(b.guess),
+                           "correct": list(b.correct)}
         return out
 
     @classmethod
     def from_json(cls, data: dict) -> "ChunkTotals":
         bleu = data.get("bleu")
-        return cls(n=int(data["n"]), sums={k: float(v) for k, v in data["sums"].items()},
-                   bleu=None if bleu is None else {k: np.asarray(v, dtype=np.float64) for k, v in bleu.items()})
+        if bleu is not None:
+            from .metrics.bleu import BleuStatistics
+
+            bleu = BleuStatistics(float(bleu["hyp_len"]), float(bleu["ref_len"]), tuple(bleu["guess"]),
+                                  tuple(bleu["correct"]))
+        return cls(n=int(data["n"]), sums={k: float(v) for k, v in data["sums"].items()}, bleu=bleu)
 
     def corpus(self) -> dict:
         """Corpus scores: corpus BLEU from the summed statistics, the mean otherwise."""
@@ -162,10 +164,7 @@ class ChunkTotals:
         for column, total in self.sums.items():
             out[column] = total / self.n
         if self.bleu is not None:
-            from . import bleu_from_statistics
-
-            values = bleu_from_statistics(**self.bleu)
-            for k, v in enumerate(values, 1):
+            for k, v in enumerate(self.bleu.score(), 1):
                 out[f"Bleu_{k}"] = float(v)
         return out
 
@@ -174,8 +173,9 @@ def score_chunk(hyps, refs, metrics, context: ScoringContext) -> tuple[dict, Chu
     """Score one chunk: ({column: per-response array}, its ChunkTotals).
 
     ``metrics`` must come from ``available_metrics``. CIDEr and METEOR corpus scores
-    are not sums over chunks, so a chunked run reports their per-response scores
-    and the mean of those, named ``CIDEr (mean of chunks)`` etc. in ``corpus``.
+    are not sums over responses, so totals carry the mean of their sentence scores,
+    labelled ``CIDEr (mean)`` / ``METEOR (mean)`` (and ``Bleu_k (mean)`` if a BLEU
+    result lacks its statistics).
     """
     from .references import References
 
@@ -194,9 +194,7 @@ def score_chunk(hyps, refs, metrics, context: ScoringContext) -> tuple[dict, Chu
         sentences = np.asarray(result.sentences, dtype=np.float64)
         if name == "bleu":
             per_metric[name] = {c: sentences[:, k] for k, c in enumerate(METRIC_COLUMNS["bleu"])}
-            stats = result.extra.get("statistics") if isinstance(result.extra, dict) else None
-            if stats is not None:
-                totals.bleu = {k: np.asarray(v, dtype=np.float64).sum(axis=0) for k, v in stats.items()}
+            totals.bleu = result.extra.get("statistics") if isinstance(result.extra, dict) else None
         else:
             per_metric[name] = {METRIC_COLUMNS[name][0]: sentences}
     # Columns in the order the metrics were asked for.
