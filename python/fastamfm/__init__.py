@@ -5,7 +5,10 @@ from . import io
 from ._backend import HAS_CUDA, resolve_device
 from ._core import FormatError
 from ._version import __version__
+from .amfm import AMFM, AMFMResult, amfm_metrics, combine_scores
 from .correlation import correlate, metric_correlations
+from .evaluate import evaluate
+from .tuning import tune
 from .references import References
 from .lsi import LsiModel
 from .adequacy import adequacy
@@ -19,7 +22,13 @@ __all__ = [
     "References",
     "TOKENIZER_PRESETS",
     "__version__",
+    "AMFM",
+    "AMFMResult",
+    "amfm_metrics",
+    "combine_scores",
     "correlate",
+    "evaluate",
+    "tune",
     "metric_correlations",
     "io",
     "resolve_device",

@@ -160,6 +160,8 @@ def score_files(out, *, hyp=None, refs=(), jsonl=None, metrics=("am", "fm", "amf
         if progress is not None:
             progress(len(hyps))
     if first_id == 0:
+        if parts is not None:
+            shutil.rmtree(parts.dir)
         raise ValueError(f"{inputs[0]} holds no response")
     summary = {"responses": total.n, "corpus": total.corpus(), "metrics": names, "format": format,
                "inputs": [m["path"] for m in manifest["inputs"]], "amfm_signature": scorer_id}
