@@ -165,3 +165,20 @@ def test_metric_matrix_bad_input():
         metric_correlations({"a": [1, 2, 3]})
     with pytest.raises(ValueError, match="different lengths"):
         metric_correlations({"a": [1, 2, 3], "b": [1, 2, 3, 4]})
+
+
+PUBLISHED = {"Bleu_4": (-0.5108, -0.1880), "METEOR": (0.3628, 0.0692), "ROUGE_L": (0.1450, 0.0541),
+             "CIDEr": (-0.1827, 0.2511), "EmbeddingAverageCosineSimilairty": (0.7747, 0.0752)}
+
+
+def test_reproduces_published_dstc6_correlations(dstc6_dir, dstc6_objective):
+    """The AM-FM paper's Table 1 correlations of the organisers' metric scores."""
+    lines = (dstc6_dir / "human_evaluation_results.txt").read_text().split("\n")[1:]
+    human = {s: float(v) for s, v in (line.split("\t") for line in lines if line.strip())}
+    assert "S_21" in human  # the human reference: rated, not scored, ignored
+    scores = {m: {s: row[m] for s, row in dstc6_objective.items()} for m in PUBLISHED}
+    table = correlate(scores, human, methods=("pearson", "spearman"))
+    for metric, (pearson, spearman) in PUBLISHED.items():
+        assert table[metric, "pearson"].coefficient == pytest.approx(pearson, abs=6e-5)
+        assert table[metric, "spearman"].coefficient == pytest.approx(spearman, abs=6e-5)
+        assert table[metric, "pearson"].n == 20

@@ -91,12 +91,13 @@ class CorrelationTable:
         return pd.DataFrame(self.to_records())
 
     def __str__(self) -> str:
-        head = f"{'metric':<24}{'method':<10}{'n':>7}{'coef':>10}{'p-value':>12}"
+        width = max([8] + [len(r.metric) + 2 for r in self.rows])
+        head = f"{'metric':<{width}}{'method':<10}{'n':>7}{'coef':>10}{'p-value':>12}"
         if self.bootstrap:
             head += f"   {int(self.confidence * 100)}% CI ({self.bootstrap} resamples)"
         lines = [head]
         for r in self.rows:
-            line = f"{r.metric:<24}{r.method:<10}{r.n:>7}{r.coefficient:>10.4f}{r.p_value:>12.3g}"
+            line = f"{r.metric:<{width}}{r.method:<10}{r.n:>7}{r.coefficient:>10.4f}{r.p_value:>12.3g}"
             if self.bootstrap:
                 line += f"   [{r.ci_low:.4f}, {r.ci_high:.4f}]"
             lines.append(line)
@@ -120,10 +121,11 @@ class CorrelationMatrix:
         return pd.DataFrame(self.values, index=self.names, columns=self.names)
 
     def __str__(self) -> str:
-        width = max(8, *(len(n) + 1 for n in self.names))
-        lines = [" " * width + "".join(f"{n:>{width}}" for n in self.names)]
-        for name, row in zip(self.names, self.values):
-            lines.append(f"{name:<{width}}" + "".join(f"{v:>{width}.4f}" for v in row))
+        # Full names label the rows; columns carry the row numbers to stay narrow.
+        label = max(len(n) for n in self.names) + 6
+        lines = [" " * label + "".join(f"{f'({i + 1})':>9}" for i in range(len(self.names)))]
+        for i, (name, row) in enumerate(zip(self.names, self.values)):
+            lines.append(f"{f'({i + 1}) ' + name:<{label}}" + "".join(f"{v:>9.4f}" for v in row))
         return "\n".join(lines)
 
 
