@@ -35,6 +35,7 @@ from .result import make_signature
 MEANS = ("arithmetic", "geometric", "harmonic")
 AM_COMBINES = ("max", "mean", "centroid")
 FM_COMBINES = ("mean", "max", "maxmin")
+FM_NORMALIZATIONS = ("per-word", "inverse-perplexity")
 MODEL_FORMAT = "fastamfm-amfm"
 MODEL_FORMAT_VERSION = 1
 SETTINGS_FILE = "amfm.json"
@@ -83,6 +84,7 @@ class AMFMSettings:
     dims: int | None = None          # LSI dimensions used (None: all the model has)
     am_combine: str = "max"          # over references: the paper's maximum
     fm_combine: str = "mean"         # over references: the paper's average
+    fm_normalization: str = "per-word"  # the toolkit's; "inverse-perplexity" for Deep AM-FM
 
     def check(self, lsi_dims: int) -> None:
         _check_lam(self.lam)
@@ -92,6 +94,8 @@ class AMFMSettings:
             raise ValueError(f"am_combine must be one of {AM_COMBINES}, got {self.am_combine!r}")
         if self.fm_combine not in FM_COMBINES:
             raise ValueError(f"fm_combine must be one of {FM_COMBINES}, got {self.fm_combine!r}")
+        if self.fm_normalization not in FM_NORMALIZATIONS:
+            raise ValueError(f"fm_normalization must be one of {FM_NORMALIZATIONS}, got {self.fm_normalization!r}")
         if self.dims is not None:
             if isinstance(self.dims, bool) or not isinstance(self.dims, (int, np.integer)) or self.dims < 1:
                 raise ValueError(f"dims must be a positive integer or None, got {self.dims!r}")
@@ -128,14 +132,6 @@ def _digest(path_or_bytes) -> str:
     return h.hexdigest()
 
 
-def _lm_fingerprint(lm) -> str:
-    """A short content hash of the language model, from its own binary serialisation."""
-    with tempfile.TemporaryDirectory(prefix="fastamfm-lm-") as tmp:
-        path = Path(tmp) / LM_FILE
-        lm.save(path)
-        return _digest(path)[:12]
-
-
 class AMFM:
     """The AM-FM scorer: ``AMFM(lsi, lm, lam=0.5)``, ``AMFM.train(corpus)``, ``AMFM.default()``.
 
@@ -147,7 +143,7 @@ class AMFM:
 
     def __init__(self, lsi, lm, *, lam: float = 0.5, mean: str = "arithmetic", dims: int | None = None,
                  combine: str | None = None, am_combine: str | None = None, fm_combine: str | None = None,
-                 tokenize: str | None = None, workers: int = -1):
+                 fm_normalization: str = "per-word", tokenize: str | None = None, workers: int = -1):
         LsiModel, NgramLM, _, _ = _engines()
         if not isinstance(lsi, LsiModel):
             raise TypeError(f"lsi must be a fastamfm.LsiModel, got {type(lsi).__name__}")
@@ -162,16 +158,18 @@ class AMFM:
             am_combine = fm_combine = combine
         if tokenize is not None and tokenize != lsi.tokenizer.preset:
             raise ValueError(f"tokenize={tokenize!r} but the LSI model was trained with {lsi.tokenizer.describe()}")
+        if lsi.tokenizer.describe() != lm.tokenizer.describe():
+            # One References object serves both models, so they must tokenize alike.
+            raise ValueError(f"the LSI model tokenizes with {lsi.tokenizer.describe()} but the LM with "
+                             f"{lm.tokenizer.describe()}; train (or load) both with the same tokenize=")
         settings = AMFMSettings(lam=lam, mean=mean, dims=dims, am_combine=am_combine or "max",
-                                fm_combine=fm_combine or "mean")
+                                fm_combine=fm_combine or "mean", fm_normalization=fm_normalization)
         settings.check(lsi.dims)
         settings = replace(settings, lam=float(lam), dims=None if dims is None else int(dims))
         self._lsi = lsi
         self._lm = lm
         self._settings = settings
         self._workers = workers
-        self._fingerprints: tuple[str, str] | None = None
-        self._fingerprint_lock = threading.Lock()
 
     # --- construction ---------------------------------------------------------
     @classmethod
@@ -291,9 +289,7 @@ class AMFM:
             current.pop("am_combine")
             current.pop("fm_combine")
         current.update(changes)
-        other = AMFM(self._lsi, self._lm, workers=self._workers, **current)
-        other._fingerprints = self._fingerprints
-        return other
+        return AMFM(self._lsi, self._lm, workers=self._workers, **current)
 
     # --- what it holds ----------------------------------------------------------
     @property
@@ -316,15 +312,9 @@ class AMFM:
     def signature(self) -> str:
         """Every setting that changes the number, and content hashes of both models."""
         s = self._settings
-        lsi_id, lm_id = self._model_fingerprints()
         return make_signature("amfm", lam=s.lam, mean=s.mean, dims=self.dims, am=s.am_combine, fm=s.fm_combine,
-                              tok=self._lsi.tokenizer.describe(), lsi=lsi_id, lm=lm_id, order=self._lm.order)
-
-    def _model_fingerprints(self) -> tuple[str, str]:
-        with self._fingerprint_lock:
-            if self._fingerprints is None:
-                self._fingerprints = (self._lsi.fingerprint, _lm_fingerprint(self._lm))
-            return self._fingerprints
+                              fm_norm=s.fm_normalization, tok=self._lsi.tokenizer.describe(),
+                              lsi=self._lsi.fingerprint, lm=self._lm.fingerprint, order=self._lm.order)
 
     def __repr__(self) -> str:
         s = self._settings
@@ -349,7 +339,8 @@ class AMFM:
         w = self._workers if workers is None else workers
         s = self._settings
         am = adequacy(hyps, refs, self._lsi, dims=s.dims, combine=s.am_combine, workers=w).sentences
-        fm = fluency(hyps, refs, self._lm, combine=s.fm_combine, workers=w).sentences
+        fm = fluency(hyps, refs, self._lm, combine=s.fm_combine, normalization=s.fm_normalization,
+                     workers=w).sentences
         return np.asarray(am, dtype=np.float64), np.asarray(fm, dtype=np.float64)
 
     def score(self, hyps, refs, *, workers: int | None = None) -> AMFMResult:
