@@ -11,6 +11,7 @@ import unicodedata
 import numpy as np
 import scipy.sparse
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from sklearn.preprocessing import normalize
 
 _KEPT_PUNCTUATION = "'-%"
 
@@ -79,13 +80,13 @@ def unit_rows(x: np.ndarray) -> np.ndarray:
 
 def project(sentences, vocabulary, components, dims: int, weighting: str = "counts", global_weights=None):
     """Weighted bag of words x U[:, :dims] (tf-idf bags L2-normalised) with scikit-learn counts."""
-    counts = count_vectorizer(vocabulary).transform(sentences).astype(np.float64).toarray()
+    counts = count_vectorizer(vocabulary).transform(sentences).astype(np.float64).tocsr()
     g = np.ones(len(vocabulary)) if global_weights is None else np.asarray(global_weights)
-    local = np.log1p(counts) if weighting == "log-entropy" else counts
-    x = local * g
+    local = counts.log1p() if weighting == "log-entropy" else counts
+    x = local @ scipy.sparse.diags(g)
     if weighting == "tfidf":
-        x = unit_rows(x)
-    return x @ np.asarray(components, dtype=np.float64)[:, :dims]
+        x = normalize(x)
+    return np.asarray(x @ np.asarray(components, dtype=np.float64)[:, :dims])
 
 
 def am_scores(hyps, refs, vocabulary, components, dims: int, combine: str = "max", weighting: str = "counts",
