@@ -41,5 +41,6 @@ void register_errors(py::module_& m);
 void register_text(py::module_& m);
 void register_references(py::module_& m);
 void register_lsi(py::module_& m);
+void register_lm(py::module_& m);
 
 }  // namespace fastamfm::bindings

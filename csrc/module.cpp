@@ -8,4 +8,5 @@ PYBIND11_MODULE(_core, m) {
   register_text(m);
   register_references(m);
   register_lsi(m);
+  register_lm(m);
 }

@@ -9,6 +9,8 @@ from .amfm import AMFM, AMFMResult, amfm_metrics, combine_scores
 from .correlation import correlate, metric_correlations
 from .evaluate import evaluate
 from .tuning import tune
+from .fluency import fluency
+from .lm import NgramLM, TokenScores
 from .references import References
 from .lsi import LsiModel
 from .adequacy import adequacy
@@ -19,8 +21,10 @@ __all__ = [
     "adequacy",
     "HAS_CUDA",
     "FormatError",
+    "NgramLM",
     "References",
     "TOKENIZER_PRESETS",
+    "TokenScores",
     "__version__",
     "AMFM",
     "AMFMResult",
@@ -30,6 +34,7 @@ __all__ = [
     "evaluate",
     "tune",
     "metric_correlations",
+    "fluency",
     "io",
     "resolve_device",
     "tokenize",
