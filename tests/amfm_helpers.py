@@ -27,7 +27,7 @@ def tiny_pairs(n: int, n_refs: int = 3, seed: int = 1) -> tuple[list[str], list[
     rng = random.Random(seed)
     hyps = [sentence(rng) for _ in range(n)]
     for i in range(0, n, 7):
-        hyps[i] = "zzqx unknownword ."  # no vocabulary word: AM 0
+        hyps[i] = "zzqx unknownword"  # no vocabulary word: AM 0
     if n > 3:
         hyps[3] = ""
     refs = [[sentence(rng) for _ in range(n_refs)] for _ in range(n)]

@@ -74,7 +74,7 @@ def test_reference_combinations_and_dims_are_passed_on(scorer, pairs):
 def test_unknown_words_score_am_zero(scorer, pairs):
     hyps, refs = pairs
     res = scorer.score(hyps, refs)
-    assert res.am[0] == 0.0  # "zzqx unknownword ." has no vocabulary word
+    assert res.am[0] == 0.0  # "zzqx unknownword" has no vocabulary word
     assert res.am[3] == 0.0  # the empty response
 
 
@@ -233,7 +233,7 @@ def test_evaluate_returns_every_available_metric(scorer, pairs):
 
 def test_evaluate_skips_what_is_missing_with_a_warning(scorer, pairs):
     hyps, refs = pairs
-    with pytest.warns(RuntimeWarning, match="needs word vectors"):
+    with pytest.warns(RuntimeWarning, match="needs word vectors|not available in this build"):
         out = fastamfm.evaluate(hyps, refs, metrics="am,embedding_average", model=scorer, frame=False)
     assert list(out) == ["AM"]
     with pytest.raises(ValueError, match="unknown metric 'blue'"):

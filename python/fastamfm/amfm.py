@@ -174,7 +174,7 @@ class AMFM:
     # --- construction ---------------------------------------------------------
     @classmethod
     def train(cls, corpus, *, dims: int = 100, weighting: str = "counts", min_count: int = 1,
-              max_vocab: int | None = None, order: int = 3, smoothing: str = "kneser-ney",
+              max_vocab: int | None = None, order: int = 3, smoothing: str = "kneser-ney", prune: float | None = None,
               tokenize: str = "amfm", lowercase: bool = False, seed: int = 0, workers: int = -1,
               lsi_options: Mapping | None = None, lm_options: Mapping | None = None, **settings) -> "AMFM":
         """Train both models on ``corpus`` (a text file path, one sentence per line, or an
@@ -189,7 +189,8 @@ class AMFM:
         tok = dict(tokenize=tokenize, lowercase=lowercase)
         lsi = LsiModel.train(corpus, dims=dims, weighting=weighting, min_count=min_count, max_vocab=max_vocab,
                              seed=seed, workers=workers, **tok, **dict(lsi_options or {}))
-        lm = NgramLM.train(corpus, order=order, smoothing=smoothing, workers=workers, **tok, **dict(lm_options or {}))
+        lm = NgramLM.train(corpus, order=order, smoothing=smoothing, prune=prune, workers=workers, **tok,
+                           **dict(lm_options or {}))
         return cls(lsi, lm, workers=workers, **settings)
 
     @classmethod

@@ -15,7 +15,8 @@ Settings (chosen for a general-purpose default, not tuned on any evaluation data
   user text scores as the AM-FM toolkit would normalise it;
 - LSI: raw counts (the toolkit's weighting), words seen at least ``MIN_COUNT`` times,
   at most ``MAX_VOCAB`` words, ``DIMS`` dimensions, seed 0;
-- LM: ``ORDER``-gram, interpolated modified Kneser-Ney;
+- LM: ``ORDER``-gram, interpolated modified Kneser-Ney, n-grams pruned below a
+  ``PRUNE`` change in probability (the threshold the AM-FM paper used with SRILM);
 - scoring: λ = 0.5 (the toolkit's default), arithmetic mean, AM max and FM mean over
   references (the paper's choices).
 These keep the model directory under ~15 MB.
@@ -35,6 +36,7 @@ MIN_COUNT = 2
 MAX_VOCAB = 20000
 ORDER = 3
 SMOOTHING = "kneser-ney"
+PRUNE = 1e-6
 TOKENIZE = "amfm"
 LAM = 0.5
 
@@ -69,7 +71,7 @@ def build(topical_chat, out, *, workers: int = -1):
     turns = topical_chat_turns(topical_chat)
     log.info("%d Topical-Chat turns read", len(turns))
     scorer = AMFM.train(turns, dims=DIMS, weighting="counts", min_count=MIN_COUNT, max_vocab=MAX_VOCAB,
-                        order=ORDER, smoothing=SMOOTHING, seed=0, workers=workers, lam=LAM,
+                        order=ORDER, smoothing=SMOOTHING, prune=PRUNE, seed=0, workers=workers, lam=LAM,
                         tokenize=TOKENIZE)
     scorer.save(out)
     size = sum(p.stat().st_size for p in Path(out).iterdir())

@@ -185,7 +185,8 @@ def _cmd_train(args) -> int:
         raise FileNotFoundError(f"{args.corpus}: no such file")
     start = time.perf_counter()
     scorer = AMFM.train(args.corpus, dims=args.dims, weighting=args.weighting, min_count=args.min_count,
-                        max_vocab=args.max_vocab, order=args.order, smoothing=args.smoothing, seed=args.seed,
+                        max_vocab=args.max_vocab, order=args.order, smoothing=args.smoothing, prune=args.prune,
+                        seed=args.seed,
                         workers=args.workers, lam=args.lam, mean=args.mean, am_combine=args.am_combine,
                         fm_combine=args.fm_combine, tokenize=args.tokenize, lowercase=args.lowercase)
     scorer.save(args.out)
@@ -317,6 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-vocab", type=_positive_int)
     p.add_argument("--order", type=_positive_int, default=3)
     p.add_argument("--smoothing", default="kneser-ney", choices=("kneser-ney", "katz"))
+    p.add_argument("--prune", type=float, help="drop n-grams whose removal changes the model less (e.g. 1e-6)")
     p.add_argument("--lam", type=float, default=0.5)
     p.add_argument("--mean", default="arithmetic", choices=("arithmetic", "geometric", "harmonic"))
     p.add_argument("--am-combine", default="max", choices=("max", "mean", "centroid"))
