@@ -169,7 +169,7 @@ def tune(systems: Mapping, refs, human, *, corpus=None, model: AMFM | None = Non
     if model is not None:
         if not isinstance(model, AMFM):
             raise TypeError(f"model must be an AMFM, got {type(model).__name__}")
-        lsi, k = model.lsi, model.lsi.components.shape[1]
+        lsi, k = model.lsi, model.lsi.dims
         dims = _positive_ints(dims if dims is not None else [model.dims], "dims")
         if dims[-1] > k:
             raise ValueError(f"dims up to {dims[-1]} asked for but the model's LSI has {k} dimensions")
@@ -177,7 +177,7 @@ def tune(systems: Mapping, refs, human, *, corpus=None, model: AMFM | None = Non
             raise ValueError(f"a given model has only its own LM order ({model.lm.order}); "
                              "pass corpus= to tune the order")
         lms = {model.lm.order: model.lm}
-        tokenize, lowercase = model.settings.tokenize, model.settings.lowercase
+        normalization = model.settings.fm_normalization
     else:
         dims = _positive_ints(dims if dims is not None else [100], "dims")
         orders = _positive_ints(orders if orders is not None else [3], "orders")
@@ -187,16 +187,15 @@ def tune(systems: Mapping, refs, human, *, corpus=None, model: AMFM | None = Non
         lsi = LsiModel.train(corpus, dims=dims[-1], weighting=weighting, min_count=min_count,
                              max_vocab=max_vocab, seed=seed, workers=workers, **tok)
         lms = {o: NgramLM.train(corpus, order=o, smoothing=smoothing, workers=workers, **tok) for o in orders}
+        normalization = "per-word"
 
-    from .references import as_references
-
-    n = len(hyps[names[0]])
-    encoded = as_references(refs, n, tokenize=tokenize, lowercase=lowercase, max_order=1, workers=workers,
-                            what="tune")
+    # One encoding of the references serves every setting (both models tokenize alike).
+    encoded = AMFM(lsi, next(iter(lms.values())), workers=workers).references(refs, len(hyps[names[0]]))
     am = {(d, a): {s: np.asarray(adequacy(hyps[s], encoded, lsi, dims=d, combine=a, workers=workers).sentences)
                    for s in names}
           for d in dims for a in dict.fromkeys(p[0] for p in pairs)}
-    fm = {(o, f): {s: np.asarray(fluency(hyps[s], encoded, lm, combine=f, workers=workers).sentences)
+    fm = {(o, f): {s: np.asarray(fluency(hyps[s], encoded, lm, combine=f, normalization=normalization,
+                                         workers=workers).sentences)
                    for s in names}
           for o, lm in lms.items() for f in dict.fromkeys(p[1] for p in pairs)}
 
