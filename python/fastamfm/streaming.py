@@ -103,7 +103,10 @@ def _iter_input(hyp, refs, jsonl, chunk_size: int):
 
 def count_responses(hyp=None, jsonl=None) -> int:
     """Number of responses in the input (a fast line count), for progress bars."""
-    return int(_core.count_lines(os.fspath(jsonl if jsonl is not None else hyp)))
+    path = os.fspath(jsonl if jsonl is not None else hyp)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"{path}: no such file")
+    return int(_core.count_lines(path))
 
 
 def score_files(out, *, hyp=None, refs=(), jsonl=None, metrics=("am", "fm", "amfm"), model="default",
