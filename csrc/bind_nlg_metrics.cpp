@@ -13,22 +13,43 @@
 #include "distinct.hpp"
 #include "document_frequency.hpp"
 #include "rouge_l.hpp"
+#include "space_split.hpp"
 
 namespace fastamfm::bindings {
 
 namespace {
 
+// Hypotheses encoded once for every metric scored on them: tokens and n-gram counts
+// under the tokenizer and, for the whitespace preset, the split_on_spaces view that
+// pycocoevalcap's ROUGE-L has of the text.
 struct EncodedHypotheses {
+  Tokenizer tokenizer;
   TokenizedBatch tokens;
   NgramTable ngrams;
+  TokenizedBatch space_split;
+  bool has_space_split = false;
 };
 
-EncodedHypotheses encode(const TextBatch& texts, const Tokenizer& tokenizer, int max_order, int workers,
-                         const InterruptCheck& check) {
-  EncodedHypotheses out;
-  out.tokens = tokenize_batch(texts, tokenizer, workers, check);
-  if (max_order > 0) out.ngrams = NgramTable(out.tokens, max_order, workers, check);
-  return out;
+std::shared_ptr<EncodedHypotheses> encode(py::handle hyps, const Tokenizer& tokenizer, int max_order, int workers) {
+  const TextBatch texts = to_text_batch(hyps, "hyps");
+  if (texts.empty()) throw py::value_error("hyps is empty");
+  const auto check = python_interrupt_check();
+  return without_gil([&] {
+    auto out = std::make_shared<EncodedHypotheses>(EncodedHypotheses{tokenizer, {}, {}, {}, false});
+    out->tokens = tokenize_batch(texts, tokenizer, workers, check);
+    out->ngrams = NgramTable(out->tokens, max_order, workers, check);
+    if (tokenizer.options().preset == TokenizerPreset::Whitespace) {
+      out->space_split = split_on_spaces(texts, tokenizer.lowercases(), workers, check);
+      out->has_space_split = true;
+    }
+    return out;
+  });
+}
+
+void check_same_tokenizer(const EncodedHypotheses& hyps, const Tokenizer& refs_tokenizer, const char* what) {
+  if (hyps.tokenizer.describe() != refs_tokenizer.describe())
+    throw py::value_error(std::string(what) + ": hypotheses encoded with " + hyps.tokenizer.describe() +
+                          " but references with " + refs_tokenizer.describe());
 }
 
 template <class T>
@@ -45,9 +66,9 @@ py::array_t<T> to_matrix(const std::vector<T>& values, size_t rows, size_t cols)
   return out;
 }
 
-py::tuple bleu(py::handle hyps, const ReferenceSet& refs, int max_order, const std::string& ref_length,
-               std::optional<std::string> smooth, double smooth_value, int workers) {
-  const TextBatch texts = to_text_batch(hyps, "hyps");
+py::tuple bleu(const EncodedHypotheses& hyps, const BleuReferenceCounts& ref_counts, int max_order,
+               const std::string& ref_length, std::optional<std::string> smooth, double smooth_value, int workers) {
+  check_same_tokenizer(hyps, ref_counts.references().tokenizer(), "bleu");
   const RefLength length_mode = parse_ref_length(ref_length);
   const std::optional<BleuSmoothing> smoothing =
       smooth ? std::optional<BleuSmoothing>(parse_bleu_smoothing(*smooth)) : std::nullopt;
@@ -55,8 +76,7 @@ py::tuple bleu(py::handle hyps, const ReferenceSet& refs, int max_order, const s
   BleuStatistics stats;
   std::vector<double> sentences;
   without_gil([&] {
-    const EncodedHypotheses h = encode(texts, refs.tokenizer(), max_order, workers, check);
-    stats = bleu_statistics(h.tokens, h.ngrams, refs, max_order, length_mode, workers, check);
+    stats = bleu_statistics(hyps.tokens, hyps.ngrams, ref_counts, max_order, length_mode, workers, check);
     sentences = smoothing ? bleu_smoothed_segment_scores(stats, *smoothing, smooth_value) : bleu_segment_scores(stats);
     return 0;
   });
@@ -78,38 +98,50 @@ py::array_t<double> bleu_corpus(double hyp_len, double ref_len, const std::vecto
   return to_array(out);
 }
 
-py::array_t<double> rouge_l(py::handle hyps, const ReferenceSet& refs, double beta, const std::string& multi_ref,
-                            int workers) {
-  const TextBatch texts = to_text_batch(hyps, "hyps");
+// Tokens as the reference tool splits them, for scoring many systems against the
+// same references (ROUGE-L's pycocoevalcap split_on_spaces).
+struct TokenSequences {
+  TokenizedBatch tokens;
+};
+
+TokenSequences split_texts(py::handle texts, bool lowercase, int workers) {
+  const TextBatch batch = to_text_batch(texts, "references");
+  const auto check = python_interrupt_check();
+  return without_gil([&] { return TokenSequences{split_on_spaces(batch, lowercase, workers, check)}; });
+}
+
+py::array_t<double> rouge_l(const EncodedHypotheses& hyps, const ReferenceSet& refs, double beta,
+                            const std::string& multi_ref, int workers) {
+  check_same_tokenizer(hyps, refs.tokenizer(), "rouge_l");
   const RougeMultiRef mode = parse_rouge_multi_ref(multi_ref);
   const auto check = python_interrupt_check();
-  const std::vector<double> scores = without_gil([&] {
-    const EncodedHypotheses h = encode(texts, refs.tokenizer(), 0, workers, check);
-    return rouge_l_scores(h.tokens, refs, beta, mode, workers, check);
-  });
-  return to_array(scores);
+  return to_array(without_gil(
+      [&] { return rouge_l_scores(hyps.tokens, refs.tokens(), refs.segment_offsets(), beta, mode, workers, check); }));
 }
 
-py::array_t<double> cider(py::handle hyps, const CiderReferenceModel& model, double sigma, int workers) {
-  const TextBatch texts = to_text_batch(hyps, "hyps");
+py::array_t<double> rouge_l_split_on_spaces(const EncodedHypotheses& hyps, const TokenSequences& refs,
+                                            const std::vector<uint64_t>& segment_offsets, double beta,
+                                            const std::string& multi_ref, int workers) {
+  if (!hyps.has_space_split) throw py::value_error("rouge_l: hypotheses were not encoded with the whitespace preset");
+  const RougeMultiRef mode = parse_rouge_multi_ref(multi_ref);
   const auto check = python_interrupt_check();
-  const std::vector<double> scores = without_gil([&] {
-    const EncodedHypotheses h = encode(texts, model.references().tokenizer(), model.max_order(), workers, check);
-    return cider_d_scores(h.tokens, h.ngrams, model, sigma, workers, check);
-  });
-  return to_array(scores);
+  return to_array(without_gil(
+      [&] { return rouge_l_scores(hyps.space_split, refs.tokens, segment_offsets, beta, mode, workers, check); }));
 }
 
-py::dict distinct(py::handle texts, const std::vector<int>& orders, const Tokenizer& tokenizer, int workers) {
-  const TextBatch batch = to_text_batch(texts, "hyps");
+py::array_t<double> cider(const EncodedHypotheses& hyps, const CiderReferenceModel& model, double sigma, int workers) {
+  check_same_tokenizer(hyps, model.references().tokenizer(), "cider");
   const auto check = python_interrupt_check();
-  const DistinctCounts counts = without_gil([&] {
-    const TokenizedBatch tokens = tokenize_batch(batch, tokenizer, workers, check);
-    return distinct_ngrams(tokens, orders, workers, check);
-  });
+  return to_array(without_gil([&] { return cider_d_scores(hyps.tokens, hyps.ngrams, model, sigma, workers, check); }));
+}
+
+py::dict distinct(const EncodedHypotheses& hyps, const std::vector<int>& orders, int workers) {
+  const auto check = python_interrupt_check();
+  const DistinctCounts counts = without_gil([&] { return distinct_ngrams(hyps.tokens, orders, workers, check); });
+  const size_t n = hyps.tokens.size();
   py::dict out;
-  out["unique"] = to_matrix(counts.unique, batch.size(), orders.size());
-  out["total"] = to_matrix(counts.total, batch.size(), orders.size());
+  out["unique"] = to_matrix(counts.unique, n, orders.size());
+  out["total"] = to_matrix(counts.total, n, orders.size());
   out["corpus_unique"] = to_array(counts.corpus_unique);
   out["corpus_total"] = to_array(counts.corpus_total);
   return out;
@@ -118,15 +150,41 @@ py::dict distinct(py::handle texts, const std::vector<int>& orders, const Tokeni
 }  // namespace
 
 void register_nlg_metrics(py::module_& m) {
-  m.def("bleu", &bleu, py::arg("hyps"), py::arg("refs"), py::arg("max_order"), py::arg("ref_length"),
+  py::class_<EncodedHypotheses, std::shared_ptr<EncodedHypotheses>>(m, "EncodedHypotheses")
+      .def(py::init(&encode), py::arg("hyps"), py::arg("tokenizer"), py::arg("max_order"), py::arg("workers") = -1)
+      .def_property_readonly("size", [](const EncodedHypotheses& h) { return h.tokens.size(); })
+      .def_property_readonly("max_order", [](const EncodedHypotheses& h) { return h.ngrams.max_order(); })
+      .def_property_readonly("tokenizer", [](const EncodedHypotheses& h) { return h.tokenizer; })
+      .def("tokens", [](const EncodedHypotheses& h, size_t i) {
+        if (i >= h.tokens.size()) throw py::index_error("hypothesis index out of range");
+        return h.tokens.tokens(i);
+      });
+  py::class_<BleuReferenceCounts, std::shared_ptr<BleuReferenceCounts>>(m, "BleuReferenceCounts")
+      .def(py::init([](std::shared_ptr<ReferenceSet> refs, int max_order, int workers) {
+             const auto check = python_interrupt_check();
+             return without_gil([&] { return std::make_shared<BleuReferenceCounts>(refs, max_order, workers, check); });
+           }),
+           py::arg("refs"), py::arg("max_order"), py::arg("workers") = -1)
+      .def_property_readonly("max_order", &BleuReferenceCounts::max_order);
+  m.def("bleu", &bleu, py::arg("hyps"), py::arg("ref_counts"), py::arg("max_order"), py::arg("ref_length"),
         py::arg("smooth"), py::arg("smooth_value"), py::arg("workers"),
         "(sentence scores [n, max_order], per-segment statistics) of BLEU.");
   m.def("bleu_corpus", &bleu_corpus, py::arg("hyp_len"), py::arg("ref_len"), py::arg("guess"), py::arg("correct"),
         "Corpus BLEU-1..k from summed statistics (pycocoevalcap's formula).");
+  py::class_<TokenSequences>(m, "TokenSequences")
+      .def_property_readonly("size", [](const TokenSequences& t) { return t.tokens.size(); })
+      .def("tokens", [](const TokenSequences& t, size_t i) {
+        if (i >= t.tokens.size()) throw py::index_error("text index out of range");
+        return t.tokens.tokens(i);
+      });
+  m.def("split_on_spaces", &split_texts, py::arg("texts"), py::arg("lowercase"), py::arg("workers"),
+        "Texts stripped, then split on single spaces (pycocoevalcap's ROUGE-L view of nlg-eval's lines).");
   m.def("rouge_l", &rouge_l, py::arg("hyps"), py::arg("refs"), py::arg("beta"), py::arg("multi_ref"),
         py::arg("workers"));
+  m.def("rouge_l_split_on_spaces", &rouge_l_split_on_spaces, py::arg("hyps"), py::arg("ref_tokens"),
+        py::arg("segment_offsets"), py::arg("beta"), py::arg("multi_ref"), py::arg("workers"));
   m.def("cider", &cider, py::arg("hyps"), py::arg("model"), py::arg("sigma"), py::arg("workers"));
-  m.def("distinct", &distinct, py::arg("texts"), py::arg("orders"), py::arg("tokenizer"), py::arg("workers"));
+  m.def("distinct", &distinct, py::arg("hyps"), py::arg("orders"), py::arg("workers"));
 
   py::class_<DocumentFrequency, std::shared_ptr<DocumentFrequency>>(m, "DocumentFrequency")
       .def(py::init<int>(), py::arg("max_order") = 4)

@@ -49,30 +49,34 @@ double effective_ref_length(const ReferenceSet& refs, size_t segment, size_t hyp
   return static_cast<double>(best);
 }
 
-// Clipped matches of one order: each hypothesis n-gram counts at most as often as
-// the most it occurs in any single reference. max_ref is scratch sized to hyp.
-uint64_t clipped_matches(NgramSpan hyp, const ReferenceSet& refs, size_t segment, int order,
-                         std::vector<uint32_t>& max_ref) {
-  if (hyp.size == 0) return 0;
-  max_ref.assign(hyp.size, 0);
-  for (size_t r = refs.refs_begin(segment); r < refs.refs_end(segment); ++r) {
-    const NgramSpan ref = refs.ngrams().at(r, order);
-    size_t i = 0, j = 0;
-    while (i < hyp.size && j < ref.size) {
-      if (hyp.data[i].key < ref.data[j].key) {
-        ++i;
-      } else if (ref.data[j].key < hyp.data[i].key) {
-        ++j;
-      } else {
-        max_ref[i] = std::max(max_ref[i], ref.data[j].count);
-        ++i;
-        ++j;
-      }
-    }
-  }
+// Matches of one order, each hypothesis n-gram counted at most as often as the most
+// it occurs in any single reference.
+uint64_t clipped_matches(NgramSpan hyp, NgramSpan max_ref) {
   uint64_t correct = 0;
-  for (size_t i = 0; i < hyp.size; ++i) correct += std::min(hyp.data[i].count, max_ref[i]);
+  size_t i = 0, j = 0;
+  while (i < hyp.size && j < max_ref.size) {
+    const NgramKey a = hyp.data[i].key, b = max_ref.data[j].key;
+    if (a == b) correct += std::min(hyp.data[i].count, max_ref.data[j].count);
+    // Advance without a data-dependent branch: the keys are random.
+    i += a <= b;
+    j += b <= a;
+  }
   return correct;
+}
+
+// The union of sorted spans with the maximum count of each key, appended to out.
+void merge_max_counts(const ReferenceSet& refs, size_t segment, int order, std::vector<NgramCount>& scratch,
+                      std::vector<NgramCount>& out) {
+  scratch.clear();
+  for (size_t r = refs.refs_begin(segment); r < refs.refs_end(segment); ++r) {
+    const NgramSpan span = refs.ngrams().at(r, order);
+    scratch.insert(scratch.end(), span.begin(), span.end());
+  }
+  std::sort(scratch.begin(), scratch.end(), [](const NgramCount& a, const NgramCount& b) {
+    return a.key < b.key || (a.key == b.key && a.count > b.count);
+  });
+  for (size_t i = 0; i < scratch.size(); ++i)
+    if (i == 0 || scratch[i].key != scratch[i - 1].key) out.push_back(scratch[i]);  // the largest count comes first
 }
 
 // sacrebleu's my_log: log, with log(0) floored to a large negative number.
@@ -118,15 +122,49 @@ double smoothed_bleu(double hyp_len, double ref_len, const uint64_t* guess, cons
 
 }  // namespace
 
-BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams, const ReferenceSet& refs,
-                               int max_order, RefLength ref_length, int workers, const InterruptCheck& interrupted) {
+BleuReferenceCounts::BleuReferenceCounts(std::shared_ptr<const ReferenceSet> refs, int max_order, int workers,
+                                         const InterruptCheck& interrupted)
+    : refs_(std::move(refs)), max_order_(max_order) {
+  if (max_order < 1 || max_order > refs_->max_order())
+    throw InputError("bleu: max_order " + std::to_string(max_order) + " but the references hold n-grams up to order " +
+                     std::to_string(refs_->max_order()));
+  constexpr size_t kPartSize = 1024;
+  const size_t n = refs_->num_segments();
+  const size_t parts = part_count(n, kPartSize);
+  std::vector<std::vector<NgramCount>> part_entries(parts);
+  std::vector<std::vector<uint64_t>> part_sizes(parts);
+  parallel_parts(
+      parts, workers,
+      [&](size_t p) {
+        std::vector<NgramCount> scratch;
+        for (size_t s = p * kPartSize; s < std::min(n, (p + 1) * kPartSize); ++s) {
+          for (int order = 1; order <= max_order_; ++order) {
+            const size_t before = part_entries[p].size();
+            merge_max_counts(*refs_, s, order, scratch, part_entries[p]);
+            part_sizes[p].push_back(part_entries[p].size() - before);
+          }
+        }
+      },
+      interrupted);
+  offsets_.assign(1, 0);
+  offsets_.reserve(n * static_cast<size_t>(max_order_) + 1);
+  for (size_t p = 0; p < parts; ++p) {
+    entries_.insert(entries_.end(), part_entries[p].begin(), part_entries[p].end());
+    for (uint64_t size : part_sizes[p]) offsets_.push_back(offsets_.back() + size);
+  }
+}
+
+BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams,
+                               const BleuReferenceCounts& ref_counts, int max_order, RefLength ref_length, int workers,
+                               const InterruptCheck& interrupted) {
+  const ReferenceSet& refs = ref_counts.references();
   const size_t n = hyps.size();
   if (n != refs.num_segments())
     throw InputError("bleu: " + std::to_string(n) + " hypotheses but " + std::to_string(refs.num_segments()) +
                      " reference segments");
-  if (max_order < 1 || max_order > hyp_ngrams.max_order() || max_order > refs.max_order())
+  if (max_order < 1 || max_order > hyp_ngrams.max_order() || max_order > ref_counts.max_order())
     throw InputError("bleu: max_order " + std::to_string(max_order) + " exceeds the n-gram orders counted (" +
-                     std::to_string(std::min(hyp_ngrams.max_order(), refs.max_order())) + ")");
+                     std::to_string(std::min(hyp_ngrams.max_order(), ref_counts.max_order())) + ")");
   const size_t k_orders = static_cast<size_t>(max_order);
   BleuStatistics stats;
   stats.max_order = max_order;
@@ -137,15 +175,14 @@ BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp
   parallel_for(
       n, workers,
       [&](size_t begin, size_t end) {
-        std::vector<uint32_t> max_ref;
         for (size_t i = begin; i < end; ++i) {
           const size_t len = hyps.num_tokens(i);
           stats.hyp_len[i] = static_cast<double>(len);
           stats.ref_len[i] = effective_ref_length(refs, i, len, ref_length);
           for (size_t k = 0; k < k_orders; ++k) {
+            const int order = static_cast<int>(k + 1);
             stats.guess[i * k_orders + k] = len > k ? len - k : 0;
-            stats.correct[i * k_orders + k] =
-                clipped_matches(hyp_ngrams.at(i, static_cast<int>(k + 1)), refs, i, static_cast<int>(k + 1), max_ref);
+            stats.correct[i * k_orders + k] = clipped_matches(hyp_ngrams.at(i, order), ref_counts.max_counts(i, order));
           }
         }
       },

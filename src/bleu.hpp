@@ -7,6 +7,7 @@
 // whole-corpus number when the chunks' statistics are added.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -26,6 +27,28 @@ RefLength parse_ref_length(std::string_view name);
 enum class BleuSmoothing { None, Floor, AddK, Exp };
 BleuSmoothing parse_bleu_smoothing(std::string_view name);
 
+// For each segment and order, every n-gram of its references with the largest count
+// it has in any one of them (the clipping limit), sorted by key. Built once per
+// ReferenceSet and reused for every system scored against it.
+class BleuReferenceCounts {
+ public:
+  BleuReferenceCounts(std::shared_ptr<const ReferenceSet> refs, int max_order, int workers,
+                      const InterruptCheck& interrupted = {});
+
+  const ReferenceSet& references() const { return *refs_; }
+  int max_order() const { return max_order_; }
+  NgramSpan max_counts(size_t segment, int order) const {
+    const size_t slot = segment * static_cast<size_t>(max_order_) + static_cast<size_t>(order - 1);
+    return {entries_.data() + offsets_[slot], offsets_[slot + 1] - offsets_[slot]};
+  }
+
+ private:
+  std::shared_ptr<const ReferenceSet> refs_;
+  int max_order_;
+  std::vector<NgramCount> entries_;
+  std::vector<uint64_t> offsets_;
+};
+
 struct BleuStatistics {
   int max_order = 0;
   std::vector<double> hyp_len;    // [n] hypothesis tokens
@@ -37,8 +60,8 @@ struct BleuStatistics {
 };
 
 // Statistics of hypothesis i against the references of segment i, for orders 1..max_order.
-BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams, const ReferenceSet& refs,
-                               int max_order, RefLength ref_length, int workers,
+BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams,
+                               const BleuReferenceCounts& refs, int max_order, RefLength ref_length, int workers,
                                const InterruptCheck& interrupted = {});
 
 // BLEU-1..max_order from (summed) statistics with pycocoevalcap's guards:

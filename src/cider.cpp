@@ -58,6 +58,56 @@ double CiderReferenceModel::weight(uint32_t term_frequency, NgramKey key) const 
   return static_cast<double>(term_frequency) * (log_segments_ - std::log(df));
 }
 
+namespace {
+
+// The hypothesis' n-grams of all orders in a small open-addressing table (keys are
+// well-mixed hashes and carry their order), so each reference n-gram finds its
+// hypothesis weight with one probe instead of a merge per reference and order.
+class HypothesisVector {
+ public:
+  void build(const NgramTable& ngrams, size_t i, int orders, const CiderReferenceModel& model) {
+    size_t entries = 0;
+    for (int order = 1; order <= orders; ++order) entries += ngrams.at(i, order).size;
+    size_t capacity = 64;
+    while (capacity < 2 * entries) capacity *= 2;
+    keys_.assign(capacity, 0);
+    weights_.assign(capacity, 0.0);
+    used_.assign(capacity, 0);
+    norms_.assign(static_cast<size_t>(orders), 0.0);
+    for (int order = 1; order <= orders; ++order)
+      for (const NgramCount& e : ngrams.at(i, order)) model.prefetch_weight(e.key);
+    for (int order = 1; order <= orders; ++order) {
+      double sum_sq = 0;
+      for (const NgramCount& e : ngrams.at(i, order)) {
+        const double w = model.weight(e.count, e.key);
+        size_t slot = e.key & (capacity - 1);
+        while (used_[slot]) slot = (slot + 1) & (capacity - 1);
+        keys_[slot] = e.key;
+        weights_[slot] = w;
+        used_[slot] = 1;
+        sum_sq += w * w;
+      }
+      norms_[static_cast<size_t>(order - 1)] = std::sqrt(sum_sq);
+    }
+  }
+  // The weight of key, or 0 when the hypothesis lacks it (it then adds nothing).
+  double weight(NgramKey key) const {
+    const size_t mask = keys_.size() - 1;
+    for (size_t slot = key & mask; used_[slot]; slot = (slot + 1) & mask)
+      if (keys_[slot] == key) return weights_[slot];
+    return 0.0;
+  }
+  double norm(int order) const { return norms_[static_cast<size_t>(order - 1)]; }
+
+ private:
+  std::vector<NgramKey> keys_;
+  std::vector<double> weights_;
+  std::vector<uint8_t> used_;
+  std::vector<double> norms_;
+};
+
+}  // namespace
+
 std::vector<double> cider_d_scores(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams,
                                    const CiderReferenceModel& model, double sigma, int workers,
                                    const InterruptCheck& interrupted) {
@@ -76,50 +126,27 @@ std::vector<double> cider_d_scores(const TokenizedBatch& hyps, const NgramTable&
   parallel_for(
       n, workers,
       [&](size_t begin, size_t end) {
-        std::vector<double> hyp_weights, hyp_norms(static_cast<size_t>(orders)), per_order(static_cast<size_t>(orders));
-        std::vector<uint64_t> hyp_offsets(static_cast<size_t>(orders) + 1);
+        HypothesisVector hyp;
+        std::vector<double> per_order(static_cast<size_t>(orders));
         for (size_t i = begin; i < end; ++i) {
-          // The hypothesis vector, order after order.
-          hyp_weights.clear();
-          for (int order = 1; order <= orders; ++order) {
-            hyp_offsets[static_cast<size_t>(order - 1)] = hyp_weights.size();
-            double sum_sq = 0;
-            for (const NgramCount& e : hyp_ngrams.at(i, order)) {
-              hyp_weights.push_back(model.weight(e.count, e.key));
-              sum_sq += hyp_weights.back() * hyp_weights.back();
-            }
-            hyp_norms[static_cast<size_t>(order - 1)] = std::sqrt(sum_sq);
-          }
-          hyp_offsets[static_cast<size_t>(orders)] = hyp_weights.size();
+          hyp.build(hyp_ngrams, i, orders, model);
           const double hyp_length = bigram_length(hyps.num_tokens(i), orders);
-
           std::fill(per_order.begin(), per_order.end(), 0.0);
           for (size_t r = refs.refs_begin(i); r < refs.refs_end(i); ++r) {
             const double delta = hyp_length - bigram_length(refs.tokens().num_tokens(r), orders);
             const double penalty = std::pow(kE, -(delta * delta) / two_sigma_sq);
             for (int order = 1; order <= orders; ++order) {
-              const size_t k = static_cast<size_t>(order - 1);
-              const NgramSpan hyp = hyp_ngrams.at(i, order);
-              const double* hyp_w = hyp_weights.data() + hyp_offsets[k];
+              // Clipped dot product over the n-grams both texts hold, in key order.
               const NgramSpan ref = refs.ngrams().at(r, order);
               const double* ref_w = model.weights(r, order);
-              // Clipped dot product over the n-grams both texts hold.
               double value = 0;
-              size_t a = 0, b = 0;
-              while (a < hyp.size && b < ref.size) {
-                if (hyp.data[a].key < ref.data[b].key) {
-                  ++a;
-                } else if (ref.data[b].key < hyp.data[a].key) {
-                  ++b;
-                } else {
-                  value += std::min(hyp_w[a], ref_w[b]) * ref_w[b];
-                  ++a;
-                  ++b;
-                }
+              for (size_t b = 0; b < ref.size; ++b) {
+                const double hyp_w = hyp.weight(ref.data[b].key);
+                if (hyp_w != 0) value += std::min(hyp_w, ref_w[b]) * ref_w[b];
               }
               const double ref_norm = model.norm(r, order);
-              if (hyp_norms[k] != 0 && ref_norm != 0) value /= hyp_norms[k] * ref_norm;
-              per_order[k] += value * penalty;
+              if (hyp.norm(order) != 0 && ref_norm != 0) value /= hyp.norm(order) * ref_norm;
+              per_order[static_cast<size_t>(order - 1)] += value * penalty;
             }
           }
           double mean = 0;

@@ -37,6 +37,7 @@ class CiderReferenceModel {
 
   // tf * (log N - log max(1, df)), the weight pycocoevalcap gives an n-gram.
   double weight(uint32_t term_frequency, NgramKey key) const;
+  void prefetch_weight(NgramKey key) const { df_->prefetch(key); }
 
  private:
   size_t slot(size_t r, int order) const { return r * static_cast<size_t>(max_order()) + static_cast<size_t>(order - 1); }

@@ -10,16 +10,15 @@ namespace fastamfm {
 DocumentFrequency::DocumentFrequency(int max_order) : max_order_(max_order) {
   if (max_order < 1 || max_order > 16)
     throw InputError("document frequency: n-gram order must be in 1..16, got " + std::to_string(max_order));
-  keys_.assign(1024, 0);
-  counts_.assign(1024, 0);
+  slots_.assign(1024, NgramCount{0, 0});
 }
 
 uint32_t DocumentFrequency::count(NgramKey key) const {
   if (key == 0) return zero_key_count_;
-  const size_t mask = keys_.size() - 1;
+  const size_t mask = slots_.size() - 1;
   for (size_t slot = key & mask;; slot = (slot + 1) & mask) {
-    if (keys_[slot] == key) return counts_[slot];
-    if (keys_[slot] == 0) return 0;
+    if (slots_[slot].key == key) return slots_[slot].count;
+    if (slots_[slot].key == 0) return 0;
   }
 }
 
@@ -28,16 +27,15 @@ void DocumentFrequency::increment(NgramKey key) {
     ++zero_key_count_;
     return;
   }
-  if ((used_ + 1) * 2 > keys_.size()) grow();  // keep the load at most 1/2
-  const size_t mask = keys_.size() - 1;
+  if ((used_ + 1) * 2 > slots_.size()) grow();  // keep the load at most 1/2
+  const size_t mask = slots_.size() - 1;
   for (size_t slot = key & mask;; slot = (slot + 1) & mask) {
-    if (keys_[slot] == key) {
-      ++counts_[slot];
+    if (slots_[slot].key == key) {
+      ++slots_[slot].count;
       return;
     }
-    if (keys_[slot] == 0) {
-      keys_[slot] = key;
-      counts_[slot] = 1;
+    if (slots_[slot].key == 0) {
+      slots_[slot] = NgramCount{key, 1};
       ++used_;
       return;
     }
@@ -45,17 +43,14 @@ void DocumentFrequency::increment(NgramKey key) {
 }
 
 void DocumentFrequency::grow() {
-  const std::vector<NgramKey> old_keys = std::move(keys_);
-  const std::vector<uint32_t> old_counts = std::move(counts_);
-  keys_.assign(old_keys.size() * 2, 0);
-  counts_.assign(old_keys.size() * 2, 0);
-  const size_t mask = keys_.size() - 1;
-  for (size_t i = 0; i < old_keys.size(); ++i) {
-    if (old_keys[i] == 0) continue;
-    size_t slot = old_keys[i] & mask;
-    while (keys_[slot] != 0) slot = (slot + 1) & mask;
-    keys_[slot] = old_keys[i];
-    counts_[slot] = old_counts[i];
+  const std::vector<NgramCount> old = std::move(slots_);
+  slots_.assign(old.size() * 2, NgramCount{0, 0});
+  const size_t mask = slots_.size() - 1;
+  for (const NgramCount& e : old) {
+    if (e.key == 0) continue;
+    size_t slot = e.key & mask;
+    while (slots_[slot].key != 0) slot = (slot + 1) & mask;
+    slots_[slot] = e;
   }
 }
 

@@ -24,6 +24,8 @@ class DocumentFrequency {
   size_t num_ngrams() const { return used_ + (zero_key_count_ > 0 ? 1 : 0); }
   // Segments whose references contain the n-gram; 0 when never seen.
   uint32_t count(NgramKey key) const;
+  // Starts loading key's slot into cache: a batch of lookups then overlaps its misses.
+  void prefetch(NgramKey key) const { __builtin_prefetch(&slots_[key & (slots_.size() - 1)]); }
 
  private:
   void increment(NgramKey key);
@@ -31,8 +33,7 @@ class DocumentFrequency {
 
   // Open addressing with linear probing; key 0 marks an empty slot, so the (one in
   // 2^64) n-gram whose key is 0 is counted apart.
-  std::vector<NgramKey> keys_;
-  std::vector<uint32_t> counts_;
+  std::vector<NgramCount> slots_;  // key and count side by side: one cache line per probe
   size_t used_ = 0;
   uint32_t zero_key_count_ = 0;
   int max_order_;

@@ -8,20 +8,28 @@ namespace fastamfm {
 void BitParallelLcs::set_pattern(const TokenId* ids, size_t n) {
   pattern_size_ = n;
   words_ = (n + 63) / 64;
-  distinct_.assign(ids, ids + n);
-  std::sort(distinct_.begin(), distinct_.end());
-  distinct_.erase(std::unique(distinct_.begin(), distinct_.end()), distinct_.end());
-  masks_.assign(distinct_.size() * words_, 0);
+  size_t capacity = 16;
+  while (capacity < 2 * n) capacity *= 2;
+  slot_token_.assign(capacity, 0);
+  slot_mask_.assign(capacity, 0);
+  masks_.clear();
   for (size_t i = 0; i < n; ++i) {
-    const size_t d = static_cast<size_t>(std::lower_bound(distinct_.begin(), distinct_.end(), ids[i]) - distinct_.begin());
-    masks_[d * words_ + i / 64] |= uint64_t{1} << (i % 64);
+    size_t slot = ids[i] & (capacity - 1);
+    while (slot_mask_[slot] != 0 && slot_token_[slot] != ids[i]) slot = (slot + 1) & (capacity - 1);
+    if (slot_mask_[slot] == 0) {
+      slot_token_[slot] = ids[i];
+      slot_mask_[slot] = static_cast<uint32_t>(masks_.size() / words_ + 1);
+      masks_.resize(masks_.size() + words_, 0);
+    }
+    masks_[(slot_mask_[slot] - 1) * words_ + i / 64] |= uint64_t{1} << (i % 64);
   }
 }
 
 const uint64_t* BitParallelLcs::match_mask(TokenId token) const {
-  const auto it = std::lower_bound(distinct_.begin(), distinct_.end(), token);
-  if (it == distinct_.end() || *it != token) return nullptr;
-  return masks_.data() + static_cast<size_t>(it - distinct_.begin()) * words_;
+  const size_t mask = slot_token_.size() - 1;
+  for (size_t slot = token & mask; slot_mask_[slot] != 0; slot = (slot + 1) & mask)
+    if (slot_token_[slot] == token) return masks_.data() + (slot_mask_[slot] - 1) * words_;
+  return nullptr;
 }
 
 size_t BitParallelLcs::length_with(const TokenId* text, size_t n) {

@@ -22,9 +22,12 @@ class BitParallelLcs {
 
   size_t pattern_size_ = 0;
   size_t words_ = 0;
-  std::vector<TokenId> distinct_;  // the pattern's distinct tokens, sorted
-  std::vector<uint64_t> masks_;    // words_ words per distinct token: the positions holding it
-  std::vector<uint64_t> v_;        // scratch: the current bit vector
+  // The pattern's distinct tokens in a small open-addressing table (token ids are
+  // already well-mixed hashes): slot_mask_[s] is 1 + the index of the token's mask, 0 = empty.
+  std::vector<TokenId> slot_token_;
+  std::vector<uint32_t> slot_mask_;
+  std::vector<uint64_t> masks_;  // words_ words per distinct token: the positions holding it
+  std::vector<uint64_t> v_;      // scratch: the current bit vector
 };
 
 }  // namespace fastamfm

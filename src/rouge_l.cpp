@@ -17,56 +17,44 @@ RougeMultiRef parse_rouge_multi_ref(std::string_view name) {
 }
 
 namespace {
-
-// A token sequence as pycocoevalcap's split(" ") sees it: an empty text is one empty token.
-struct TokenView {
-  const TokenId* ids;
-  size_t size;
-};
-
-TokenView pycoco_view(const TokenizedBatch& batch, size_t i, const TokenId& empty_token) {
-  if (batch.num_tokens(i) == 0) return {&empty_token, 1};
-  return {batch.ids(i), batch.num_tokens(i)};
-}
-
 double f_score(double precision, double recall, double beta_sq) {
   if (precision == 0 || recall == 0) return 0.0;
   return ((1 + beta_sq) * precision * recall) / (recall + beta_sq * precision);
 }
-
 }  // namespace
 
-std::vector<double> rouge_l_scores(const TokenizedBatch& hyps, const ReferenceSet& refs, double beta,
-                                   RougeMultiRef multi_ref, int workers, const InterruptCheck& interrupted) {
+std::vector<double> rouge_l_scores(const TokenizedBatch& hyps, const TokenizedBatch& refs,
+                                   const std::vector<uint64_t>& segment_offsets, double beta, RougeMultiRef multi_ref,
+                                   int workers, const InterruptCheck& interrupted) {
   const size_t n = hyps.size();
-  if (n != refs.num_segments())
-    throw InputError("rouge_l: " + std::to_string(n) + " hypotheses but " + std::to_string(refs.num_segments()) +
-                     " reference segments");
+  if (segment_offsets.size() != n + 1 || segment_offsets.back() != refs.size())
+    throw InputError("rouge_l: " + std::to_string(n) + " hypotheses but " +
+                     std::to_string(segment_offsets.empty() ? 0 : segment_offsets.size() - 1) + " reference segments");
+  for (size_t i = 0; i < n; ++i)
+    if (segment_offsets[i + 1] <= segment_offsets[i])
+      throw InputError("rouge_l: segment " + std::to_string(i) + " has no reference");
   if (!(beta > 0) || !std::isfinite(beta)) throw InputError("rouge_l: beta must be a positive number");
   const double beta_sq = beta * beta;
-  const bool pycoco = multi_ref == RougeMultiRef::MaxPrecisionRecall;
-  const TokenId empty_token = hash_token("");
   std::vector<double> scores(n);
   parallel_for(
       n, workers,
       [&](size_t begin, size_t end) {
         BitParallelLcs lcs;
         for (size_t i = begin; i < end; ++i) {
-          const TokenView hyp = pycoco ? pycoco_view(hyps, i, empty_token) : TokenView{hyps.ids(i), hyps.num_tokens(i)};
-          lcs.set_pattern(hyp.ids, hyp.size);
+          const size_t hyp_len = hyps.num_tokens(i);
+          lcs.set_pattern(hyps.ids(i), hyp_len);
           double best_p = 0, best_r = 0, best_f = 0;
-          for (size_t r = refs.refs_begin(i); r < refs.refs_end(i); ++r) {
-            const TokenView ref = pycoco ? pycoco_view(refs.tokens(), r, empty_token)
-                                         : TokenView{refs.tokens().ids(r), refs.tokens().num_tokens(r)};
-            if (hyp.size == 0 || ref.size == 0) continue;  // rouge-score: an empty side scores 0
-            const double common = static_cast<double>(lcs.length_with(ref.ids, ref.size));
-            const double p = common / static_cast<double>(hyp.size);
-            const double rec = common / static_cast<double>(ref.size);
+          for (size_t r = segment_offsets[i]; r < segment_offsets[i + 1]; ++r) {
+            const size_t ref_len = refs.num_tokens(r);
+            if (hyp_len == 0 || ref_len == 0) continue;  // no token, no overlap
+            const double common = static_cast<double>(lcs.length_with(refs.ids(r), ref_len));
+            const double p = common / static_cast<double>(hyp_len);
+            const double rec = common / static_cast<double>(ref_len);
             best_p = std::max(best_p, p);
             best_r = std::max(best_r, rec);
             best_f = std::max(best_f, f_score(p, rec, beta_sq));
           }
-          scores[i] = pycoco ? f_score(best_p, best_r, beta_sq) : best_f;
+          scores[i] = multi_ref == RougeMultiRef::MaxPrecisionRecall ? f_score(best_p, best_r, beta_sq) : best_f;
         }
       },
       interrupted, 64);
