@@ -11,6 +11,8 @@ from .evaluate import evaluate
 from .tuning import tune
 from .fluency import fluency
 from .lm import NgramLM, TokenScores
+from .metrics import BleuStatistics, DocumentFrequencies, Hypotheses, bleu, cider, distinct, rouge_l
+from .nlgeval import compute_individual_metrics, compute_metrics
 from .references import References
 from .lsi import LsiModel
 from .adequacy import adequacy
@@ -19,7 +21,10 @@ from .tokenize import PRESETS as TOKENIZER_PRESETS, tokenize
 __all__ = [
     "LsiModel",
     "adequacy",
+    "BleuStatistics",
+    "DocumentFrequencies",
     "HAS_CUDA",
+    "Hypotheses",
     "FormatError",
     "NgramLM",
     "References",
@@ -35,7 +40,13 @@ __all__ = [
     "tune",
     "metric_correlations",
     "fluency",
+    "bleu",
+    "cider",
+    "compute_individual_metrics",
+    "compute_metrics",
+    "distinct",
     "io",
     "resolve_device",
+    "rouge_l",
     "tokenize",
 ]

@@ -1,0 +1,231 @@
+#include "bleu.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "errors.hpp"
+
+namespace fastamfm {
+
+RefLength parse_ref_length(std::string_view name) {
+  if (name == "closest") return RefLength::Closest;
+  if (name == "shortest") return RefLength::Shortest;
+  if (name == "average") return RefLength::Average;
+  throw InputError("ref_length must be 'closest', 'shortest' or 'average', got '" + std::string(name) + "'");
+}
+
+BleuSmoothing parse_bleu_smoothing(std::string_view name) {
+  if (name == "none") return BleuSmoothing::None;
+  if (name == "floor") return BleuSmoothing::Floor;
+  if (name == "add-k") return BleuSmoothing::AddK;
+  if (name == "exp") return BleuSmoothing::Exp;
+  throw InputError("smooth must be 'none', 'floor', 'add-k' or 'exp', got '" + std::string(name) + "'");
+}
+
+namespace {
+
+double effective_ref_length(const ReferenceSet& refs, size_t segment, size_t hyp_len, RefLength mode) {
+  const TokenizedBatch& tokens = refs.tokens();
+  const size_t begin = refs.refs_begin(segment), end = refs.refs_end(segment);
+  if (mode == RefLength::Average) {
+    uint64_t total = 0;
+    for (size_t r = begin; r < end; ++r) total += tokens.num_tokens(r);
+    return static_cast<double>(total) / static_cast<double>(end - begin);
+  }
+  size_t best = tokens.num_tokens(begin);
+  for (size_t r = begin + 1; r < end; ++r) {
+    const size_t len = tokens.num_tokens(r);
+    if (mode == RefLength::Shortest) {
+      best = std::min(best, len);
+    } else {
+      // Closest to the hypothesis; on a tie the shorter reference.
+      const size_t d_len = len > hyp_len ? len - hyp_len : hyp_len - len;
+      const size_t d_best = best > hyp_len ? best - hyp_len : hyp_len - best;
+      if (d_len < d_best || (d_len == d_best && len < best)) best = len;
+    }
+  }
+  return static_cast<double>(best);
+}
+
+// Matches of one order, each hypothesis n-gram counted at most as often as the most
+// it occurs in any single reference.
+uint64_t clipped_matches(NgramSpan hyp, NgramSpan max_ref) {
+  uint64_t correct = 0;
+  size_t i = 0, j = 0;
+  while (i < hyp.size && j < max_ref.size) {
+    const NgramKey a = hyp.data[i].key, b = max_ref.data[j].key;
+    if (a == b) correct += std::min(hyp.data[i].count, max_ref.data[j].count);
+    // Advance without a data-dependent branch: the keys are random.
+    i += a <= b;
+    j += b <= a;
+  }
+  return correct;
+}
+
+// The union of sorted spans with the maximum count of each key, appended to out.
+void merge_max_counts(const ReferenceSet& refs, size_t segment, int order, std::vector<NgramCount>& scratch,
+                      std::vector<NgramCount>& out) {
+  scratch.clear();
+  for (size_t r = refs.refs_begin(segment); r < refs.refs_end(segment); ++r) {
+    const NgramSpan span = refs.ngrams().at(r, order);
+    scratch.insert(scratch.end(), span.begin(), span.end());
+  }
+  std::sort(scratch.begin(), scratch.end(), [](const NgramCount& a, const NgramCount& b) {
+    return a.key < b.key || (a.key == b.key && a.count > b.count);
+  });
+  for (size_t i = 0; i < scratch.size(); ++i)
+    if (i == 0 || scratch[i].key != scratch[i - 1].key) out.push_back(scratch[i]);  // the largest count comes first
+}
+
+// sacrebleu's my_log: log, with log(0) floored to a large negative number.
+double floored_log(double x) { return x == 0.0 ? -9999999999.0 : std::log(x); }
+
+// sacrebleu's compute_bleu with effective_order=True, on orders 1..order; 0..1 scale.
+double smoothed_bleu(double hyp_len, double ref_len, const uint64_t* guess, const uint64_t* correct, int order,
+                     BleuSmoothing smoothing, double smooth_value) {
+  double brevity = 1.0;
+  if (hyp_len < ref_len) brevity = hyp_len > 0 ? std::exp(1.0 - ref_len / hyp_len) : 0.0;
+  bool any_correct = false;
+  for (int k = 0; k < order; ++k) any_correct = any_correct || correct[k] > 0;
+  if (!any_correct) return 0.0;
+
+  std::vector<double> precisions(static_cast<size_t>(order), 0.0);
+  double mteval_divisor = 1.0;
+  int effective_order = order;
+  for (int n = 1; n <= order; ++n) {
+    double c = static_cast<double>(correct[n - 1]);
+    double t = static_cast<double>(guess[n - 1]);
+    if (smoothing == BleuSmoothing::AddK && n > 1) {
+      c += smooth_value;
+      t += smooth_value;
+    }
+    if (t == 0) break;
+    effective_order = n;
+    double& p = precisions[static_cast<size_t>(n - 1)];
+    if (c == 0) {
+      if (smoothing == BleuSmoothing::Exp) {
+        mteval_divisor *= 2;
+        p = 100. / (mteval_divisor * t);
+      } else if (smoothing == BleuSmoothing::Floor) {
+        p = 100. * smooth_value / t;
+      }
+    } else {
+      p = 100. * c / t;
+    }
+  }
+  double log_sum = 0.0;
+  for (int k = 0; k < effective_order; ++k) log_sum += floored_log(precisions[static_cast<size_t>(k)]);
+  return brevity * std::exp(log_sum / effective_order) / 100.0;
+}
+
+}  // namespace
+
+BleuReferenceCounts::BleuReferenceCounts(std::shared_ptr<const ReferenceSet> refs, int max_order, int workers,
+                                         const InterruptCheck& interrupted)
+    : refs_(std::move(refs)), max_order_(max_order) {
+  if (max_order < 1 || max_order > refs_->max_order())
+    throw InputError("bleu: max_order " + std::to_string(max_order) + " but the references hold n-grams up to order " +
+                     std::to_string(refs_->max_order()));
+  constexpr size_t kPartSize = 1024;
+  const size_t n = refs_->num_segments();
+  const size_t parts = part_count(n, kPartSize);
+  std::vector<std::vector<NgramCount>> part_entries(parts);
+  std::vector<std::vector<uint64_t>> part_sizes(parts);
+  parallel_parts(
+      parts, workers,
+      [&](size_t p) {
+        std::vector<NgramCount> scratch;
+        for (size_t s = p * kPartSize; s < std::min(n, (p + 1) * kPartSize); ++s) {
+          for (int order = 1; order <= max_order_; ++order) {
+            const size_t before = part_entries[p].size();
+            merge_max_counts(*refs_, s, order, scratch, part_entries[p]);
+            part_sizes[p].push_back(part_entries[p].size() - before);
+          }
+        }
+      },
+      interrupted);
+  offsets_.assign(1, 0);
+  offsets_.reserve(n * static_cast<size_t>(max_order_) + 1);
+  for (size_t p = 0; p < parts; ++p) {
+    entries_.insert(entries_.end(), part_entries[p].begin(), part_entries[p].end());
+    for (uint64_t size : part_sizes[p]) offsets_.push_back(offsets_.back() + size);
+  }
+}
+
+BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams,
+                               const BleuReferenceCounts& ref_counts, int max_order, RefLength ref_length, int workers,
+                               const InterruptCheck& interrupted) {
+  const ReferenceSet& refs = ref_counts.references();
+  const size_t n = hyps.size();
+  if (n != refs.num_segments())
+    throw InputError("bleu: " + std::to_string(n) + " hypotheses but " + std::to_string(refs.num_segments()) +
+                     " reference segments");
+  if (max_order < 1 || max_order > hyp_ngrams.max_order() || max_order > ref_counts.max_order())
+    throw InputError("bleu: max_order " + std::to_string(max_order) + " exceeds the n-gram orders counted (" +
+                     std::to_string(std::min(hyp_ngrams.max_order(), ref_counts.max_order())) + ")");
+  const size_t k_orders = static_cast<size_t>(max_order);
+  BleuStatistics stats;
+  stats.max_order = max_order;
+  stats.hyp_len.resize(n);
+  stats.ref_len.resize(n);
+  stats.guess.resize(n * k_orders);
+  stats.correct.resize(n * k_orders);
+  parallel_for(
+      n, workers,
+      [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
+          const size_t len = hyps.num_tokens(i);
+          stats.hyp_len[i] = static_cast<double>(len);
+          stats.ref_len[i] = effective_ref_length(refs, i, len, ref_length);
+          for (size_t k = 0; k < k_orders; ++k) {
+            const int order = static_cast<int>(k + 1);
+            stats.guess[i * k_orders + k] = len > k ? len - k : 0;
+            stats.correct[i * k_orders + k] = clipped_matches(hyp_ngrams.at(i, order), ref_counts.max_counts(i, order));
+          }
+        }
+      },
+      interrupted, 256);
+  return stats;
+}
+
+void bleu_from_totals(double hyp_len, double ref_len, const uint64_t* guess, const uint64_t* correct, int max_order,
+                      double* out) {
+  constexpr double kSmall = 1e-9;  // keeps the division defined when nothing was guessed
+  constexpr double kTiny = 1e-15;  // so that zero matches still give (almost) zero
+  double product = 1.0;
+  for (int k = 0; k < max_order; ++k) {
+    product *= (static_cast<double>(correct[k]) + kTiny) / (static_cast<double>(guess[k]) + kSmall);
+    out[k] = std::pow(product, 1.0 / (k + 1));
+  }
+  const double ratio = (hyp_len + kTiny) / (ref_len + kSmall);
+  if (ratio < 1) {
+    const double brevity = std::exp(1 - 1 / ratio);
+    for (int k = 0; k < max_order; ++k) out[k] *= brevity;
+  }
+}
+
+std::vector<double> bleu_segment_scores(const BleuStatistics& stats) {
+  const size_t k_orders = static_cast<size_t>(stats.max_order);
+  std::vector<double> out(stats.size() * k_orders);
+  for (size_t i = 0; i < stats.size(); ++i)
+    bleu_from_totals(stats.hyp_len[i], stats.ref_len[i], &stats.guess[i * k_orders], &stats.correct[i * k_orders],
+                     stats.max_order, &out[i * k_orders]);
+  return out;
+}
+
+std::vector<double> bleu_smoothed_segment_scores(const BleuStatistics& stats, BleuSmoothing smoothing,
+                                                 double smooth_value) {
+  if (smooth_value < 0) smooth_value = smoothing == BleuSmoothing::Floor ? 0.1 : 1.0;
+  const size_t k_orders = static_cast<size_t>(stats.max_order);
+  std::vector<double> out(stats.size() * k_orders);
+  for (size_t i = 0; i < stats.size(); ++i)
+    for (size_t k = 0; k < k_orders; ++k)
+      out[i * k_orders + k] = smoothed_bleu(stats.hyp_len[i], stats.ref_len[i], &stats.guess[i * k_orders],
+                                            &stats.correct[i * k_orders], static_cast<int>(k + 1), smoothing,
+                                            smooth_value);
+  return out;
+}
+
+}  // namespace fastamfm
