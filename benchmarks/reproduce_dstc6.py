@@ -59,6 +59,7 @@ FIXED = dict(dims=10, weighting="counts", order=2, smoothing="katz", lam=0.8, me
 PAPER = {"Bleu_4": (-0.5108, -0.1880), "METEOR": (0.3628, 0.0692), "ROUGE_L": (0.1450, 0.0541),
          "CIDEr": (-0.1827, 0.2511), "EmbeddingAverageCosineSimilairty": (0.7747, 0.0752),
          "AM": (0.8757, 0.3970), "FM": (0.8596, 0.2872), "AM-FM": (0.8907, 0.4421)}
+SHORT = {"EmbeddingAverageCosineSimilairty": "EmbAvg"}
 _REP = re.compile(r"<rep__ (.*?) __rep>")
 
 
@@ -83,10 +84,11 @@ def read_tsv(path: Path) -> dict:
 
 def print_table(scores: dict, human: dict, published: set) -> None:
     metrics = list(scores)
-    width = max(9, *(len(m) + 2 for m in metrics))
-    print("system " + "".join(f"{m + ('*' if m in published else ''):>{width}}" for m in metrics) + f"{'human':>9}")
+    labels = [SHORT.get(m, m) + ("*" if m in published else "") for m in metrics]
+    widths = [max(8, len(label) + 1) for label in labels]
+    print("system " + "".join(f"{label:>{w}}" for label, w in zip(labels, widths)) + f"{'human':>8}")
     for s in SYSTEMS:
-        print(f"{s:<7}" + "".join(f"{scores[m][s]:>{width}.4f}" for m in metrics) + f"{human[s]:>9.4f}")
+        print(f"{s:<7}" + "".join(f"{scores[m][s]:>{w}.4f}" for m, w in zip(metrics, widths)) + f"{human[s]:>8.4f}")
 
 
 def print_correlations(scores: dict, human: dict, published: set) -> dict:
