@@ -4,7 +4,7 @@
                                           [--model default|DIR] [--workdir /tmp/fastamfm-stream]
 
 Generates N synthetic responses with 4 references each (words drawn from a Zipf
-distribution over a 30k-word vocabulary, 4-25 words per sentence), runs the real
+distribution over the scoring model's LSI vocabulary, 4-25 words per sentence), runs the real
 command line (`python -m fastamfm.cli score ... --out scores.jsonl`) in a child
 process per size, and reports its peak resident memory (ru_maxrss of the child) and
 responses per second. Memory should stay flat as N grows: only one chunk is held.
@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 N_REFS = 4
 
 
-def synthetic_files(directory: Path, n: int, seed: int = 0) -> list[Path]:
+def synthetic_files(directory: Path, n: int, words: list, seed: int = 0) -> list[Path]:
     """hyp.txt and ref1..4.txt with n lines each (written in blocks, memory-light)."""
     directory.mkdir(parents=True, exist_ok=True)
     paths = [directory / "hyp.txt"] + [directory / f"ref{k}.txt" for k in range(1, N_REFS + 1)]
@@ -32,7 +32,7 @@ def synthetic_files(directory: Path, n: int, seed: int = 0) -> list[Path]:
             (directory / "n.txt").read_text() == str(n):
         return paths
     rng = np.random.default_rng(seed)
-    vocab = np.array([f"w{i}" for i in range(30000)])
+    vocab = np.array(words)
     files = [open(p, "w", encoding="utf-8") for p in paths]
     try:
         for start in range(0, n, 50000):
@@ -82,12 +82,16 @@ def main(argv=None) -> int:
     parser.add_argument("--workdir", default="/tmp/fastamfm-stream")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
+    sys.path.insert(0, str(REPO / "python"))
+    from fastamfm.amfm import _resolve_model
+
+    words = _resolve_model(args.model).lsi.vocabulary
     print(f"metrics {args.metrics}, model {args.model}, {N_REFS} references, chunk {args.chunk_size}, "
           f"{os.cpu_count()} cores")
     print(f"{'responses':>10} {'wall s':>8} {'resp/s':>9} {'peak RSS MiB':>13}")
     for n in sizes:
         t0 = time.perf_counter()
-        paths = synthetic_files(Path(args.workdir) / f"n{n}", n)
+        paths = synthetic_files(Path(args.workdir) / f"n{n}", n, words)
         gen = time.perf_counter() - t0
         out = Path(args.workdir) / f"n{n}" / "scores.jsonl"
         wall, peak, stdout = run_score(paths, out, args.metrics, args.model, args.chunk_size)

@@ -279,3 +279,53 @@ def test_bad_input(scorer, pairs, call, error, message):
     hyps, refs = pairs
     with pytest.raises(error, match=message):
         call(scorer, hyps, refs)
+
+
+def _twcs_agent_turns(twcs_dir, limit):
+    import bz2
+    import csv
+    import re
+
+    rep = re.compile(r"<rep__ (.*?) __rep>")
+    turns = []
+    with bz2.open(twcs_dir / "airlines_processed.csv.bz2", "rt", encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f):
+            turns += rep.findall(row["context"])
+            if len(turns) >= limit:
+                return turns[:limit]
+    return turns
+
+
+def test_dstc6_scores_equal_sklearn_and_kenlm_oracle(twcs_dir, dstc6_systems, dstc6_refs, tmp_path):
+    """End to end on real data: AM from CountVectorizer x U_k, FM from kenlm on our ARPA."""
+    kenlm = pytest.importorskip("kenlm")
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    scorer = AMFM.train(_twcs_agent_turns(twcs_dir, 6000), dims=20, order=3, tokenize="whitespace", lam=0.8,
+                        workers=2)
+    hyps, refs = dstc6_systems["S_3"][:300], dstc6_refs[:300]
+    res = scorer.score(hyps, refs)
+
+    vectorizer = CountVectorizer(vocabulary=scorer.lsi.vocabulary, tokenizer=str.split, lowercase=False,
+                                 token_pattern=None)
+    u = np.asarray(scorer.lsi.components, dtype=np.float64)
+
+    def unit(texts):
+        v = vectorizer.transform(texts) @ u
+        n = np.linalg.norm(v, axis=1, keepdims=True)
+        return np.divide(v, n, out=np.zeros_like(v), where=n > 0)
+
+    scorer.lm.save_arpa(tmp_path / "lm.arpa")
+    lm = kenlm.Model(str(tmp_path / "lm.arpa"))
+
+    def prob(text):  # per-word normalised sentence probability, </s> prediction included
+        return 10.0 ** (lm.score(text, bos=True, eos=True) / max(len(text.split()), 1))
+
+    for i, (h, rs) in enumerate(zip(hyps, refs)):
+        hv, rv = unit([h])[0], unit(rs)
+        am = max(max(0.0, float(hv @ r)) for r in rv)
+        ph = prob(h)
+        fm = float(np.mean([min(ph, prob(r)) / max(ph, prob(r)) for r in rs]))
+        assert res.am[i] == pytest.approx(am, abs=1e-5), i
+        assert res.fm[i] == pytest.approx(fm, abs=1e-4), i
+        assert res.amfm[i] == pytest.approx(0.8 * am + 0.2 * fm, abs=1e-4), i
