@@ -182,3 +182,14 @@ def test_bad_input(scorer, files, tmp_path):
     with pytest.raises(ValueError, match="holds no response"):
         score_files(tmp_path / "x.jsonl", hyp=empty, refs=[empty], model=scorer)
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_output_gets_ordinary_file_permissions(scorer, files, tmp_path):
+    import os
+
+    _, _, hyp, ref_paths, _ = files
+    out = tmp_path / "o.jsonl"
+    score_files(out, hyp=hyp, refs=ref_paths, model=scorer)
+    mask = os.umask(0)
+    os.umask(mask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~mask
