@@ -329,3 +329,16 @@ def test_dstc6_scores_equal_sklearn_and_kenlm_oracle(twcs_dir, dstc6_systems, ds
         assert res.am[i] == pytest.approx(am, abs=1e-5), i
         assert res.fm[i] == pytest.approx(fm, abs=1e-4), i
         assert res.amfm[i] == pytest.approx(0.8 * am + 0.2 * fm, abs=1e-4), i
+
+
+def test_default_model_training_data(topical_chat_dir, tmp_path):
+    from fastamfm.build_default_model import topical_chat_turns
+
+    turns = topical_chat_turns(topical_chat_dir)
+    assert len(turns) == 46903 and all(t and "\n" not in t for t in turns)
+    with pytest.raises(FileNotFoundError, match="valid_freq.json: missing"):
+        topical_chat_turns(tmp_path)
+    for split in ("valid_freq", "valid_rare", "test_freq", "test_rare"):
+        (tmp_path / f"{split}.json").write_text(json.dumps({"c1": {"content": [{"message": 3}]}}))
+    with pytest.raises(ValueError, match="conversation c1 turn 0: no message text"):
+        topical_chat_turns(tmp_path)

@@ -189,3 +189,18 @@ def test_killed_score_run_leaves_no_truncated_output_and_resumes(model_dir, tmp_
     got = np.array([json.loads(r)["AM-FM"] for r in rows])
     np.testing.assert_allclose(got, expected, rtol=1e-8, atol=1e-12)
     assert not parts.exists()
+
+
+def test_progress_bar_when_tqdm_is_installed(model_dir, tmp_path, capsys):
+    pytest.importorskip("tqdm")
+    _, _, hyp, ref_paths = _write_pairs(tmp_path, 30)
+    assert main(["score", "--hyp", hyp, *_ref_args(ref_paths), "--model", str(model_dir)]) == 0
+    assert "30/30" in capsys.readouterr().err
+
+
+def test_plain_log_lines_without_tqdm(model_dir, tmp_path, capsys, monkeypatch, caplog):
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    _, _, hyp, ref_paths = _write_pairs(tmp_path, 30)
+    with caplog.at_level("INFO", logger="fastamfm"):
+        assert main(["score", "--hyp", hyp, *_ref_args(ref_paths), "--model", str(model_dir)]) == 0
+    assert any("30 / 30 responses" in r.getMessage() for r in caplog.records)

@@ -34,7 +34,8 @@ class _Progress:
             except ImportError:
                 pass
             else:
-                self.bar = tqdm(total=total, unit=unit, unit_scale=True, dynamic_ncols=True, file=sys.stderr)
+                self.bar = tqdm(total=total, unit=unit, unit_scale=total >= 100_000, dynamic_ncols=True,
+                                file=sys.stderr)
         self.start = time.perf_counter()
 
     def __call__(self, n: int) -> None:
