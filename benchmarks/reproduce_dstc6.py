@@ -188,6 +188,14 @@ def main(argv=None) -> int:
                 print(f"\n--- smoothing={smoothing}, tokenize={tokenize}: {len(result)} settings in "
                       f"{time.perf_counter() - t_tune:.1f} s")
                 print("\n".join(str(result).splitlines()[1:7]))
+                fixed_row = next(r for r in result.rows if (r.lam, r.dims, r.order, r.am_combine, r.fm_combine) ==
+                                 (FIXED["lam"], FIXED["dims"], FIXED["order"], FIXED["am_combine"],
+                                  FIXED["fm_combine"]))
+                am_only, fm_only = (max((r for r in result.rows if r.lam == lam), key=lambda r: r.pearson)
+                                    for lam in (1.0, 0.0))
+                print(f"    the fixed settings in this variant: Pearson {fixed_row.pearson:.4f}, Spearman "
+                      f"{fixed_row.spearman:.4f}; best AM alone {am_only.pearson:.4f} (dims={am_only.dims}), "
+                      f"best FM alone {fm_only.pearson:.4f} (order={fm_only.order}, FM {fm_only.fm_combine})")
                 if best_overall is None or best.pearson > best_overall[0].pearson:
                     best_overall = (best, smoothing, tokenize)
         best, smoothing, tokenize = best_overall
