@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import re
 import sys
 import time
 from pathlib import Path
@@ -64,6 +65,11 @@ def _parse_system_pairs(values, what: str) -> dict:
             raise ValueError(f"{what}: system {name!r} given twice")
         out[name] = path
     return out
+
+
+def _natural_key(path: Path) -> list:
+    """S_2 before S_10."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.stem)]
 
 
 def _read_table(path) -> tuple[list[str], list[list[str]]]:
@@ -249,7 +255,7 @@ def _cmd_report(args) -> int:
 
     systems = _parse_system_pairs(args.system, "--system")
     if args.hyp_dir:
-        found = sorted(Path(args.hyp_dir).glob("*.txt"))
+        found = sorted(Path(args.hyp_dir).glob("*.txt"), key=_natural_key)
         if not found:
             raise ValueError(f"{args.hyp_dir}: no *.txt hypothesis files")
         systems.update({p.stem: str(p) for p in found})

@@ -130,16 +130,19 @@ class ChunkTotals:
     n: int = 0
     sums: dict = field(default_factory=dict)
     bleu: object = None
+    columns: list = field(default_factory=list)  # corpus score names, in the order asked for
 
     def add(self, other: "ChunkTotals") -> None:
         self.n += other.n
+        if not self.columns:
+            self.columns = list(other.columns)
         for k, v in other.sums.items():
             self.sums[k] = self.sums.get(k, 0.0) + v
         if other.bleu is not None:
             self.bleu = other.bleu if self.bleu is None else self.bleu + other.bleu
 
     def to_json(self) -> dict:
-        out = {"n": self.n, "sums": self.sums}
+        out = {"n": self.n, "sums": self.sums, "columns": self.columns}
         if self.bleu is not None:
             b = self.bleu
             out["bleu"] = {"hyp_len": b.hyp_len, "ref_len": b.ref_len, "guess": list(b.guess),
@@ -154,19 +157,17 @@ class ChunkTotals:
 
             bleu = BleuStatistics(float(bleu["hyp_len"]), float(bleu["ref_len"]), tuple(bleu["guess"]),
                                   tuple(bleu["correct"]))
-        return cls(n=int(data["n"]), sums={k: float(v) for k, v in data["sums"].items()}, bleu=bleu)
+        return cls(n=int(data["n"]), sums={k: float(v) for k, v in data["sums"].items()}, bleu=bleu,
+                   columns=list(data.get("columns", [])))
 
     def corpus(self) -> dict:
         """Corpus scores: corpus BLEU from the summed statistics, the mean otherwise."""
-        out = {}
         if self.n == 0:
-            return out
-        for column, total in self.sums.items():
-            out[column] = total / self.n
+            return {}
+        values = {column: total / self.n for column, total in self.sums.items()}
         if self.bleu is not None:
-            for k, v in enumerate(self.bleu.score(), 1):
-                out[f"Bleu_{k}"] = float(v)
-        return out
+            values.update({f"Bleu_{k}": float(v) for k, v in enumerate(self.bleu.score(), 1)})
+        return {c: values[c] for c in self.columns if c in values}
 
 
 def score_chunk(hyps, refs, metrics, context: ScoringContext) -> tuple[dict, ChunkTotals]:
@@ -201,9 +202,11 @@ def score_chunk(hyps, refs, metrics, context: ScoringContext) -> tuple[dict, Chu
     columns = {c: v for m in metrics for c, v in per_metric[m].items()}
     for column, values in columns.items():
         if column.startswith("Bleu_") and totals.bleu is not None:
+            totals.columns.append(column)  # corpus BLEU comes from the statistics
             continue
         label = column if not any(column in METRIC_COLUMNS[m] for m in _NOT_A_MEAN) else f"{column} (mean)"
         totals.sums[label] = float(np.sum(values))
+        totals.columns.append(label)
     return columns, totals
 
 
