@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "errors.hpp"
+#include "vector_clones.hpp"
 
 namespace fastamfm {
 
@@ -38,14 +39,6 @@ std::vector<float> project_unit_vectors(const LsiModel& model, const TokenizedBa
   return out;
 }
 
-namespace {
-double dot(const float* a, const float* b, size_t dims) {
-  double s = 0.0;
-  for (size_t c = 0; c < dims; ++c) s += static_cast<double>(a[c]) * static_cast<double>(b[c]);
-  return s;
-}
-}  // namespace
-
 void adequacy_scores(const float* hyps, size_t n, const float* refs, const uint64_t* ref_offsets, size_t dims,
                      AdequacyCombine combine, double* out, int workers, const InterruptCheck& interrupted) {
   for (size_t i = 0; i < n; ++i)
@@ -71,7 +64,7 @@ void adequacy_scores(const float* hyps, size_t n, const float* refs, const uint6
             score = norm2 > 0 ? std::max(0.0, hc / std::sqrt(norm2)) : 0.0;
           } else {
             for (uint64_t r = r0; r < r1; ++r) {
-              const double cosine = std::max(0.0, dot(h, refs + r * dims, dims));
+              const double cosine = std::max(0.0, dot_float(h, refs + r * dims, dims));
               score = combine == AdequacyCombine::Max ? std::max(score, cosine) : score + cosine;
             }
             if (combine == AdequacyCombine::Mean) score /= static_cast<double>(r1 - r0);

@@ -38,7 +38,7 @@ std::vector<float> project_unit_vectors(const LsiModel& model, const TokenizedBa
 //   ref_offsets n + 1 ascending offsets: the references of hypothesis i are rows
 //               ref_offsets[i] .. ref_offsets[i+1]-1 of refs (at least one each)
 //   out         n scores in [0, 1]
-// Dot products are summed in double in dimension order.
+// Dot products are summed in double, as dot_float (vector_clones.hpp) orders them.
 void adequacy_scores(const float* hyps, size_t n, const float* refs, const uint64_t* ref_offsets, size_t dims,
                      AdequacyCombine combine, double* out, int workers, const InterruptCheck& interrupted = {});
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "hashing.hpp"
+#include "vector_clones.hpp"
 
 namespace fastamfm {
 
@@ -28,14 +29,6 @@ std::vector<uint32_t> balanced_term_ranges(const TermDocumentMatrix& a, size_t p
   if (bounds.back() != nnz.size()) bounds.push_back(static_cast<uint32_t>(nnz.size()));
   return bounds;
 }
-
-// The two inner loops, compiled twice: for AVX2+FMA CPUs and for any x86-64,
-// the loader picking one per machine (so results are reproducible on a machine).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define FASTAMFM_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define FASTAMFM_VECTOR_CLONES
-#endif
 
 // y[t] += A[t][d] * z[d - d0] for the documents d of [d0, d1) and the terms t of
 // [lo, hi), documents in order.
