@@ -339,6 +339,15 @@ class LsiModel:
         texts = as_text_list(sentences, "sentences", allow_empty=True)
         return self._core.transform(prepare_texts(texts, self.tokenizer, "sentences"), dims, workers)
 
+    def unit_vectors(self, sentences, *, dims: Optional[int] = None, workers: int = -1) -> np.ndarray:
+        """The vectors AM compares: ``transform`` rows scaled to unit length, n x dims float32;
+        all zero for a sentence without vocabulary words."""
+        from ._validation import as_text_list
+
+        dims = self.check_dims(dims, "LsiModel.unit_vectors")
+        texts = as_text_list(sentences, "sentences", allow_empty=True)
+        return self._core.unit_vectors(prepare_texts(texts, self.tokenizer, "sentences"), dims, workers)
+
     # --- files -----------------------------------------------------------------------
     def save(self, path) -> None:
         """Write the model (versioned binary format with a checksum), atomically."""
