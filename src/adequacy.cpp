@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "errors.hpp"
 #include "vector_clones.hpp"
@@ -15,19 +17,30 @@ AdequacyCombine parse_adequacy_combine(const std::string& name) {
   throw InputError("combine must be 'max', 'mean' or 'centroid', got '" + name + "'");
 }
 
-std::vector<float> project_unit_vectors(const LsiModel& model, const TokenizedBatch& batch, size_t dims, int workers,
-                                        const InterruptCheck& interrupted) {
+namespace {
+
+void check_dims(const LsiModel& model, size_t dims) {
   if (dims == 0 || dims > model.dims())
     throw InputError("dims must be in 1.." + std::to_string(model.dims()) + " (the model's dimensions), got " +
                      std::to_string(dims));
-  std::vector<float> out(batch.size() * dims, 0.0f);
+}
+
+// Projects sentence i into out row i, scaled to unit length; ids_of(i, ids, text)
+// gives its token ids, possibly built in the per-thread scratch `ids` and `text`.
+template <class IdsOf>
+std::vector<float> unit_rows(const LsiModel& model, size_t n, size_t dims, int workers,
+                             const InterruptCheck& interrupted, IdsOf&& ids_of) {
+  std::vector<float> out(n * dims, 0.0f);
   parallel_for(
-      batch.size(), workers,
+      n, workers,
       [&](size_t begin, size_t end) {
         std::vector<uint32_t> scratch;
+        std::vector<TokenId> id_scratch;
+        std::string text_scratch;
         std::vector<double> v(dims);
         for (size_t i = begin; i < end; ++i) {
-          if (!model.project(batch.ids(i), batch.num_tokens(i), dims, v.data(), scratch)) continue;
+          const auto [ids, count] = ids_of(i, id_scratch, text_scratch);
+          if (!model.project(ids, count, dims, v.data(), scratch)) continue;
           double norm2 = 0.0;
           for (double x : v) norm2 += x * x;
           if (norm2 == 0.0) continue;  // known words whose projection vanishes: no direction
@@ -37,6 +50,28 @@ std::vector<float> project_unit_vectors(const LsiModel& model, const TokenizedBa
       },
       interrupted, 256);
   return out;
+}
+
+}  // namespace
+
+std::vector<float> project_unit_vectors(const LsiModel& model, const TokenizedBatch& batch, size_t dims, int workers,
+                                        const InterruptCheck& interrupted) {
+  check_dims(model, dims);
+  return unit_rows(model, batch.size(), dims, workers, interrupted, [&](size_t i, std::vector<TokenId>&, std::string&) {
+    return std::pair<const TokenId*, size_t>(batch.ids(i), batch.num_tokens(i));
+  });
+}
+
+std::vector<float> project_unit_vectors(const LsiModel& model, const TextBatch& texts, size_t dims, int workers,
+                                        const InterruptCheck& interrupted) {
+  check_dims(model, dims);
+  const Tokenizer tokenizer = model.tokenizer();
+  return unit_rows(model, texts.size(), dims, workers, interrupted,
+                   [&](size_t i, std::vector<TokenId>& ids, std::string& text) {
+                     ids.clear();
+                     tokenizer.for_each_token(texts[i], text, [&](std::string_view t) { ids.push_back(hash_token(t)); });
+                     return std::pair<const TokenId*, size_t>(ids.data(), ids.size());
+                   });
 }
 
 void adequacy_scores(const float* hyps, size_t n, const float* refs, const uint64_t* ref_offsets, size_t dims,

@@ -31,6 +31,10 @@ AdequacyCombine parse_adequacy_combine(const std::string& name);
 // vocabulary word. dims must be in 1..model.dims().
 std::vector<float> project_unit_vectors(const LsiModel& model, const TokenizedBatch& batch, size_t dims, int workers,
                                         const InterruptCheck& interrupted = {});
+// The same from raw texts, tokenized with the model's tokenizer on the fly (no
+// TokenizedBatch is built: scoring a system needs only the token ids).
+std::vector<float> project_unit_vectors(const LsiModel& model, const TextBatch& texts, size_t dims, int workers,
+                                        const InterruptCheck& interrupted = {});
 
 // The scoring core.
 //   hyps        n x dims unit (or zero) vectors, row-major

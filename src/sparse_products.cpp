@@ -49,15 +49,18 @@ void scatter_range(const DocChunk& c, size_t d0, size_t d1, uint32_t lo, uint32_
 }
 
 // z[d - d0] = sum over the terms t of document d of A[t][d] * x[t], for d in [begin, end).
+// x is read in single precision (half the memory traffic of this random-access
+// loop); sums are double. Q's columns are then accurate to ~1e-7, far below what
+// the randomized range finder resolves.
 FASTAMFM_VECTOR_CLONES
-void gather_docs(const DocChunk& c, size_t d0, size_t begin, size_t end, const double* x, size_t l, double* z) {
+void gather_docs(const DocChunk& c, size_t d0, size_t begin, size_t end, const float* x, size_t l, double* z) {
   for (size_t d = begin; d < end; ++d) {
     double* __restrict zrow = z + (d - d0) * l;
     std::fill(zrow, zrow + l, 0.0);
     for (uint64_t e = c.offsets[d]; e < c.offsets[d + 1]; ++e) {
       const double v = c.values[e];
-      const double* __restrict xrow = x + static_cast<size_t>(c.terms[e]) * l;
-      for (size_t k = 0; k < l; ++k) zrow[k] += v * xrow[k];
+      const float* __restrict xrow = x + static_cast<size_t>(c.terms[e]) * l;
+      for (size_t k = 0; k < l; ++k) zrow[k] += v * static_cast<double>(xrow[k]);
     }
   }
 }
@@ -70,7 +73,7 @@ void scatter_block(const DocChunk& c, size_t d0, size_t d1, const double* z, siz
       interrupted);
 }
 
-void gather_block(const DocChunk& c, size_t d0, size_t d1, const double* x, size_t l, double* z, int workers,
+void gather_block(const DocChunk& c, size_t d0, size_t d1, const float* x, size_t l, double* z, int workers,
                   const InterruptCheck& interrupted) {
   parallel_for(
       d1 - d0, workers, [&](size_t begin, size_t end) { gather_docs(c, d0, d0 + begin, d0 + end, x, l, z); },
@@ -133,8 +136,9 @@ void multiply_gaussian(const TermDocumentMatrix& a, uint64_t seed, size_t l, dou
 
 void multiply_a_at(const TermDocumentMatrix& a, const double* x, size_t l, double* y, int workers,
                    const InterruptCheck& interrupted, const ChunkProgress& progress) {
+  const std::vector<float> x_single(x, x + a.num_terms() * l);
   stream_blocks(a, l, y, workers, interrupted, progress, [&](const DocChunk& c, size_t d0, size_t d1, double* z) {
-    gather_block(c, d0, d1, x, l, z, workers, interrupted);
+    gather_block(c, d0, d1, x_single.data(), l, z, workers, interrupted);
   });
 }
 
