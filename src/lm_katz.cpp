@@ -9,6 +9,7 @@ namespace fastamfm {
 
 namespace {
 constexpr double kProbEpsilon = 3e-6;  // SRILM's Prob_Epsilon
+constexpr double kNoMass = 1e-12;      // left-over mass below this is rounding noise
 }
 
 GoodTuringDiscounts good_turing_discounts(const std::vector<uint64_t>& n, uint64_t gtmin, uint64_t gtmax) {
@@ -88,7 +89,7 @@ LmContent estimate_katz(const NgramCounts& counts, const std::vector<uint64_t>& 
       if (prob[0][w] == 0.0) ++zero_words;
     }
     const double leftover = 1.0 - used;
-    if (leftover > 0.0) {
+    if (leftover > kNoMass) {
       const double share = leftover / static_cast<double>(zero_words > 0 ? zero_words : uni.size() - 1);
       for (size_t w = 0; w < uni.size(); ++w)
         if (w != kLmBos && (zero_words == 0 || prob[0][w] == 0.0)) prob[0][w] += share;
@@ -117,7 +118,7 @@ LmContent estimate_katz(const NgramCounts& counts, const std::vector<uint64_t>& 
           any = any || d > 0.0;
           used += prob[n][i];
         }
-        if (1.0 - used > 1e-12) break;
+        if (1.0 - used > kNoMass) break;
         total += 1.0;  // no mass left for unseen words: make room, as SRILM does
       }
       if (!any) return;
@@ -125,8 +126,14 @@ LmContent estimate_katz(const NgramCounts& counts, const std::vector<uint64_t>& 
       for (size_t i = begin; i < end; ++i)
         if (kept[n][i]) lower_used += prob[n - 1][index[n - 1].find(lower, grams.at(i) + 1)];
       const double denominator = 1.0 - lower_used;
-      backoff[n - 1][index[n - 1].find(lower, grams.at(begin))] =
-          denominator > 0.0 ? (1.0 - used) / denominator : 0.0;
+      double bow = (1.0 - used) / denominator;
+      if (denominator < kProbEpsilon) {
+        // The lower order has no mass left for the other words: like SRILM, scale
+        // this context's probabilities to sum to 1 and never back off.
+        for (size_t i = begin; i < end; ++i) prob[n][i] /= used;
+        bow = 0.0;
+      }
+      backoff[n - 1][index[n - 1].find(lower, grams.at(begin))] = bow;
     });
   }
 
@@ -139,7 +146,7 @@ LmContent estimate_katz(const NgramCounts& counts, const std::vector<uint64_t>& 
       if (!kept[n][i]) continue;
       table.ids.insert(table.ids.end(), grams.at(i), grams.at(i) + grams.n);
       table.log10_prob.push_back(n == 0 && i == kLmBos ? kLog10Zero : to_log10(prob[n][i]));
-      table.log10_backoff.push_back(n + 1 < order ? to_log10(backoff[n][i]) : 0.0f);
+      table.log10_backoff.push_back(n + 1 < order ? backoff_to_log10(backoff[n][i]) : 0.0f);
     }
     out.orders.push_back(std::move(table));
   }

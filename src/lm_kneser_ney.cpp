@@ -97,7 +97,7 @@ LmContent estimate_kneser_ney(const NgramCounts& counts, const std::array<double
     table.log10_backoff.reserve(prob[n].size());
     for (size_t i = 0; i < prob[n].size(); ++i) {
       table.log10_prob.push_back(to_log10(prob[n][i]));
-      table.log10_backoff.push_back(n + 1 < order ? static_cast<float>(std::log10(backoff[n][i])) : 0.0f);
+      table.log10_backoff.push_back(n + 1 < order ? backoff_to_log10(backoff[n][i]) : 0.0f);
     }
     out.orders.push_back(std::move(table));
   }
