@@ -132,9 +132,11 @@ void register_lm(py::module_& m) {
       .def(
           "score",
           [](const NgramModel& model, py::handle texts, const Tokenizer& tokenizer, bool bos, bool eos, int workers) {
-            const TokenizedBatch batch = tokenize_texts(texts, tokenizer, workers, "sentences");
+            const TextBatch batch = to_text_batch(texts, "sentences");
+            resolve_workers(workers);
             const auto check = python_interrupt_check();
-            return to_array(without_gil([&] { return score_batch(model, batch, bos, eos, workers, check); }));
+            return to_array(
+                without_gil([&] { return score_texts(model, batch, tokenizer, bos, eos, workers, check); }));
           },
           py::arg("sentences"), py::arg("tokenizer"), py::arg("bos"), py::arg("eos"), py::arg("workers"))
       .def(
