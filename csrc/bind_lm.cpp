@@ -75,8 +75,7 @@ void register_lm(py::module_& m) {
             const auto check = python_interrupt_check();
             std::vector<std::string> discounts;
             auto model = without_gil([&] {
-              const NgramCounts counts = counter.finish(check);
-              return std::make_shared<NgramModel>(train_lm(counts, options, discounts));
+              return std::make_shared<NgramModel>(train_lm(counter.finish(check), options, discounts));
             });
             return py::make_tuple(model, discounts);
           },

@@ -15,7 +15,7 @@ LmSmoothing parse_lm_smoothing(const std::string& name) {
   throw InputError("smoothing must be 'kneser-ney' or 'katz', got '" + name + "'");
 }
 
-NgramModel train_lm(const NgramCounts& counts, const LmTrainOptions& options, std::vector<std::string>& discounts) {
+NgramModel train_lm(NgramCounts&& counts, const LmTrainOptions& options, std::vector<std::string>& discounts) {
   const int order = static_cast<int>(counts.orders.size());
   LmContent content;
   discounts.clear();
@@ -50,6 +50,7 @@ NgramModel train_lm(const NgramCounts& counts, const LmTrainOptions& options, st
       discounts.push_back(line.str());
     }
   }
+  counts = NgramCounts();
   if (options.prune > 0.0) {
     prune_by_relative_entropy(content, options.prune);
     meta << "prune=" << options.prune << "\n";

@@ -22,7 +22,8 @@ struct LmTrainOptions {
 };
 
 // Estimates the model; `discounts` receives one line per order describing the
-// discounts used (also written to the metadata).
-NgramModel train_lm(const NgramCounts& counts, const LmTrainOptions& options, std::vector<std::string>& discounts);
+// discounts used (also written to the metadata). The counts are released as soon
+// as the estimates exist, before the model's tables are built.
+NgramModel train_lm(NgramCounts&& counts, const LmTrainOptions& options, std::vector<std::string>& discounts);
 
 }  // namespace fastamfm
