@@ -64,7 +64,8 @@ void register_lm(py::module_& m) {
       .def_static(
           "train",
           [](NgramCounter& counter, const std::string& smoothing, std::array<double, 3> fallback,
-             std::vector<uint64_t> gtmin, std::vector<uint64_t> gtmax, double prune, const std::string& tokenizer) {
+             std::vector<uint64_t> gtmin, std::vector<uint64_t> gtmax, double prune, const std::string& tokenizer,
+             int workers) {
             LmTrainOptions options;
             options.smoothing = parse_lm_smoothing(smoothing);
             options.discount_fallback = fallback;
@@ -72,6 +73,7 @@ void register_lm(py::module_& m) {
             options.gtmax = std::move(gtmax);
             options.prune = prune;
             options.tokenizer = tokenizer;
+            options.workers = resolve_workers(workers);
             const auto check = python_interrupt_check();
             std::vector<std::string> discounts;
             auto model = without_gil([&] {
@@ -80,7 +82,7 @@ void register_lm(py::module_& m) {
             return py::make_tuple(model, discounts);
           },
           py::arg("counter"), py::arg("smoothing"), py::arg("discount_fallback"), py::arg("gtmin"),
-          py::arg("gtmax"), py::arg("prune"), py::arg("tokenizer"))
+          py::arg("gtmax"), py::arg("prune"), py::arg("tokenizer"), py::arg("workers"))
       .def_static(
           "load",
           [](const std::string& path) {

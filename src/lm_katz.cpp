@@ -44,7 +44,7 @@ std::vector<uint64_t> default_gtmax(int order) {
 }
 
 LmContent estimate_katz(const NgramCounts& counts, const std::vector<uint64_t>& gtmin,
-                        const std::vector<uint64_t>& gtmax, std::vector<GoodTuringDiscounts>& discounts) {
+                        const std::vector<uint64_t>& gtmax, int workers, std::vector<GoodTuringDiscounts>& discounts) {
   const size_t order = counts.orders.size();
   if (gtmin.size() != order || gtmax.size() != order)
     throw InputError("gtmin and gtmax need one value per order (" + std::to_string(order) + ")");
@@ -65,17 +65,16 @@ LmContent estimate_katz(const NgramCounts& counts, const std::vector<uint64_t>& 
     discounts.push_back(good_turing_discounts(count_of_counts, gtmin[n], gtmax[n]));
   }
 
-  std::vector<GramIndex> index;
-  for (const auto& grams : counts.orders) index.emplace_back(grams);
+  const std::vector<GramIndex> index = index_orders(counts.orders, workers);
   std::vector<std::vector<double>> prob(order), backoff(order);
-  std::vector<std::vector<bool>> kept(order);
+  std::vector<std::vector<uint8_t>> kept(order);  // bytes: groups are written concurrently
 
   // Unigrams.
   {
     const GramArray& uni = counts.orders[0];
     prob[0].assign(uni.size(), 0.0);
     backoff[0].assign(uni.size(), 1.0);
-    kept[0].assign(uni.size(), true);
+    kept[0].assign(uni.size(), 1);
     double total = 0.0;
     for (size_t w = 0; w < uni.size(); ++w)
       if (w != kLmBos) total += static_cast<double>(uni.counts[w]);
@@ -102,8 +101,8 @@ LmContent estimate_katz(const NgramCounts& counts, const std::vector<uint64_t>& 
     const GoodTuringDiscounts& gt = discounts[n];
     prob[n].assign(grams.size(), 0.0);
     backoff[n].assign(grams.size(), 1.0);
-    kept[n].assign(grams.size(), false);
-    for_each_context_group(grams, [&](size_t begin, size_t end) {
+    kept[n].assign(grams.size(), 0);
+    parallel_context_groups(grams, workers, [&](size_t begin, size_t end) {
       double total = 0.0;
       for (size_t i = begin; i < end; ++i) total += static_cast<double>(grams.counts[i]);
       double used = 0.0;

@@ -45,7 +45,8 @@ GoodTuringDiscounts good_turing_discounts(const std::vector<uint64_t>& count_of_
 std::vector<uint64_t> default_gtmin(int order);
 std::vector<uint64_t> default_gtmax(int order);
 
+// Runs on `workers` threads; the result does not depend on their number.
 LmContent estimate_katz(const NgramCounts& counts, const std::vector<uint64_t>& gtmin,
-                        const std::vector<uint64_t>& gtmax, std::vector<GoodTuringDiscounts>& discounts);
+                        const std::vector<uint64_t>& gtmax, int workers, std::vector<GoodTuringDiscounts>& discounts);
 
 }  // namespace fastamfm

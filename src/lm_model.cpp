@@ -150,8 +150,9 @@ NgramModel NgramModel::build(const LmContent& c) {
   word_offsets[vocab] = pos;
   std::memcpy(base + h.metadata_offset, c.metadata.data(), c.metadata.size());
 
-  // N-grams and their tables.
-  for (int n = 1; n <= order; ++n) {
+  // N-grams and their tables, one order per thread.
+  parallel_parts(static_cast<size_t>(order), -1, [&](size_t part) {
+    const int n = static_cast<int>(part) + 1;
     const LmOrderSection& s = h.orders[n - 1];
     const LmOrderTable& t = c.orders[n - 1];
     auto* ids = reinterpret_cast<uint32_t*>(base + s.ids_offset);
@@ -181,7 +182,7 @@ NgramModel NgramModel::build(const LmContent& c) {
       }
       table[slot] = LmSlot{key, prob[i], backoff[i]};
     }
-  }
+  });
   h.checksum = lm_checksum(base + sizeof(LmHeader), h.file_bytes - sizeof(LmHeader));
   std::memcpy(base, &h, sizeof(LmHeader));
   NgramModel model;

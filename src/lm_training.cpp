@@ -29,7 +29,7 @@ NgramModel train_lm(NgramCounts&& counts, const LmTrainOptions& options, std::ve
     for (double d : options.discount_fallback)
       if (!(d >= 0.0)) throw InputError("discount_fallback values must be >= 0");
     std::vector<KneserNeyDiscounts> kn;
-    content = estimate_kneser_ney(counts, options.discount_fallback, kn);
+    content = estimate_kneser_ney(counts, options.discount_fallback, options.workers, kn);
     for (size_t n = 0; n < kn.size(); ++n) {
       std::ostringstream line;
       line.precision(10);
@@ -41,7 +41,7 @@ NgramModel train_lm(NgramCounts&& counts, const LmTrainOptions& options, std::ve
     const auto gtmin = options.gtmin.empty() ? default_gtmin(order) : options.gtmin;
     const auto gtmax = options.gtmax.empty() ? default_gtmax(order) : options.gtmax;
     std::vector<GoodTuringDiscounts> gt;
-    content = estimate_katz(counts, gtmin, gtmax, gt);
+    content = estimate_katz(counts, gtmin, gtmax, options.workers, gt);
     for (size_t n = 0; n < gt.size(); ++n) {
       std::ostringstream line;
       line.precision(10);

@@ -19,6 +19,7 @@ struct LmTrainOptions {
   std::vector<uint64_t> gtmin, gtmax;                      // Katz; empty = SRILM's defaults
   double prune = 0.0;                                      // relative-entropy threshold; 0 = none
   std::string tokenizer;                                   // Tokenizer::describe(), recorded
+  int workers = -1;
 };
 
 // Estimates the model; `discounts` receives one line per order describing the

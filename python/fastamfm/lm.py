@@ -155,7 +155,7 @@ class NgramLM:
         cls._feed(counter, corpus, tokenizer)
         model, _ = _core.NgramModel.train(counter, smoothing, fallback, _per_order(gtmin, order, "gtmin"),
                                           _per_order(gtmax, order, "gtmax"), float(prune or 0.0),
-                                          tokenizer.describe())
+                                          tokenizer.describe(), workers)
         lm = cls(model, tokenizer)
         lm.training_stats = {"sentences": counter.sentences, "tokens": counter.tokens,
                              "spilled_runs": counter.spilled_runs}
