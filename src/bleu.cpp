@@ -1,6 +1,7 @@
 #include "bleu.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -26,17 +27,14 @@ BleuSmoothing parse_bleu_smoothing(std::string_view name) {
 
 namespace {
 
-double effective_ref_length(const ReferenceSet& refs, size_t segment, size_t hyp_len, RefLength mode) {
-  const TokenizedBatch& tokens = refs.tokens();
-  const size_t begin = refs.refs_begin(segment), end = refs.refs_end(segment);
+double effective_ref_length(const std::vector<size_t>& ref_lens, size_t hyp_len, RefLength mode) {
   if (mode == RefLength::Average) {
     uint64_t total = 0;
-    for (size_t r = begin; r < end; ++r) total += tokens.num_tokens(r);
-    return static_cast<double>(total) / static_cast<double>(end - begin);
+    for (size_t len : ref_lens) total += len;
+    return static_cast<double>(total) / static_cast<double>(ref_lens.size());
   }
-  size_t best = tokens.num_tokens(begin);
-  for (size_t r = begin + 1; r < end; ++r) {
-    const size_t len = tokens.num_tokens(r);
+  size_t best = ref_lens[0];
+  for (size_t len : ref_lens) {
     if (mode == RefLength::Shortest) {
       best = std::min(best, len);
     } else {
@@ -49,22 +47,55 @@ double effective_ref_length(const ReferenceSet& refs, size_t segment, size_t hyp
   return static_cast<double>(best);
 }
 
-// Matches of one order, each hypothesis n-gram counted at most as often as the most
-// it occurs in any single reference.
-uint64_t clipped_matches(NgramSpan hyp, NgramSpan max_ref) {
-  uint64_t correct = 0;
+// Raises max_ref[j] to the count the reference has of hypothesis n-gram j.
+void raise_max_counts(NgramSpan hyp, NgramSpan ref, uint32_t* max_ref) {
   size_t i = 0, j = 0;
-  while (i < hyp.size && j < max_ref.size) {
-    const NgramKey a = hyp.data[i].key, b = max_ref.data[j].key;
-    if (a == b) correct += std::min(hyp.data[i].count, max_ref.data[j].count);
+  while (i < hyp.size && j < ref.size) {
+    const NgramKey a = hyp.data[i].key, b = ref.data[j].key;
+    if (a == b) max_ref[i] = std::max(max_ref[i], ref.data[j].count);
     // Advance without a data-dependent branch: the keys are random.
     i += a <= b;
     j += b <= a;
   }
-  return correct;
 }
 
-// The union of sorted spans with the maximum count of each key, appended to out.
+// One segment's statistics. ref_spans(order, fn) calls fn(span) for each reference
+// (or for one span already holding the maxima); each hypothesis n-gram counts at
+// most as often as it occurs in any single reference.
+struct SegmentScratch {
+  std::vector<uint32_t> max_ref;
+  std::vector<size_t> ref_lens;
+};
+
+template <class HypSpan, class RefSpans>
+void fill_segment(BleuStatistics& stats, size_t i, size_t hyp_len, RefLength mode, HypSpan&& hyp_span,
+                  RefSpans&& ref_spans, SegmentScratch& scratch) {
+  const size_t k_orders = static_cast<size_t>(stats.max_order);
+  stats.hyp_len[i] = static_cast<double>(hyp_len);
+  stats.ref_len[i] = effective_ref_length(scratch.ref_lens, hyp_len, mode);
+  for (size_t k = 0; k < k_orders; ++k) {
+    const int order = static_cast<int>(k + 1);
+    const NgramSpan hyp = hyp_span(order);
+    scratch.max_ref.assign(hyp.size, 0);
+    ref_spans(order, [&](NgramSpan ref) { raise_max_counts(hyp, ref, scratch.max_ref.data()); });
+    uint64_t correct = 0;
+    for (size_t j = 0; j < hyp.size; ++j) correct += std::min(hyp.data[j].count, scratch.max_ref[j]);
+    stats.guess[i * k_orders + k] = hyp_len > k ? hyp_len - k : 0;
+    stats.correct[i * k_orders + k] = correct;
+  }
+}
+
+BleuStatistics empty_statistics(size_t n, int max_order) {
+  BleuStatistics stats;
+  stats.max_order = max_order;
+  stats.hyp_len.resize(n);
+  stats.ref_len.resize(n);
+  stats.guess.resize(n * static_cast<size_t>(max_order));
+  stats.correct.resize(n * static_cast<size_t>(max_order));
+  return stats;
+}
+
+// The union of the segment's reference spans with the maximum count of each key, appended to out.
 void merge_max_counts(const ReferenceSet& refs, size_t segment, int order, std::vector<NgramCount>& scratch,
                       std::vector<NgramCount>& out) {
   scratch.clear();
@@ -91,7 +122,7 @@ double smoothed_bleu(double hyp_len, double ref_len, const uint64_t* guess, cons
   for (int k = 0; k < order; ++k) any_correct = any_correct || correct[k] > 0;
   if (!any_correct) return 0.0;
 
-  std::vector<double> precisions(static_cast<size_t>(order), 0.0);
+  std::array<double, 16> precisions{};  // orders are at most 16
   double mteval_divisor = 1.0;
   int effective_order = order;
   for (int n = 1; n <= order; ++n) {
@@ -165,25 +196,79 @@ BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp
   if (max_order < 1 || max_order > hyp_ngrams.max_order() || max_order > ref_counts.max_order())
     throw InputError("bleu: max_order " + std::to_string(max_order) + " exceeds the n-gram orders counted (" +
                      std::to_string(std::min(hyp_ngrams.max_order(), ref_counts.max_order())) + ")");
-  const size_t k_orders = static_cast<size_t>(max_order);
-  BleuStatistics stats;
-  stats.max_order = max_order;
-  stats.hyp_len.resize(n);
-  stats.ref_len.resize(n);
-  stats.guess.resize(n * k_orders);
-  stats.correct.resize(n * k_orders);
+  BleuStatistics stats = empty_statistics(n, max_order);
   parallel_for(
       n, workers,
       [&](size_t begin, size_t end) {
+        SegmentScratch scratch;
         for (size_t i = begin; i < end; ++i) {
-          const size_t len = hyps.num_tokens(i);
-          stats.hyp_len[i] = static_cast<double>(len);
-          stats.ref_len[i] = effective_ref_length(refs, i, len, ref_length);
+          scratch.ref_lens.clear();
+          for (size_t r = refs.refs_begin(i); r < refs.refs_end(i); ++r) scratch.ref_lens.push_back(refs.tokens().num_tokens(r));
+          fill_segment(
+              stats, i, hyps.num_tokens(i), ref_length, [&](int order) { return hyp_ngrams.at(i, order); },
+              [&](int order, auto&& fn) { fn(ref_counts.max_counts(i, order)); }, scratch);
+        }
+      },
+      interrupted, 256);
+  return stats;
+}
+
+BleuStatistics bleu_statistics_from_text(const TextBatch& hyps, const TextBatch& refs,
+                                         const std::vector<uint64_t>& segment_offsets, const Tokenizer& tokenizer,
+                                         int max_order, RefLength ref_length, int workers,
+                                         const InterruptCheck& interrupted) {
+  const size_t n = hyps.size();
+  if (segment_offsets.size() != n + 1 || segment_offsets.front() != 0 || segment_offsets.back() != refs.size())
+    throw InputError("bleu: " + std::to_string(n) + " hypotheses but the reference offsets describe " +
+                     std::to_string(segment_offsets.empty() ? 0 : segment_offsets.size() - 1) + " segments of " +
+                     std::to_string(refs.size()) + " references");
+  for (size_t i = 0; i < n; ++i)
+    if (segment_offsets[i + 1] <= segment_offsets[i])
+      throw InputError("bleu: segment " + std::to_string(i) + " has no reference");
+  if (max_order < 1 || max_order > 16) throw InputError("bleu: max_order must be in 1..16");
+  const size_t k_orders = static_cast<size_t>(max_order);
+  BleuStatistics stats = empty_statistics(n, max_order);
+  parallel_for(
+      n, workers,
+      [&](size_t begin, size_t end) {
+        SegmentScratch scratch;
+        std::string text_scratch;
+        std::vector<TokenId> ids;
+        std::vector<NgramKey> keys;
+        // Sorted n-gram counts of the hypothesis and of each reference of the segment;
+        // text t's order-k counts are counts[offsets[t * (K + 1) + k - 1] .. offsets[t * (K + 1) + k]).
+        std::vector<NgramCount> hyp_counts, ref_counts;
+        std::vector<size_t> hyp_offsets, ref_offsets;
+        auto encode = [&](std::string_view text, std::vector<NgramCount>& counts, std::vector<size_t>& offsets) {
+          ids.clear();
+          tokenizer.for_each_token(text, text_scratch, [&](std::string_view tok) { ids.push_back(hash_token(tok)); });
           for (size_t k = 0; k < k_orders; ++k) {
-            const int order = static_cast<int>(k + 1);
-            stats.guess[i * k_orders + k] = len > k ? len - k : 0;
-            stats.correct[i * k_orders + k] = clipped_matches(hyp_ngrams.at(i, order), ref_counts.max_counts(i, order));
+            offsets.push_back(counts.size());
+            count_ngrams(ids.data(), ids.size(), static_cast<int>(k + 1), keys, counts);
           }
+          offsets.push_back(counts.size());
+          return ids.size();
+        };
+        auto span = [&](const std::vector<NgramCount>& counts, const std::vector<size_t>& offsets, size_t text,
+                        int order) {
+          const size_t slot = text * (k_orders + 1) + static_cast<size_t>(order - 1);
+          return NgramSpan{counts.data() + offsets[slot], offsets[slot + 1] - offsets[slot]};
+        };
+        for (size_t i = begin; i < end; ++i) {
+          hyp_counts.clear();
+          hyp_offsets.clear();
+          const size_t hyp_len = encode(hyps[i], hyp_counts, hyp_offsets);
+          ref_counts.clear();
+          ref_offsets.clear();
+          scratch.ref_lens.clear();
+          for (size_t r = segment_offsets[i]; r < segment_offsets[i + 1]; ++r)
+            scratch.ref_lens.push_back(encode(refs[r], ref_counts, ref_offsets));
+          fill_segment(
+              stats, i, hyp_len, ref_length, [&](int order) { return span(hyp_counts, hyp_offsets, 0, order); },
+              [&](int order, auto&& fn) {
+                for (size_t r = 0; r < scratch.ref_lens.size(); ++r) fn(span(ref_counts, ref_offsets, r, order));
+              },
+              scratch);
         }
       },
       interrupted, 256);
