@@ -22,13 +22,12 @@ def synthetic(n: int, n_refs: int = 4, seed: int = 0) -> tuple[list[str], list[l
     rng = np.random.default_rng(seed)
     vocab = np.array([f"w{i}" for i in range(5000)])
     weights = 1.0 / np.arange(1, 5001)
-    weights /= weights.sum()
-
-    def sentence():
-        return " ".join(rng.choice(vocab, rng.integers(4, 21), p=weights))
-
-    hyps = [sentence() for _ in range(n)]
-    refs = [[sentence() for _ in range(n_refs)] for _ in range(n)]
+    lengths = rng.integers(4, 21, size=n * (1 + n_refs))
+    words = vocab[rng.choice(5000, size=int(lengths.sum()), p=weights / weights.sum())]
+    ends = np.cumsum(lengths)
+    texts = [" ".join(words[end - length:end]) for end, length in zip(ends, lengths)]
+    hyps = texts[:n]
+    refs = [texts[n + i * n_refs:n + (i + 1) * n_refs] for i in range(n)]
     return hyps, refs
 
 

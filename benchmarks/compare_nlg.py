@@ -62,7 +62,7 @@ def main():
                 for key, value in theirs.items():
                     assert abs(mine[key] - value) <= 1e-12 * max(1.0, abs(value)), (key, mine[key], value)
             row(f"DSTC-6 20 systems BLEU+ROUGE-L+CIDEr (w={workers})", "pycocoevalcap 1.2", peer_20, ours_time,
-                peer_20 / ours_time, f"seconds; peer timed on {PYCOCO_SYSTEMS} systems, x10 (extrapolated)")
+                peer_20 / ours_time, f"seconds; peer timed on {PYCOCO_SYSTEMS} system(s), x{20 / PYCOCO_SYSTEMS:g} (extrapolated)")
     else:
         print(f"(DSTC-6 skipped: {DSTC6} is absent)")
 

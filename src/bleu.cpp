@@ -213,6 +213,91 @@ BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp
   return stats;
 }
 
+namespace {
+
+// Clipped n-gram matches of one segment without sorting: the hypothesis n-grams go
+// into a small open-addressing table (it stays in L1), and each reference only
+// probes it, counting the n-grams the hypothesis has. Keys are chained hashes
+// (order n extends order n-1 by one token), consistent within this counter only.
+class SegmentClipper {
+ public:
+  explicit SegmentClipper(int max_order) : max_order_(max_order) {}
+
+  void set_hypothesis(const std::vector<TokenId>& ids) {
+    const size_t ngrams = ids.size() * static_cast<size_t>(max_order_);
+    size_t capacity = 64;
+    while (capacity < 2 * ngrams) capacity *= 2;
+    table_.assign(capacity, Entry{});
+    used_.clear();
+    for_each_ngram(ids, [&](NgramKey key, int order) {
+      const size_t slot = find_slot(key);
+      Entry& e = table_[slot];
+      if (!e.used) {
+        e = Entry{key, 0, 0, 0, static_cast<uint8_t>(order), true};
+        used_.push_back(static_cast<uint32_t>(slot));
+      }
+      ++e.hyp_count;
+    });
+  }
+
+  void add_reference(const std::vector<TokenId>& ids) {
+    for_each_ngram(ids, [&](NgramKey key, int) {
+      Entry& e = table_[find_slot(key)];
+      if (!e.used) return;
+      if (e.ref_count++ == 0) touched_.push_back(static_cast<uint32_t>(&e - table_.data()));
+    });
+    for (uint32_t slot : touched_) {
+      Entry& e = table_[slot];
+      e.max_ref = std::max(e.max_ref, e.ref_count);
+      e.ref_count = 0;
+    }
+    touched_.clear();
+  }
+
+  // correct[k] for orders k + 1 = 1..max_order.
+  void correct(uint64_t* out) const {
+    std::fill(out, out + max_order_, uint64_t{0});
+    for (uint32_t slot : used_) {
+      const Entry& e = table_[slot];
+      out[e.order - 1] += std::min(e.hyp_count, e.max_ref);
+    }
+  }
+
+ private:
+  struct Entry {
+    NgramKey key = 0;
+    uint32_t hyp_count = 0, max_ref = 0, ref_count = 0;
+    uint8_t order = 0;
+    bool used = false;
+  };
+
+  template <class Fn>
+  void for_each_ngram(const std::vector<TokenId>& ids, Fn&& fn) const {
+    const size_t n = ids.size();
+    for (size_t i = 0; i < n; ++i) {
+      NgramKey key = ids[i];
+      fn(key, 1);
+      for (int order = 2; order <= max_order_ && i + static_cast<size_t>(order) <= n; ++order) {
+        key = mix64(key + ids[i + static_cast<size_t>(order) - 1] * 0x9e3779b97f4a7c15ULL);
+        fn(key, order);
+      }
+    }
+  }
+
+  size_t find_slot(NgramKey key) const {
+    const size_t mask = table_.size() - 1;
+    size_t slot = mix64(key) & mask;
+    while (table_[slot].used && table_[slot].key != key) slot = (slot + 1) & mask;
+    return slot;
+  }
+
+  int max_order_;
+  std::vector<Entry> table_;
+  std::vector<uint32_t> used_, touched_;
+};
+
+}  // namespace
+
 BleuStatistics bleu_statistics_from_text(const TextBatch& hyps, const TextBatch& refs,
                                          const std::vector<uint64_t>& segment_offsets, const Tokenizer& tokenizer,
                                          int max_order, RefLength ref_length, int workers,
@@ -231,44 +316,28 @@ BleuStatistics bleu_statistics_from_text(const TextBatch& hyps, const TextBatch&
   parallel_for(
       n, workers,
       [&](size_t begin, size_t end) {
-        SegmentScratch scratch;
+        SegmentClipper clipper(max_order);
+        std::vector<size_t> ref_lens;
         std::string text_scratch;
         std::vector<TokenId> ids;
-        std::vector<NgramKey> keys;
-        // Sorted n-gram counts of the hypothesis and of each reference of the segment;
-        // text t's order-k counts are counts[offsets[t * (K + 1) + k - 1] .. offsets[t * (K + 1) + k]).
-        std::vector<NgramCount> hyp_counts, ref_counts;
-        std::vector<size_t> hyp_offsets, ref_offsets;
-        auto encode = [&](std::string_view text, std::vector<NgramCount>& counts, std::vector<size_t>& offsets) {
+        auto tokenize = [&](std::string_view text) {
           ids.clear();
           tokenizer.for_each_token(text, text_scratch, [&](std::string_view tok) { ids.push_back(hash_token(tok)); });
-          for (size_t k = 0; k < k_orders; ++k) {
-            offsets.push_back(counts.size());
-            count_ngrams(ids.data(), ids.size(), static_cast<int>(k + 1), keys, counts);
-          }
-          offsets.push_back(counts.size());
-          return ids.size();
-        };
-        auto span = [&](const std::vector<NgramCount>& counts, const std::vector<size_t>& offsets, size_t text,
-                        int order) {
-          const size_t slot = text * (k_orders + 1) + static_cast<size_t>(order - 1);
-          return NgramSpan{counts.data() + offsets[slot], offsets[slot + 1] - offsets[slot]};
         };
         for (size_t i = begin; i < end; ++i) {
-          hyp_counts.clear();
-          hyp_offsets.clear();
-          const size_t hyp_len = encode(hyps[i], hyp_counts, hyp_offsets);
-          ref_counts.clear();
-          ref_offsets.clear();
-          scratch.ref_lens.clear();
-          for (size_t r = segment_offsets[i]; r < segment_offsets[i + 1]; ++r)
-            scratch.ref_lens.push_back(encode(refs[r], ref_counts, ref_offsets));
-          fill_segment(
-              stats, i, hyp_len, ref_length, [&](int order) { return span(hyp_counts, hyp_offsets, 0, order); },
-              [&](int order, auto&& fn) {
-                for (size_t r = 0; r < scratch.ref_lens.size(); ++r) fn(span(ref_counts, ref_offsets, r, order));
-              },
-              scratch);
+          tokenize(hyps[i]);
+          const size_t hyp_len = ids.size();
+          clipper.set_hypothesis(ids);
+          ref_lens.clear();
+          for (size_t r = segment_offsets[i]; r < segment_offsets[i + 1]; ++r) {
+            tokenize(refs[r]);
+            ref_lens.push_back(ids.size());
+            clipper.add_reference(ids);
+          }
+          stats.hyp_len[i] = static_cast<double>(hyp_len);
+          stats.ref_len[i] = effective_ref_length(ref_lens, hyp_len, ref_length);
+          clipper.correct(&stats.correct[i * k_orders]);
+          for (size_t k = 0; k < k_orders; ++k) stats.guess[i * k_orders + k] = hyp_len > k ? hyp_len - k : 0;
         }
       },
       interrupted, 256);
