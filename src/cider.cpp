@@ -1,6 +1,7 @@
 #include "cider.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -76,6 +77,7 @@ class HypothesisVector {
     keys_.assign(capacity, 0);
     weights_.assign(capacity, 0.0);
     used_.assign(capacity, 0);
+    filter_.fill(0);
     norms_.assign(static_cast<size_t>(orders), 0.0);
     for (int order = 1; order <= orders; ++order)
       for (const NgramCount& e : ngrams.at(i, order)) model.prefetch_weight(e.key);
@@ -88,6 +90,7 @@ class HypothesisVector {
         keys_[slot] = e.key;
         weights_[slot] = w;
         used_[slot] = 1;
+        filter_[filter_bit(e.key) / 64] |= uint64_t{1} << (filter_bit(e.key) % 64);
         sum_sq += w * w;
       }
       norms_[static_cast<size_t>(order - 1)] = std::sqrt(sum_sq);
@@ -95,6 +98,8 @@ class HypothesisVector {
   }
   // The weight of key, or 0 when the hypothesis lacks it (it then adds nothing).
   double weight(NgramKey key) const {
+    // Most reference n-grams are not in the hypothesis: one bit test rejects them.
+    if (!(filter_[filter_bit(key) / 64] >> (filter_bit(key) % 64) & 1)) return 0.0;
     const size_t mask = keys_.size() - 1;
     for (size_t slot = key & mask; used_[slot]; slot = (slot + 1) & mask)
       if (keys_[slot] == key) return weights_[slot];
@@ -107,6 +112,9 @@ class HypothesisVector {
   std::vector<double> weights_;
   std::vector<uint8_t> used_;
   std::vector<double> norms_;
+  // One bit per key (its top 11 bits): a reference n-gram whose bit is clear is absent.
+  std::array<uint64_t, 32> filter_{};
+  static size_t filter_bit(NgramKey key) { return static_cast<size_t>(key >> 53); }
 };
 
 }  // namespace
