@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import fastamfm
 import oracles_nlg as oracle
@@ -173,3 +174,21 @@ def test_bad_options(kwargs, message):
 def test_tokenizer_mismatch_with_encoded_references():
     with pytest.raises(ValueError, match="References were encoded with tok:whitespace"):
         fastamfm.bleu(["a"], fastamfm.References([["a"]]), lowercase=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(corpus(), st.booleans())
+def test_text_path_equals_encoded_path(data, lowercase):
+    # Raw lists are scored straight from text; References/Hypotheses through cached tables.
+    hyps, refs = data
+    hyps = [h.upper() if i % 2 else h for i, h in enumerate(hyps)]
+    raw = fastamfm.bleu(hyps, refs, lowercase=lowercase)
+    encoded = fastamfm.bleu(fastamfm.Hypotheses(hyps, lowercase=lowercase),
+                            fastamfm.References(refs, lowercase=lowercase), lowercase=lowercase)
+    assert raw.sentences.tolist() == encoded.sentences.tolist()
+    assert raw.extra["statistics"] == encoded.extra["statistics"]
+
+
+def test_workers_must_be_an_int():
+    with pytest.raises(TypeError, match="bleu: workers must be an int"):
+        fastamfm.bleu(["a"], [["a"]], workers=1.5)

@@ -131,3 +131,11 @@ def test_non_string_items():
 def test_bad_options(kwargs, exc, message):
     with pytest.raises(exc, match=message):
         fastamfm.cider(["a"], [["a"]], **kwargs)
+
+
+def test_document_frequencies_must_match_the_tokenizer():
+    df = fastamfm.DocumentFrequencies(lowercase=True).update([["a b"], ["b c"]])
+    with pytest.raises(ValueError, match="document_frequencies use tok:whitespace\\+lc but the references"):
+        fastamfm.cider(["a", "b"], [["a b"], ["b c"]], document_frequencies=df)
+    with pytest.raises(ValueError, match="DocumentFrequencies.update: References were encoded with"):
+        df.update(fastamfm.References([["a"]]))

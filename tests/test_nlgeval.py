@@ -144,3 +144,13 @@ def test_files_with_different_line_counts(tmp_path):
         fastamfm.compute_metrics(str(hyp), [str(ref1)])
     with pytest.raises(FileNotFoundError, match="no such file"):
         fastamfm.compute_metrics(str(tmp_path / "missing.txt"), [str(ref1)])
+
+
+def test_hypotheses_encoded_once_are_accepted_and_checked():
+    hyps, refs = ["the flight is late", "ok"], [["the flight is late today"], ["ok then"]]
+    encoded = fastamfm.Hypotheses(hyps)
+    assert fastamfm.compute_metrics(encoded, refs) == fastamfm.compute_metrics(hyps, refs)
+    with pytest.raises(ValueError, match="Hypotheses were encoded with tok:whitespace but the references"):
+        fastamfm.bleu(encoded, refs, lowercase=True)
+    with pytest.raises(ValueError, match="needs n-grams up to order 4 but Hypotheses holds up to 2"):
+        fastamfm.cider(fastamfm.Hypotheses(hyps, max_order=2), refs)

@@ -125,3 +125,15 @@ def test_non_string_items():
 def test_bad_options(kwargs, message):
     with pytest.raises(ValueError, match=message):
         fastamfm.rouge_l(["a"], [["a"]], **kwargs)
+
+
+@settings(max_examples=60, deadline=None)
+@given(corpus(), st.booleans(), st.sampled_from(["max-pr", "max-f"]))
+def test_text_path_equals_encoded_path(data, lowercase, multi_ref):
+    hyps, refs = data
+    hyps = [h.replace(" ", "  ", 1).upper() if i % 2 else h for i, h in enumerate(hyps)]
+    raw = fastamfm.rouge_l(hyps, refs, lowercase=lowercase, multi_ref=multi_ref)
+    encoded = fastamfm.rouge_l(fastamfm.Hypotheses(hyps, lowercase=lowercase),
+                               fastamfm.References(refs, lowercase=lowercase), lowercase=lowercase,
+                               multi_ref=multi_ref)
+    assert raw.sentences.tolist() == encoded.sentences.tolist()
