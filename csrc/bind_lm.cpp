@@ -64,7 +64,8 @@ void register_lm(py::module_& m) {
       .def_static(
           "train",
           [](NgramCounter& counter, const std::string& smoothing, std::array<double, 3> fallback,
-             std::vector<uint64_t> gtmin, std::vector<uint64_t> gtmax, double prune, const std::string& tokenizer) {
+             std::vector<uint64_t> gtmin, std::vector<uint64_t> gtmax, double prune, const std::string& tokenizer,
+             int workers) {
             LmTrainOptions options;
             options.smoothing = parse_lm_smoothing(smoothing);
             options.discount_fallback = fallback;
@@ -72,16 +73,16 @@ void register_lm(py::module_& m) {
             options.gtmax = std::move(gtmax);
             options.prune = prune;
             options.tokenizer = tokenizer;
+            options.workers = resolve_workers(workers);
             const auto check = python_interrupt_check();
             std::vector<std::string> discounts;
             auto model = without_gil([&] {
-              const NgramCounts counts = counter.finish(check);
-              return std::make_shared<NgramModel>(train_lm(counts, options, discounts));
+              return std::make_shared<NgramModel>(train_lm(counter.finish(check), options, discounts));
             });
             return py::make_tuple(model, discounts);
           },
           py::arg("counter"), py::arg("smoothing"), py::arg("discount_fallback"), py::arg("gtmin"),
-          py::arg("gtmax"), py::arg("prune"), py::arg("tokenizer"))
+          py::arg("gtmax"), py::arg("prune"), py::arg("tokenizer"), py::arg("workers"))
       .def_static(
           "load",
           [](const std::string& path) {
@@ -132,9 +133,11 @@ void register_lm(py::module_& m) {
       .def(
           "score",
           [](const NgramModel& model, py::handle texts, const Tokenizer& tokenizer, bool bos, bool eos, int workers) {
-            const TokenizedBatch batch = tokenize_texts(texts, tokenizer, workers, "sentences");
+            const TextBatch batch = to_text_batch(texts, "sentences");
+            resolve_workers(workers);
             const auto check = python_interrupt_check();
-            return to_array(without_gil([&] { return score_batch(model, batch, bos, eos, workers, check); }));
+            return to_array(
+                without_gil([&] { return score_texts(model, batch, tokenizer, bos, eos, workers, check); }));
           },
           py::arg("sentences"), py::arg("tokenizer"), py::arg("bos"), py::arg("eos"), py::arg("workers"))
       .def(

@@ -239,10 +239,8 @@ void register_lsi(py::module_& m) {
             const TextBatch batch = to_text_batch(texts, "hyps");
             resolve_workers(workers);
             const auto check = python_interrupt_check();
-            std::vector<float> v = without_gil([&] {
-              const TokenizedBatch tokens = tokenize_batch(batch, model.tokenizer(), workers, check);
-              return project_unit_vectors(model, tokens, dims, workers, check);
-            });
+            std::vector<float> v =
+                without_gil([&] { return project_unit_vectors(model, batch, dims, workers, check); });
             return unit_vectors_array(std::move(v), batch.size(), dims);
           },
           py::arg("texts"), py::arg("dims"), py::arg("workers") = -1)

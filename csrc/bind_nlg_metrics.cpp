@@ -66,27 +66,47 @@ py::array_t<T> to_matrix(const std::vector<T>& values, size_t rows, size_t cols)
   return out;
 }
 
-py::tuple bleu(const EncodedHypotheses& hyps, const BleuReferenceCounts& ref_counts, int max_order,
-               const std::string& ref_length, std::optional<std::string> smooth, double smooth_value, int workers) {
-  check_same_tokenizer(hyps, ref_counts.references().tokenizer(), "bleu");
-  const RefLength length_mode = parse_ref_length(ref_length);
-  const std::optional<BleuSmoothing> smoothing =
-      smooth ? std::optional<BleuSmoothing>(parse_bleu_smoothing(*smooth)) : std::nullopt;
-  const auto check = python_interrupt_check();
-  BleuStatistics stats;
+py::tuple bleu_result(const BleuStatistics& stats, std::optional<std::string> smooth, double smooth_value) {
   std::vector<double> sentences;
-  without_gil([&] {
-    stats = bleu_statistics(hyps.tokens, hyps.ngrams, ref_counts, max_order, length_mode, workers, check);
-    sentences = smoothing ? bleu_smoothed_segment_scores(stats, *smoothing, smooth_value) : bleu_segment_scores(stats);
-    return 0;
-  });
-  const size_t n = stats.size(), k = static_cast<size_t>(max_order);
+  if (smooth) {
+    const BleuSmoothing smoothing = parse_bleu_smoothing(*smooth);
+    sentences = without_gil([&] { return bleu_smoothed_segment_scores(stats, smoothing, smooth_value); });
+  } else {
+    sentences = without_gil([&] { return bleu_segment_scores(stats); });
+  }
+  const size_t n = stats.size(), k = static_cast<size_t>(stats.max_order);
   py::dict statistics;
   statistics["hyp_len"] = to_array(stats.hyp_len);
   statistics["ref_len"] = to_array(stats.ref_len);
   statistics["guess"] = to_matrix(stats.guess, n, k);
   statistics["correct"] = to_matrix(stats.correct, n, k);
   return py::make_tuple(to_matrix(sentences, n, k), statistics);
+}
+
+py::tuple bleu(const EncodedHypotheses& hyps, const BleuReferenceCounts& ref_counts, int max_order,
+               const std::string& ref_length, std::optional<std::string> smooth, double smooth_value, int workers) {
+  check_same_tokenizer(hyps, ref_counts.references().tokenizer(), "bleu");
+  const RefLength length_mode = parse_ref_length(ref_length);
+  if (smooth) parse_bleu_smoothing(*smooth);
+  const auto check = python_interrupt_check();
+  const BleuStatistics stats = without_gil(
+      [&] { return bleu_statistics(hyps.tokens, hyps.ngrams, ref_counts, max_order, length_mode, workers, check); });
+  return bleu_result(stats, smooth, smooth_value);
+}
+
+py::tuple bleu_text(py::handle hyps, py::handle flat_refs, const std::vector<uint64_t>& segment_offsets,
+                    const Tokenizer& tokenizer, int max_order, const std::string& ref_length,
+                    std::optional<std::string> smooth, double smooth_value, int workers) {
+  const TextBatch hyp_texts = to_text_batch(hyps, "hyps");
+  const TextBatch ref_texts = to_text_batch(flat_refs, "references");
+  const RefLength length_mode = parse_ref_length(ref_length);
+  if (smooth) parse_bleu_smoothing(*smooth);
+  const auto check = python_interrupt_check();
+  const BleuStatistics stats = without_gil([&] {
+    return bleu_statistics_from_text(hyp_texts, ref_texts, segment_offsets, tokenizer, max_order, length_mode, workers,
+                                     check);
+  });
+  return bleu_result(stats, smooth, smooth_value);
 }
 
 py::array_t<double> bleu_corpus(double hyp_len, double ref_len, const std::vector<uint64_t>& guess,
@@ -129,6 +149,22 @@ py::array_t<double> rouge_l_split_on_spaces(const EncodedHypotheses& hyps, const
       [&] { return rouge_l_scores(hyps.space_split, refs.tokens, segment_offsets, beta, mode, workers, check); }));
 }
 
+py::array_t<double> rouge_l_text(py::handle hyps, py::handle flat_refs, const std::vector<uint64_t>& segment_offsets,
+                                 const Tokenizer& tokenizer, bool split_like_pycoco, double beta,
+                                 const std::string& multi_ref, int workers) {
+  const TextBatch hyp_texts = to_text_batch(hyps, "hyps");
+  const TextBatch ref_texts = to_text_batch(flat_refs, "references");
+  const RougeMultiRef mode = parse_rouge_multi_ref(multi_ref);
+  const auto check = python_interrupt_check();
+  return to_array(without_gil([&] {
+    auto tokens = [&](const TextBatch& texts) {
+      return split_like_pycoco ? split_on_spaces(texts, tokenizer.lowercases(), workers, check)
+                               : tokenize_batch(texts, tokenizer, workers, check);
+    };
+    return rouge_l_scores(tokens(hyp_texts), tokens(ref_texts), segment_offsets, beta, mode, workers, check);
+  }));
+}
+
 py::array_t<double> cider(const EncodedHypotheses& hyps, const CiderReferenceModel& model, double sigma, int workers) {
   check_same_tokenizer(hyps, model.references().tokenizer(), "cider");
   const auto check = python_interrupt_check();
@@ -169,6 +205,9 @@ void register_nlg_metrics(py::module_& m) {
   m.def("bleu", &bleu, py::arg("hyps"), py::arg("ref_counts"), py::arg("max_order"), py::arg("ref_length"),
         py::arg("smooth"), py::arg("smooth_value"), py::arg("workers"),
         "(sentence scores [n, max_order], per-segment statistics) of BLEU.");
+  m.def("bleu_text", &bleu_text, py::arg("hyps"), py::arg("flat_refs"), py::arg("segment_offsets"),
+        py::arg("tokenizer"), py::arg("max_order"), py::arg("ref_length"), py::arg("smooth"), py::arg("smooth_value"),
+        py::arg("workers"), "BLEU straight from text (one-shot: no reference tables kept).");
   m.def("bleu_corpus", &bleu_corpus, py::arg("hyp_len"), py::arg("ref_len"), py::arg("guess"), py::arg("correct"),
         "Corpus BLEU-1..k from summed statistics (pycocoevalcap's formula).");
   py::class_<TokenSequences>(m, "TokenSequences")
@@ -183,6 +222,9 @@ void register_nlg_metrics(py::module_& m) {
         py::arg("workers"));
   m.def("rouge_l_split_on_spaces", &rouge_l_split_on_spaces, py::arg("hyps"), py::arg("ref_tokens"),
         py::arg("segment_offsets"), py::arg("beta"), py::arg("multi_ref"), py::arg("workers"));
+  m.def("rouge_l_text", &rouge_l_text, py::arg("hyps"), py::arg("flat_refs"), py::arg("segment_offsets"),
+        py::arg("tokenizer"), py::arg("split_like_pycoco"), py::arg("beta"), py::arg("multi_ref"), py::arg("workers"),
+        "ROUGE-L straight from text (one-shot: no reference tables kept).");
   m.def("cider", &cider, py::arg("hyps"), py::arg("model"), py::arg("sigma"), py::arg("workers"));
   m.def("distinct", &distinct, py::arg("hyps"), py::arg("orders"), py::arg("workers"));
 

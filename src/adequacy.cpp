@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "errors.hpp"
+#include "vector_clones.hpp"
 
 namespace fastamfm {
 
@@ -14,19 +17,30 @@ AdequacyCombine parse_adequacy_combine(const std::string& name) {
   throw InputError("combine must be 'max', 'mean' or 'centroid', got '" + name + "'");
 }
 
-std::vector<float> project_unit_vectors(const LsiModel& model, const TokenizedBatch& batch, size_t dims, int workers,
-                                        const InterruptCheck& interrupted) {
+namespace {
+
+void check_dims(const LsiModel& model, size_t dims) {
   if (dims == 0 || dims > model.dims())
     throw InputError("dims must be in 1.." + std::to_string(model.dims()) + " (the model's dimensions), got " +
                      std::to_string(dims));
-  std::vector<float> out(batch.size() * dims, 0.0f);
+}
+
+// Projects sentence i into out row i, scaled to unit length; ids_of(i, ids, text)
+// gives its token ids, possibly built in the per-thread scratch `ids` and `text`.
+template <class IdsOf>
+std::vector<float> unit_rows(const LsiModel& model, size_t n, size_t dims, int workers,
+                             const InterruptCheck& interrupted, IdsOf&& ids_of) {
+  std::vector<float> out(n * dims, 0.0f);
   parallel_for(
-      batch.size(), workers,
+      n, workers,
       [&](size_t begin, size_t end) {
         std::vector<uint32_t> scratch;
+        std::vector<TokenId> id_scratch;
+        std::string text_scratch;
         std::vector<double> v(dims);
         for (size_t i = begin; i < end; ++i) {
-          if (!model.project(batch.ids(i), batch.num_tokens(i), dims, v.data(), scratch)) continue;
+          const auto [ids, count] = ids_of(i, id_scratch, text_scratch);
+          if (!model.project(ids, count, dims, v.data(), scratch)) continue;
           double norm2 = 0.0;
           for (double x : v) norm2 += x * x;
           if (norm2 == 0.0) continue;  // known words whose projection vanishes: no direction
@@ -38,13 +52,27 @@ std::vector<float> project_unit_vectors(const LsiModel& model, const TokenizedBa
   return out;
 }
 
-namespace {
-double dot(const float* a, const float* b, size_t dims) {
-  double s = 0.0;
-  for (size_t c = 0; c < dims; ++c) s += static_cast<double>(a[c]) * static_cast<double>(b[c]);
-  return s;
-}
 }  // namespace
+
+std::vector<float> project_unit_vectors(const LsiModel& model, const TokenizedBatch& batch, size_t dims, int workers,
+                                        const InterruptCheck& interrupted) {
+  check_dims(model, dims);
+  return unit_rows(model, batch.size(), dims, workers, interrupted, [&](size_t i, std::vector<TokenId>&, std::string&) {
+    return std::pair<const TokenId*, size_t>(batch.ids(i), batch.num_tokens(i));
+  });
+}
+
+std::vector<float> project_unit_vectors(const LsiModel& model, const TextBatch& texts, size_t dims, int workers,
+                                        const InterruptCheck& interrupted) {
+  check_dims(model, dims);
+  const Tokenizer tokenizer = model.tokenizer();
+  return unit_rows(model, texts.size(), dims, workers, interrupted,
+                   [&](size_t i, std::vector<TokenId>& ids, std::string& text) {
+                     ids.clear();
+                     tokenizer.for_each_token(texts[i], text, [&](std::string_view t) { ids.push_back(hash_token(t)); });
+                     return std::pair<const TokenId*, size_t>(ids.data(), ids.size());
+                   });
+}
 
 void adequacy_scores(const float* hyps, size_t n, const float* refs, const uint64_t* ref_offsets, size_t dims,
                      AdequacyCombine combine, double* out, int workers, const InterruptCheck& interrupted) {
@@ -71,7 +99,7 @@ void adequacy_scores(const float* hyps, size_t n, const float* refs, const uint6
             score = norm2 > 0 ? std::max(0.0, hc / std::sqrt(norm2)) : 0.0;
           } else {
             for (uint64_t r = r0; r < r1; ++r) {
-              const double cosine = std::max(0.0, dot(h, refs + r * dims, dims));
+              const double cosine = std::max(0.0, dot_float(h, refs + r * dims, dims));
               score = combine == AdequacyCombine::Max ? std::max(score, cosine) : score + cosine;
             }
             if (combine == AdequacyCombine::Mean) score /= static_cast<double>(r1 - r0);

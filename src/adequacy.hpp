@@ -31,6 +31,10 @@ AdequacyCombine parse_adequacy_combine(const std::string& name);
 // vocabulary word. dims must be in 1..model.dims().
 std::vector<float> project_unit_vectors(const LsiModel& model, const TokenizedBatch& batch, size_t dims, int workers,
                                         const InterruptCheck& interrupted = {});
+// The same from raw texts, tokenized with the model's tokenizer on the fly (no
+// TokenizedBatch is built: scoring a system needs only the token ids).
+std::vector<float> project_unit_vectors(const LsiModel& model, const TextBatch& texts, size_t dims, int workers,
+                                        const InterruptCheck& interrupted = {});
 
 // The scoring core.
 //   hyps        n x dims unit (or zero) vectors, row-major
@@ -38,7 +42,7 @@ std::vector<float> project_unit_vectors(const LsiModel& model, const TokenizedBa
 //   ref_offsets n + 1 ascending offsets: the references of hypothesis i are rows
 //               ref_offsets[i] .. ref_offsets[i+1]-1 of refs (at least one each)
 //   out         n scores in [0, 1]
-// Dot products are summed in double in dimension order.
+// Dot products are summed in double, as dot_float (vector_clones.hpp) orders them.
 void adequacy_scores(const float* hyps, size_t n, const float* refs, const uint64_t* ref_offsets, size_t dims,
                      AdequacyCombine combine, double* out, int workers, const InterruptCheck& interrupted = {});
 

@@ -126,7 +126,8 @@ class ArpaParser {
       if (static_cast<int>(k) != n + 1 && !with_backoff)
         fail("a " + header.substr(1, header.size() - 2) + " line needs a log10 probability, " + std::to_string(n) +
              (n == 1 ? " word" : " words") + (n < order ? " and an optional backoff" : "") + "; found " +
-             (k > static_cast<size_t>(kMaxLmOrder + 1) ? std::string("more") : std::to_string(k)) + " fields in '" +
+             (k > static_cast<size_t>(kMaxLmOrder + 1) ? std::string("more") : std::to_string(k)) +
+             (k == 1 ? " field in '" : " fields in '") +
              std::string(t) + "'");
       const float prob = parse_number(fields[0], "probability");
       const float backoff = with_backoff ? parse_number(fields[n + 1], "backoff") : 0.0f;

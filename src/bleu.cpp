@@ -1,6 +1,7 @@
 #include "bleu.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -26,17 +27,14 @@ BleuSmoothing parse_bleu_smoothing(std::string_view name) {
 
 namespace {
 
-double effective_ref_length(const ReferenceSet& refs, size_t segment, size_t hyp_len, RefLength mode) {
-  const TokenizedBatch& tokens = refs.tokens();
-  const size_t begin = refs.refs_begin(segment), end = refs.refs_end(segment);
+double effective_ref_length(const std::vector<size_t>& ref_lens, size_t hyp_len, RefLength mode) {
   if (mode == RefLength::Average) {
     uint64_t total = 0;
-    for (size_t r = begin; r < end; ++r) total += tokens.num_tokens(r);
-    return static_cast<double>(total) / static_cast<double>(end - begin);
+    for (size_t len : ref_lens) total += len;
+    return static_cast<double>(total) / static_cast<double>(ref_lens.size());
   }
-  size_t best = tokens.num_tokens(begin);
-  for (size_t r = begin + 1; r < end; ++r) {
-    const size_t len = tokens.num_tokens(r);
+  size_t best = ref_lens[0];
+  for (size_t len : ref_lens) {
     if (mode == RefLength::Shortest) {
       best = std::min(best, len);
     } else {
@@ -49,22 +47,55 @@ double effective_ref_length(const ReferenceSet& refs, size_t segment, size_t hyp
   return static_cast<double>(best);
 }
 
-// Matches of one order, each hypothesis n-gram counted at most as often as the most
-// it occurs in any single reference.
-uint64_t clipped_matches(NgramSpan hyp, NgramSpan max_ref) {
-  uint64_t correct = 0;
+// Raises max_ref[j] to the count the reference has of hypothesis n-gram j.
+void raise_max_counts(NgramSpan hyp, NgramSpan ref, uint32_t* max_ref) {
   size_t i = 0, j = 0;
-  while (i < hyp.size && j < max_ref.size) {
-    const NgramKey a = hyp.data[i].key, b = max_ref.data[j].key;
-    if (a == b) correct += std::min(hyp.data[i].count, max_ref.data[j].count);
+  while (i < hyp.size && j < ref.size) {
+    const NgramKey a = hyp.data[i].key, b = ref.data[j].key;
+    if (a == b) max_ref[i] = std::max(max_ref[i], ref.data[j].count);
     // Advance without a data-dependent branch: the keys are random.
     i += a <= b;
     j += b <= a;
   }
-  return correct;
 }
 
-// The union of sorted spans with the maximum count of each key, appended to out.
+// One segment's statistics. ref_spans(order, fn) calls fn(span) for each reference
+// (or for one span already holding the maxima); each hypothesis n-gram counts at
+// most as often as it occurs in any single reference.
+struct SegmentScratch {
+  std::vector<uint32_t> max_ref;
+  std::vector<size_t> ref_lens;
+};
+
+template <class HypSpan, class RefSpans>
+void fill_segment(BleuStatistics& stats, size_t i, size_t hyp_len, RefLength mode, HypSpan&& hyp_span,
+                  RefSpans&& ref_spans, SegmentScratch& scratch) {
+  const size_t k_orders = static_cast<size_t>(stats.max_order);
+  stats.hyp_len[i] = static_cast<double>(hyp_len);
+  stats.ref_len[i] = effective_ref_length(scratch.ref_lens, hyp_len, mode);
+  for (size_t k = 0; k < k_orders; ++k) {
+    const int order = static_cast<int>(k + 1);
+    const NgramSpan hyp = hyp_span(order);
+    scratch.max_ref.assign(hyp.size, 0);
+    ref_spans(order, [&](NgramSpan ref) { raise_max_counts(hyp, ref, scratch.max_ref.data()); });
+    uint64_t correct = 0;
+    for (size_t j = 0; j < hyp.size; ++j) correct += std::min(hyp.data[j].count, scratch.max_ref[j]);
+    stats.guess[i * k_orders + k] = hyp_len > k ? hyp_len - k : 0;
+    stats.correct[i * k_orders + k] = correct;
+  }
+}
+
+BleuStatistics empty_statistics(size_t n, int max_order) {
+  BleuStatistics stats;
+  stats.max_order = max_order;
+  stats.hyp_len.resize(n);
+  stats.ref_len.resize(n);
+  stats.guess.resize(n * static_cast<size_t>(max_order));
+  stats.correct.resize(n * static_cast<size_t>(max_order));
+  return stats;
+}
+
+// The union of the segment's reference spans with the maximum count of each key, appended to out.
 void merge_max_counts(const ReferenceSet& refs, size_t segment, int order, std::vector<NgramCount>& scratch,
                       std::vector<NgramCount>& out) {
   scratch.clear();
@@ -91,7 +122,7 @@ double smoothed_bleu(double hyp_len, double ref_len, const uint64_t* guess, cons
   for (int k = 0; k < order; ++k) any_correct = any_correct || correct[k] > 0;
   if (!any_correct) return 0.0;
 
-  std::vector<double> precisions(static_cast<size_t>(order), 0.0);
+  std::array<double, 16> precisions{};  // orders are at most 16
   double mteval_divisor = 1.0;
   int effective_order = order;
   for (int n = 1; n <= order; ++n) {
@@ -165,25 +196,148 @@ BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp
   if (max_order < 1 || max_order > hyp_ngrams.max_order() || max_order > ref_counts.max_order())
     throw InputError("bleu: max_order " + std::to_string(max_order) + " exceeds the n-gram orders counted (" +
                      std::to_string(std::min(hyp_ngrams.max_order(), ref_counts.max_order())) + ")");
-  const size_t k_orders = static_cast<size_t>(max_order);
-  BleuStatistics stats;
-  stats.max_order = max_order;
-  stats.hyp_len.resize(n);
-  stats.ref_len.resize(n);
-  stats.guess.resize(n * k_orders);
-  stats.correct.resize(n * k_orders);
+  BleuStatistics stats = empty_statistics(n, max_order);
   parallel_for(
       n, workers,
       [&](size_t begin, size_t end) {
+        SegmentScratch scratch;
         for (size_t i = begin; i < end; ++i) {
-          const size_t len = hyps.num_tokens(i);
-          stats.hyp_len[i] = static_cast<double>(len);
-          stats.ref_len[i] = effective_ref_length(refs, i, len, ref_length);
-          for (size_t k = 0; k < k_orders; ++k) {
-            const int order = static_cast<int>(k + 1);
-            stats.guess[i * k_orders + k] = len > k ? len - k : 0;
-            stats.correct[i * k_orders + k] = clipped_matches(hyp_ngrams.at(i, order), ref_counts.max_counts(i, order));
+          scratch.ref_lens.clear();
+          for (size_t r = refs.refs_begin(i); r < refs.refs_end(i); ++r) scratch.ref_lens.push_back(refs.tokens().num_tokens(r));
+          fill_segment(
+              stats, i, hyps.num_tokens(i), ref_length, [&](int order) { return hyp_ngrams.at(i, order); },
+              [&](int order, auto&& fn) { fn(ref_counts.max_counts(i, order)); }, scratch);
+        }
+      },
+      interrupted, 256);
+  return stats;
+}
+
+namespace {
+
+// Clipped n-gram matches of one segment without sorting: the hypothesis n-grams go
+// into a small open-addressing table (it stays in L1), and each reference only
+// probes it, counting the n-grams the hypothesis has. Keys are chained hashes
+// (order n extends order n-1 by one token), consistent within this counter only.
+class SegmentClipper {
+ public:
+  explicit SegmentClipper(int max_order) : max_order_(max_order) {}
+
+  void set_hypothesis(const std::vector<TokenId>& ids) {
+    const size_t ngrams = ids.size() * static_cast<size_t>(max_order_);
+    size_t capacity = 64;
+    while (capacity < 2 * ngrams) capacity *= 2;
+    table_.assign(capacity, Entry{});
+    used_.clear();
+    for_each_ngram(ids, [&](NgramKey key, int order) {
+      const size_t slot = find_slot(key);
+      Entry& e = table_[slot];
+      if (!e.used) {
+        e = Entry{key, 0, 0, 0, static_cast<uint8_t>(order), true};
+        used_.push_back(static_cast<uint32_t>(slot));
+      }
+      ++e.hyp_count;
+    });
+  }
+
+  void add_reference(const std::vector<TokenId>& ids) {
+    for_each_ngram(ids, [&](NgramKey key, int) {
+      Entry& e = table_[find_slot(key)];
+      if (!e.used) return;
+      if (e.ref_count++ == 0) touched_.push_back(static_cast<uint32_t>(&e - table_.data()));
+    });
+    for (uint32_t slot : touched_) {
+      Entry& e = table_[slot];
+      e.max_ref = std::max(e.max_ref, e.ref_count);
+      e.ref_count = 0;
+    }
+    touched_.clear();
+  }
+
+  // correct[k] for orders k + 1 = 1..max_order.
+  void correct(uint64_t* out) const {
+    std::fill(out, out + max_order_, uint64_t{0});
+    for (uint32_t slot : used_) {
+      const Entry& e = table_[slot];
+      out[e.order - 1] += std::min(e.hyp_count, e.max_ref);
+    }
+  }
+
+ private:
+  struct Entry {
+    NgramKey key = 0;
+    uint32_t hyp_count = 0, max_ref = 0, ref_count = 0;
+    uint8_t order = 0;
+    bool used = false;
+  };
+
+  template <class Fn>
+  void for_each_ngram(const std::vector<TokenId>& ids, Fn&& fn) const {
+    const size_t n = ids.size();
+    for (size_t i = 0; i < n; ++i) {
+      NgramKey key = ids[i];
+      fn(key, 1);
+      for (int order = 2; order <= max_order_ && i + static_cast<size_t>(order) <= n; ++order) {
+        key = mix64(key + ids[i + static_cast<size_t>(order) - 1] * 0x9e3779b97f4a7c15ULL);
+        fn(key, order);
+      }
+    }
+  }
+
+  size_t find_slot(NgramKey key) const {
+    const size_t mask = table_.size() - 1;
+    size_t slot = mix64(key) & mask;
+    while (table_[slot].used && table_[slot].key != key) slot = (slot + 1) & mask;
+    return slot;
+  }
+
+  int max_order_;
+  std::vector<Entry> table_;
+  std::vector<uint32_t> used_, touched_;
+};
+
+}  // namespace
+
+BleuStatistics bleu_statistics_from_text(const TextBatch& hyps, const TextBatch& refs,
+                                         const std::vector<uint64_t>& segment_offsets, const Tokenizer& tokenizer,
+                                         int max_order, RefLength ref_length, int workers,
+                                         const InterruptCheck& interrupted) {
+  const size_t n = hyps.size();
+  if (segment_offsets.size() != n + 1 || segment_offsets.front() != 0 || segment_offsets.back() != refs.size())
+    throw InputError("bleu: " + std::to_string(n) + " hypotheses but the reference offsets describe " +
+                     std::to_string(segment_offsets.empty() ? 0 : segment_offsets.size() - 1) + " segments of " +
+                     std::to_string(refs.size()) + " references");
+  for (size_t i = 0; i < n; ++i)
+    if (segment_offsets[i + 1] <= segment_offsets[i])
+      throw InputError("bleu: segment " + std::to_string(i) + " has no reference");
+  if (max_order < 1 || max_order > 16) throw InputError("bleu: max_order must be in 1..16");
+  const size_t k_orders = static_cast<size_t>(max_order);
+  BleuStatistics stats = empty_statistics(n, max_order);
+  parallel_for(
+      n, workers,
+      [&](size_t begin, size_t end) {
+        SegmentClipper clipper(max_order);
+        std::vector<size_t> ref_lens;
+        std::string text_scratch;
+        std::vector<TokenId> ids;
+        auto tokenize = [&](std::string_view text) {
+          ids.clear();
+          tokenizer.for_each_token(text, text_scratch, [&](std::string_view tok) { ids.push_back(hash_token(tok)); });
+        };
+        for (size_t i = begin; i < end; ++i) {
+          tokenize(hyps[i]);
+          const size_t hyp_len = ids.size();
+          clipper.set_hypothesis(ids);
+          ref_lens.clear();
+          for (size_t r = segment_offsets[i]; r < segment_offsets[i + 1]; ++r) {
+            tokenize(refs[r]);
+            ref_lens.push_back(ids.size());
+            clipper.add_reference(ids);
           }
+          stats.hyp_len[i] = static_cast<double>(hyp_len);
+          stats.ref_len[i] = effective_ref_length(ref_lens, hyp_len, ref_length);
+          clipper.correct(&stats.correct[i * k_orders]);
+          for (size_t k = 0; k < k_orders; ++k) stats.guess[i * k_orders + k] = hyp_len > k ? hyp_len - k : 0;
         }
       },
       interrupted, 256);

@@ -14,6 +14,8 @@
 #include "ngram_counts.hpp"
 #include "parallel.hpp"
 #include "reference_set.hpp"
+#include "text_batch.hpp"
+#include "tokenizer.hpp"
 #include "tokenized_batch.hpp"
 
 namespace fastamfm {
@@ -63,6 +65,15 @@ struct BleuStatistics {
 BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams,
                                const BleuReferenceCounts& refs, int max_order, RefLength ref_length, int workers,
                                const InterruptCheck& interrupted = {});
+
+// The same statistics straight from text, for one-shot scoring: each segment's
+// references are tokenized and counted in per-thread buffers and merged on the fly,
+// so no corpus-wide reference tables are built. refs holds all references, those of
+// hypothesis i being segment_offsets[i]..segment_offsets[i+1].
+BleuStatistics bleu_statistics_from_text(const TextBatch& hyps, const TextBatch& refs,
+                                         const std::vector<uint64_t>& segment_offsets, const Tokenizer& tokenizer,
+                                         int max_order, RefLength ref_length, int workers,
+                                         const InterruptCheck& interrupted = {});
 
 // BLEU-1..max_order from (summed) statistics with pycocoevalcap's guards:
 // precision (correct + 1e-15) / (guess + 1e-9), brevity penalty exp(1 - 1/ratio)

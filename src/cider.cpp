@@ -1,6 +1,7 @@
 #include "cider.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -26,6 +27,8 @@ CiderReferenceModel::CiderReferenceModel(std::shared_ptr<const ReferenceSet> ref
     throw InputError("cider: needs n-grams up to order " + std::to_string(df_->max_order()) +
                      " but the references hold up to " + std::to_string(refs_->max_order()));
   log_segments_ = std::log(static_cast<double>(df_->num_segments()));
+  idf_.resize(std::min<uint64_t>(df_->num_segments(), 1 << 16) + 1);
+  for (size_t d = 0; d < idf_.size(); ++d) idf_[d] = log_segments_ - std::log(std::max(1.0, static_cast<double>(d)));
   const size_t n_refs = refs_->num_references();
   const int orders = max_order();
   offsets_.assign(n_refs * static_cast<size_t>(orders) + 1, 0);
@@ -54,8 +57,9 @@ CiderReferenceModel::CiderReferenceModel(std::shared_ptr<const ReferenceSet> ref
 }
 
 double CiderReferenceModel::weight(uint32_t term_frequency, NgramKey key) const {
-  const double df = std::max(1.0, static_cast<double>(df_->count(key)));
-  return static_cast<double>(term_frequency) * (log_segments_ - std::log(df));
+  const uint32_t df = df_->count(key);
+  const double idf = df < idf_.size() ? idf_[df] : log_segments_ - std::log(static_cast<double>(df));
+  return static_cast<double>(term_frequency) * idf;
 }
 
 namespace {
@@ -73,6 +77,7 @@ class HypothesisVector {
     keys_.assign(capacity, 0);
     weights_.assign(capacity, 0.0);
     used_.assign(capacity, 0);
+    filter_.fill(0);
     norms_.assign(static_cast<size_t>(orders), 0.0);
     for (int order = 1; order <= orders; ++order)
       for (const NgramCount& e : ngrams.at(i, order)) model.prefetch_weight(e.key);
@@ -85,6 +90,7 @@ class HypothesisVector {
         keys_[slot] = e.key;
         weights_[slot] = w;
         used_[slot] = 1;
+        filter_[filter_bit(e.key) / 64] |= uint64_t{1} << (filter_bit(e.key) % 64);
         sum_sq += w * w;
       }
       norms_[static_cast<size_t>(order - 1)] = std::sqrt(sum_sq);
@@ -92,6 +98,8 @@ class HypothesisVector {
   }
   // The weight of key, or 0 when the hypothesis lacks it (it then adds nothing).
   double weight(NgramKey key) const {
+    // Most reference n-grams are not in the hypothesis: one bit test rejects them.
+    if (!(filter_[filter_bit(key) / 64] >> (filter_bit(key) % 64) & 1)) return 0.0;
     const size_t mask = keys_.size() - 1;
     for (size_t slot = key & mask; used_[slot]; slot = (slot + 1) & mask)
       if (keys_[slot] == key) return weights_[slot];
@@ -104,6 +112,9 @@ class HypothesisVector {
   std::vector<double> weights_;
   std::vector<uint8_t> used_;
   std::vector<double> norms_;
+  // One bit per key (its top 11 bits): a reference n-gram whose bit is clear is absent.
+  std::array<uint64_t, 32> filter_{};
+  static size_t filter_bit(NgramKey key) { return static_cast<size_t>(key >> 53); }
 };
 
 }  // namespace
@@ -128,13 +139,21 @@ std::vector<double> cider_d_scores(const TokenizedBatch& hyps, const NgramTable&
       [&](size_t begin, size_t end) {
         HypothesisVector hyp;
         std::vector<double> per_order(static_cast<size_t>(orders));
+        // The length penalty depends only on |delta|, an integer: computed once per value.
+        std::vector<double> penalties;
+        auto penalty_for = [&](double delta) {
+          const size_t d = static_cast<size_t>(std::fabs(delta));
+          if (d >= penalties.size()) penalties.resize(d + 1, -1.0);
+          if (penalties[d] < 0) penalties[d] = std::pow(kE, -(delta * delta) / two_sigma_sq);
+          return penalties[d];
+        };
         for (size_t i = begin; i < end; ++i) {
           hyp.build(hyp_ngrams, i, orders, model);
           const double hyp_length = bigram_length(hyps.num_tokens(i), orders);
           std::fill(per_order.begin(), per_order.end(), 0.0);
           for (size_t r = refs.refs_begin(i); r < refs.refs_end(i); ++r) {
             const double delta = hyp_length - bigram_length(refs.tokens().num_tokens(r), orders);
-            const double penalty = std::pow(kE, -(delta * delta) / two_sigma_sq);
+            const double penalty = penalty_for(delta);
             for (int order = 1; order <= orders; ++order) {
               // Clipped dot product over the n-grams both texts hold, in key order.
               const NgramSpan ref = refs.ngrams().at(r, order);

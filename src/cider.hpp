@@ -45,6 +45,7 @@ class CiderReferenceModel {
   std::shared_ptr<const ReferenceSet> refs_;
   std::shared_ptr<const DocumentFrequency> df_;
   double log_segments_;
+  std::vector<double> idf_;  // log N - log max(1, df) for the small df values, which are most
   std::vector<double> weights_;
   std::vector<uint64_t> offsets_;  // [refs * max_order + 1] into weights_
   std::vector<double> norms_;      // [refs * max_order]

@@ -13,7 +13,9 @@ void BitParallelLcs::set_pattern(const TokenId* ids, size_t n) {
   slot_token_.assign(capacity, 0);
   slot_mask_.assign(capacity, 0);
   masks_.clear();
+  std::fill(std::begin(filter_), std::end(filter_), uint64_t{0});
   for (size_t i = 0; i < n; ++i) {
+    filter_[ids[i] >> 60] |= uint64_t{1} << ((ids[i] >> 54) & 63);
     size_t slot = ids[i] & (capacity - 1);
     while (slot_mask_[slot] != 0 && slot_token_[slot] != ids[i]) slot = (slot + 1) & (capacity - 1);
     if (slot_mask_[slot] == 0) {
@@ -26,6 +28,7 @@ void BitParallelLcs::set_pattern(const TokenId* ids, size_t n) {
 }
 
 const uint64_t* BitParallelLcs::match_mask(TokenId token) const {
+  if (!(filter_[token >> 60] >> ((token >> 54) & 63) & 1)) return nullptr;
   const size_t mask = slot_token_.size() - 1;
   for (size_t slot = token & mask; slot_mask_[slot] != 0; slot = (slot + 1) & mask)
     if (slot_token_[slot] == token) return masks_.data() + (slot_mask_[slot] - 1) * words_;

@@ -27,6 +27,7 @@ class BitParallelLcs {
   std::vector<TokenId> slot_token_;
   std::vector<uint32_t> slot_mask_;
   std::vector<uint64_t> masks_;  // words_ words per distinct token: the positions holding it
+  uint64_t filter_[16] = {};     // one bit per pattern token (top 10 bits of its id): clear = absent
   std::vector<uint64_t> v_;      // scratch: the current bit vector
 };
 

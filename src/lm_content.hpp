@@ -25,10 +25,16 @@ struct LmContent {
 // log10(0) as ARPA files write it (SRILM's convention).
 constexpr float kLog10Zero = -99.0f;
 
+// log10 of a probability (rounding above 1 is clipped, as lmplz does).
 inline float to_log10(double p) {
   if (!(p > 0.0)) return kLog10Zero;
   const double l = std::log10(p);
   return static_cast<float>(l > 0.0 ? 0.0 : l);
+}
+
+// log10 of a backoff weight, which may exceed 1.
+inline float backoff_to_log10(double weight) {
+  return weight > 0.0 ? static_cast<float>(std::log10(weight)) : kLog10Zero;
 }
 
 }  // namespace fastamfm

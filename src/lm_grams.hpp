@@ -3,7 +3,6 @@
 // indices into the model's vocabulary (0 = <unk>, 1 = <s>, 2 = </s>).
 #pragma once
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include "hashing.hpp"
@@ -42,7 +41,10 @@ inline bool gram_less(const uint32_t* a, const uint32_t* b, int n) {
   return false;
 }
 inline bool gram_equal(const uint32_t* a, const uint32_t* b, int n) {
-  return std::memcmp(a, b, sizeof(uint32_t) * static_cast<size_t>(n)) == 0;
+  // A plain loop: n is at most 6, where a call to memcmp costs more than the compare.
+  for (int i = 0; i < n; ++i)
+    if (a[i] != b[i]) return false;
+  return true;
 }
 
 // Open-addressing map from the n-grams of a GramArray to their positions; also

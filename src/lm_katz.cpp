@@ -9,6 +9,7 @@ namespace fastamfm {
 
 namespace {
 constexpr double kProbEpsilon = 3e-6;  // SRILM's Prob_Epsilon
+constexpr double kNoMass = 1e-12;      // left-over mass below this is rounding noise
 }
 
 GoodTuringDiscounts good_turing_discounts(const std::vector<uint64_t>& n, uint64_t gtmin, uint64_t gtmax) {
@@ -43,7 +44,7 @@ std::vector<uint64_t> default_gtmax(int order) {
 }
 
 LmContent estimate_katz(const NgramCounts& counts, const std::vector<uint64_t>& gtmin,
-                        const std::vector<uint64_t>& gtmax, std::vector<GoodTuringDiscounts>& discounts) {
+                        const std::vector<uint64_t>& gtmax, int workers, std::vector<GoodTuringDiscounts>& discounts) {
   const size_t order = counts.orders.size();
   if (gtmin.size() != order || gtmax.size() != order)
     throw InputError("gtmin and gtmax need one value per order (" + std::to_string(order) + ")");
@@ -64,17 +65,16 @@ LmContent estimate_katz(const NgramCounts& counts, const std::vector<uint64_t>& 
     discounts.push_back(good_turing_discounts(count_of_counts, gtmin[n], gtmax[n]));
   }
 
-  std::vector<GramIndex> index;
-  for (const auto& grams : counts.orders) index.emplace_back(grams);
+  const std::vector<GramIndex> index = index_orders(counts.orders, workers);
   std::vector<std::vector<double>> prob(order), backoff(order);
-  std::vector<std::vector<bool>> kept(order);
+  std::vector<std::vector<uint8_t>> kept(order);  // bytes: groups are written concurrently
 
   // Unigrams.
   {
     const GramArray& uni = counts.orders[0];
     prob[0].assign(uni.size(), 0.0);
     backoff[0].assign(uni.size(), 1.0);
-    kept[0].assign(uni.size(), true);
+    kept[0].assign(uni.size(), 1);
     double total = 0.0;
     for (size_t w = 0; w < uni.size(); ++w)
       if (w != kLmBos) total += static_cast<double>(uni.counts[w]);
@@ -88,7 +88,7 @@ LmContent estimate_katz(const NgramCounts& counts, const std::vector<uint64_t>& 
       if (prob[0][w] == 0.0) ++zero_words;
     }
     const double leftover = 1.0 - used;
-    if (leftover > 0.0) {
+    if (leftover > kNoMass) {
       const double share = leftover / static_cast<double>(zero_words > 0 ? zero_words : uni.size() - 1);
       for (size_t w = 0; w < uni.size(); ++w)
         if (w != kLmBos && (zero_words == 0 || prob[0][w] == 0.0)) prob[0][w] += share;
@@ -101,8 +101,8 @@ LmContent estimate_katz(const NgramCounts& counts, const std::vector<uint64_t>& 
     const GoodTuringDiscounts& gt = discounts[n];
     prob[n].assign(grams.size(), 0.0);
     backoff[n].assign(grams.size(), 1.0);
-    kept[n].assign(grams.size(), false);
-    for_each_context_group(grams, [&](size_t begin, size_t end) {
+    kept[n].assign(grams.size(), 0);
+    parallel_context_groups(grams, workers, [&](size_t begin, size_t end) {
       double total = 0.0;
       for (size_t i = begin; i < end; ++i) total += static_cast<double>(grams.counts[i]);
       double used = 0.0;
@@ -117,7 +117,7 @@ LmContent estimate_katz(const NgramCounts& counts, const std::vector<uint64_t>& 
           any = any || d > 0.0;
           used += prob[n][i];
         }
-        if (1.0 - used > 1e-12) break;
+        if (1.0 - used > kNoMass) break;
         total += 1.0;  // no mass left for unseen words: make room, as SRILM does
       }
       if (!any) return;
@@ -125,8 +125,14 @@ LmContent estimate_katz(const NgramCounts& counts, const std::vector<uint64_t>& 
       for (size_t i = begin; i < end; ++i)
         if (kept[n][i]) lower_used += prob[n - 1][index[n - 1].find(lower, grams.at(i) + 1)];
       const double denominator = 1.0 - lower_used;
-      backoff[n - 1][index[n - 1].find(lower, grams.at(begin))] =
-          denominator > 0.0 ? (1.0 - used) / denominator : 0.0;
+      double bow = (1.0 - used) / denominator;
+      if (denominator < kProbEpsilon) {
+        // The lower order has no mass left for the other words: like SRILM, scale
+        // this context's probabilities to sum to 1 and never back off.
+        for (size_t i = begin; i < end; ++i) prob[n][i] /= used;
+        bow = 0.0;
+      }
+      backoff[n - 1][index[n - 1].find(lower, grams.at(begin))] = bow;
     });
   }
 
@@ -139,7 +145,7 @@ LmContent estimate_katz(const NgramCounts& counts, const std::vector<uint64_t>& 
       if (!kept[n][i]) continue;
       table.ids.insert(table.ids.end(), grams.at(i), grams.at(i) + grams.n);
       table.log10_prob.push_back(n == 0 && i == kLmBos ? kLog10Zero : to_log10(prob[n][i]));
-      table.log10_backoff.push_back(n + 1 < order ? to_log10(backoff[n][i]) : 0.0f);
+      table.log10_backoff.push_back(n + 1 < order ? backoff_to_log10(backoff[n][i]) : 0.0f);
     }
     out.orders.push_back(std::move(table));
   }

@@ -8,12 +8,16 @@
 //   with counts below gtmin are left out of the model.
 // - p(w|h) = d_c c(hw) / sum_x c(hx) for the kept n-grams; when that leaves no
 //   mass for backing off (every count above gtmax) the denominator gets +1.
-// - unigrams: the left-over mass goes in equal parts to the vocabulary words
+//   With gtmax = 1 the formula gives d_1 = 0, so SRILM's unigram default
+//   (gt1max = 1) leaves unigrams undiscounted and <unk> at log10 p = -99.
+// - unigrams: the left-over mass (if above 1e-12) goes in equal parts to the vocabulary words
 //   with zero probability (<unk> unless closed-vocabulary training mapped words
 //   to it); when there are none it is spread over every word. <s> is not an
 //   event: log10 p = -99.
 // - backoff alpha(h) = (1 - sum_w p(w|h)) / (1 - sum_w p(w|h')), w over the kept
-//   n-grams hw.
+//   n-grams hw. When the denominator is below 3e-6 (the lower order spends all
+//   its mass on words seen in h) the probabilities of h are scaled to sum to 1
+//   and alpha(h) = 0, as SRILM does.
 // SRILM's defaults: gtmin = 1, 1, 2, 2, ... and gtmax = 1, 7, 7, ... per order.
 #pragma once
 #include <vector>
@@ -41,7 +45,8 @@ GoodTuringDiscounts good_turing_discounts(const std::vector<uint64_t>& count_of_
 std::vector<uint64_t> default_gtmin(int order);
 std::vector<uint64_t> default_gtmax(int order);
 
+// Runs on `workers` threads; the result does not depend on their number.
 LmContent estimate_katz(const NgramCounts& counts, const std::vector<uint64_t>& gtmin,
-                        const std::vector<uint64_t>& gtmax, std::vector<GoodTuringDiscounts>& discounts);
+                        const std::vector<uint64_t>& gtmax, int workers, std::vector<GoodTuringDiscounts>& discounts);
 
 }  // namespace fastamfm

@@ -25,11 +25,12 @@ KneserNeyDiscounts kneser_ney_discounts(const std::array<uint64_t, 5>& t, const 
 
 namespace {
 // Adjusted counts of every order (see the header).
-std::vector<std::vector<uint64_t>> adjusted_counts(const NgramCounts& counts, const std::vector<GramIndex>& index) {
+std::vector<std::vector<uint64_t>> adjusted_counts(const NgramCounts& counts, const std::vector<GramIndex>& index,
+                                                   int workers) {
   const size_t order = counts.orders.size();
   std::vector<std::vector<uint64_t>> adjusted(order);
   adjusted[order - 1] = counts.orders[order - 1].counts;
-  for (size_t n = 0; n + 1 < order; ++n) {
+  parallel_parts(order - 1, workers, [&](size_t n) {
     const GramArray& grams = counts.orders[n];
     auto& a = adjusted[n];
     a.assign(grams.size(), 0);
@@ -41,17 +42,16 @@ std::vector<std::vector<uint64_t>> adjusted_counts(const NgramCounts& counts, co
       const size_t pos = index[n].find(grams, longer.at(j) + 1);
       if (grams.at(pos)[0] != kLmBos) ++a[pos];
     }
-  }
+  });
   return adjusted;
 }
 }  // namespace
 
-LmContent estimate_kneser_ney(const NgramCounts& counts, const std::array<double, 3>& fallback,
+LmContent estimate_kneser_ney(const NgramCounts& counts, const std::array<double, 3>& fallback, int workers,
                               std::vector<KneserNeyDiscounts>& discounts) {
   const size_t order = counts.orders.size();
-  std::vector<GramIndex> index;
-  for (const auto& grams : counts.orders) index.emplace_back(grams);
-  const auto adjusted = adjusted_counts(counts, index);
+  const std::vector<GramIndex> index = index_orders(counts.orders, workers);
+  const auto adjusted = adjusted_counts(counts, index, workers);
 
   discounts.clear();
   for (size_t n = 0; n < order; ++n) {
@@ -70,7 +70,7 @@ LmContent estimate_kneser_ney(const NgramCounts& counts, const std::array<double
     const KneserNeyDiscounts& disc = discounts[n];
     prob[n].assign(grams.size(), 0.0);
     backoff[n].assign(grams.size(), 1.0);
-    for_each_context_group(grams, [&](size_t begin, size_t end) {
+    parallel_context_groups(grams, workers, [&](size_t begin, size_t end) {
       double denominator = 0.0, mass = 0.0;
       for (size_t i = begin; i < end; ++i) {
         denominator += static_cast<double>(adjusted[n][i]);
@@ -97,7 +97,7 @@ LmContent estimate_kneser_ney(const NgramCounts& counts, const std::array<double
     table.log10_backoff.reserve(prob[n].size());
     for (size_t i = 0; i < prob[n].size(); ++i) {
       table.log10_prob.push_back(to_log10(prob[n][i]));
-      table.log10_backoff.push_back(n + 1 < order ? static_cast<float>(std::log10(backoff[n][i])) : 0.0f);
+      table.log10_backoff.push_back(n + 1 < order ? backoff_to_log10(backoff[n][i]) : 0.0f);
     }
     out.orders.push_back(std::move(table));
   }

@@ -30,7 +30,8 @@ struct KneserNeyDiscounts {
 // Discounts of one order from the counts-of-counts t[1..4] (t[0] unused).
 KneserNeyDiscounts kneser_ney_discounts(const std::array<uint64_t, 5>& t, const std::array<double, 3>& fallback);
 
-LmContent estimate_kneser_ney(const NgramCounts& counts, const std::array<double, 3>& fallback,
+// Runs on `workers` threads; the result does not depend on their number.
+LmContent estimate_kneser_ney(const NgramCounts& counts, const std::array<double, 3>& fallback, int workers,
                               std::vector<KneserNeyDiscounts>& discounts);
 
 }  // namespace fastamfm

@@ -48,6 +48,7 @@ std::string describe_gram(const LmContent& c, const uint32_t* ids, int n) {
   return s;
 }
 
+// A memory mapping (of a file, or anonymous memory for a model built here).
 struct MappedFile {
   void* address = nullptr;
   size_t bytes = 0;
@@ -55,6 +56,19 @@ struct MappedFile {
     if (address) ::munmap(address, bytes);
   }
 };
+
+// Zeroed memory for a model image. Queries jump randomly through tables of tens
+// of megabytes, so with 4 KiB pages nearly every lookup is a TLB miss: transparent
+// huge pages are requested (where the kernel offers them) to avoid that.
+std::shared_ptr<MappedFile> allocate_image(size_t bytes) {
+  auto region = std::make_shared<MappedFile>();
+  region->bytes = bytes;
+  void* address = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (address == MAP_FAILED) throw std::bad_alloc();
+  region->address = address;
+  ::madvise(address, bytes, MADV_HUGEPAGE);
+  return region;
+}
 }  // namespace
 
 void NgramModel::bind(std::shared_ptr<const void> storage, const uint8_t* base) {
@@ -118,8 +132,8 @@ NgramModel NgramModel::build(const LmContent& c) {
   }
   h.file_bytes = off;
 
-  auto buffer = std::make_shared<std::vector<uint64_t>>(off / 8, 0);
-  auto* base = reinterpret_cast<uint8_t*>(buffer->data());
+  auto image = allocate_image(off);
+  auto* base = static_cast<uint8_t*>(image->address);
 
   // Words.
   auto* word_offsets = reinterpret_cast<uint64_t*>(base + h.word_offsets_offset);
@@ -136,8 +150,9 @@ NgramModel NgramModel::build(const LmContent& c) {
   word_offsets[vocab] = pos;
   std::memcpy(base + h.metadata_offset, c.metadata.data(), c.metadata.size());
 
-  // N-grams and their tables.
-  for (int n = 1; n <= order; ++n) {
+  // N-grams and their tables, one order per thread.
+  parallel_parts(static_cast<size_t>(order), -1, [&](size_t part) {
+    const int n = static_cast<int>(part) + 1;
     const LmOrderSection& s = h.orders[n - 1];
     const LmOrderTable& t = c.orders[n - 1];
     auto* ids = reinterpret_cast<uint32_t*>(base + s.ids_offset);
@@ -167,11 +182,11 @@ NgramModel NgramModel::build(const LmContent& c) {
       }
       table[slot] = LmSlot{key, prob[i], backoff[i]};
     }
-  }
+  });
   h.checksum = lm_checksum(base + sizeof(LmHeader), h.file_bytes - sizeof(LmHeader));
   std::memcpy(base, &h, sizeof(LmHeader));
   NgramModel model;
-  model.bind(std::shared_ptr<const void>(buffer, buffer->data()), base);
+  model.bind(std::shared_ptr<const void>(image, image->address), base);
   return model;
 }
 
@@ -251,6 +266,7 @@ NgramModel NgramModel::load(const std::string& path) {
     }
     mapping->address = address;
     ::madvise(address, mapping->bytes, MADV_WILLNEED);
+    ::madvise(address, mapping->bytes, MADV_HUGEPAGE);  // honoured only where file THP exists
   }
   ::close(fd);
   const auto* base = static_cast<const uint8_t*>(mapping->address);
@@ -286,7 +302,7 @@ const float* NgramModel::log10_backoff(int n) const {
   return reinterpret_cast<const float*>(base_ + header_->orders[n - 1].backoff_offset);
 }
 
-const LmSlot* NgramModel::find(int n, uint64_t key) const {
+inline const LmSlot* NgramModel::find(int n, uint64_t key) const {
   const LmSlot* table = tables_[n - 1];
   const uint64_t slots = slots_[n - 1];
   for (uint64_t s = lm_slot_of(key, slots);;) {
@@ -296,51 +312,69 @@ const LmSlot* NgramModel::find(int n, uint64_t key) const {
   }
 }
 
+// By the ARPA prefix property no n-gram extends a context that does not exist,
+// and by the suffix property an n-gram missing at some length is missing at every
+// longer length; so only contexts that exist are kept in the state, and each
+// n-gram is looked up at most once.
+NgramModel::State NgramModel::begin_sentence(bool bos) const {
+  State state;
+  if (bos && order() > 1) {
+    if (const LmSlot* s = find(1, lm_key_start(bos_token_))) {
+      state.history[0] = bos_token_;
+      state.backoff[0] = s->backoff;
+      state.context_len = 1;
+    }
+  }
+  return state;
+}
+
+void NgramModel::prepare(const State& state, TokenId word, Lookup& lookup) const {
+  lookup.word = word;
+  lookup.longest = std::min(order(), state.context_len + 1);
+  lookup.keys[0] = lm_key_start(word);
+  for (int len = 2; len <= lookup.longest; ++len)
+    lookup.keys[len - 1] = lm_key_extend(lookup.keys[len - 2], state.history[len - 2]);
+  for (int len = 1; len <= lookup.longest; ++len)
+    __builtin_prefetch(tables_[len - 1] + lm_slot_of(lookup.keys[len - 1], slots_[len - 1]));
+}
+
+TokenScore NgramModel::advance(State& state, Lookup& lookup) const {
+  const LmSlot* slot = find(1, lookup.keys[0]);
+  const bool oov = slot == nullptr;
+  if (oov) {
+    prepare(state, unk_token_, lookup);
+    slot = find(1, lookup.keys[0]);
+  }
+  // Longest known n-gram ending in the word; its slots become the next state.
+  const LmSlot* matched_slots[kMaxLmOrder];
+  matched_slots[0] = slot;
+  int matched = 1;
+  for (int len = 2; len <= lookup.longest; ++len) {
+    const LmSlot* s = find(len, lookup.keys[len - 1]);
+    if (!s) break;
+    matched_slots[len - 1] = s;
+    matched = len;
+  }
+  float log10_prob = matched_slots[matched - 1]->prob;
+  for (int k = matched - 1; k < state.context_len; ++k) log10_prob += state.backoff[k];
+  // The matched n-grams of lengths 1..order-1 are the contexts of the next word.
+  state.context_len = std::min(matched, order() - 1);
+  for (int k = state.context_len - 1; k > 0; --k) state.history[k] = state.history[k - 1];
+  state.history[0] = lookup.word;
+  for (int k = 0; k < state.context_len; ++k) state.backoff[k] = matched_slots[k]->backoff;
+  return TokenScore{log10_prob, static_cast<uint8_t>(matched), oov};
+}
+
 double NgramModel::score(const TokenId* tokens, size_t n_tokens, bool bos, bool eos, TokenScore* out) const {
-  const int order = this->order();
-  // history[0] is the most recent word; at most order-1 words matter.
-  TokenId history[kMaxLmOrder];
-  int history_len = 0;
-  if (bos && order > 1) history[history_len++] = bos_token_;
+  State state = begin_sentence(bos);
+  Lookup lookup;
   double total = 0.0;
   const size_t predictions = n_tokens + (eos ? 1 : 0);
   for (size_t i = 0; i < predictions; ++i) {
-    TokenId word = i < n_tokens ? tokens[i] : eos_token_;
-    uint64_t key = lm_key_start(word);
-    const LmSlot* slot = find(1, key);
-    const bool oov = slot == nullptr;
-    if (oov) {
-      word = unk_token_;
-      key = lm_key_start(word);
-      slot = find(1, key);
-    }
-    float log10_prob = slot->prob;
-    int matched = 1;
-    const int longest = std::min(order, history_len + 1);
-    for (int len = 2; len <= longest; ++len) {
-      key = lm_key_extend(key, history[len - 2]);
-      const LmSlot* s = find(len, key);
-      if (!s) break;
-      log10_prob = s->prob;
-      matched = len;
-    }
-    // Back off through the contexts longer than the matched n-gram's.
-    const int contexts = std::min(order - 1, history_len);
-    uint64_t context_key = 0;
-    for (int len = 1; len <= contexts; ++len) {
-      context_key = len == 1 ? lm_key_start(history[0]) : lm_key_extend(context_key, history[len - 1]);
-      if (len < matched) continue;
-      const LmSlot* s = find(len, context_key);
-      if (!s) break;
-      log10_prob += s->backoff;
-    }
-    total += log10_prob;
-    if (out) out[i] = TokenScore{log10_prob, static_cast<uint8_t>(matched), oov};
-    if (order > 1) {
-      for (int k = std::min(history_len, order - 2); k > 0; --k) history[k] = history[k - 1];
-      history[0] = word;
-      history_len = std::min(history_len + 1, order - 1);
-    }
+    prepare(state, i < n_tokens ? tokens[i] : eos_token_, lookup);
+    const TokenScore scored = advance(state, lookup);
+    total += scored.log10_prob;
+    if (out) out[i] = scored;
   }
   return total;
 }
@@ -352,6 +386,24 @@ std::vector<double> score_batch(const NgramModel& model, const TokenizedBatch& b
       batch.size(), workers,
       [&](size_t begin, size_t end) {
         for (size_t i = begin; i < end; ++i) out[i] = model.score(batch.ids(i), batch.num_tokens(i), bos, eos);
+      },
+      interrupted, 1024);
+  return out;
+}
+
+std::vector<double> score_texts(const NgramModel& model, const TextBatch& texts, const Tokenizer& tokenizer, bool bos,
+                                bool eos, int workers, const InterruptCheck& interrupted) {
+  std::vector<double> out(texts.size());
+  parallel_for(
+      texts.size(), workers,
+      [&](size_t begin, size_t end) {
+        std::string scratch;
+        std::vector<TokenId> ids;
+        for (size_t i = begin; i < end; ++i) {
+          ids.clear();
+          tokenizer.for_each_token(texts[i], scratch, [&](std::string_view token) { ids.push_back(hash_token(token)); });
+          out[i] = model.score(ids.data(), ids.size(), bos, eos);
+        }
       },
       interrupted, 1024);
   return out;

@@ -13,7 +13,9 @@
 #include "lm_binary_format.hpp"
 #include "lm_content.hpp"
 #include "parallel.hpp"
+#include "text_batch.hpp"
 #include "tokenized_batch.hpp"
+#include "tokenizer.hpp"
 
 namespace fastamfm {
 
@@ -50,8 +52,27 @@ class NgramModel {
   // receives one TokenScore per prediction (n_tokens + eos).
   double score(const TokenId* tokens, size_t n_tokens, bool bos, bool eos, TokenScore* out = nullptr) const;
 
+  // Word-by-word scoring, as kenlm keeps it: the state after a word holds the
+  // words that can still be context (history[k] is the word k+1 back) and the
+  // backoff weights of those contexts (backoff[k] for history[k..0]).
+  struct State {
+    TokenId history[kMaxLmOrder];
+    float backoff[kMaxLmOrder];
+    int context_len = 0;
+  };
+  // The lookups of one prediction, computed and prefetched before they are needed.
+  struct Lookup {
+    TokenId word;
+    int longest;
+    uint64_t keys[kMaxLmOrder];
+  };
+  State begin_sentence(bool bos) const;
+  void prepare(const State& state, TokenId word, Lookup& lookup) const;
+  TokenScore advance(State& state, Lookup& lookup) const;
+  TokenId end_of_sentence() const { return eos_token_; }
+
  private:
-  const LmSlot* find(int n, uint64_t key) const;
+  inline const LmSlot* find(int n, uint64_t key) const;
   void bind(std::shared_ptr<const void> storage, const uint8_t* base);
 
   std::shared_ptr<const void> storage_;  // owns the bytes (vector or mapping)
@@ -65,6 +86,10 @@ class NgramModel {
 // Scores every sentence of `batch` on `workers` threads.
 std::vector<double> score_batch(const NgramModel& model, const TokenizedBatch& batch, bool bos, bool eos,
                                 int workers, const InterruptCheck& interrupted = {});
+
+// Tokenizes and scores every text on `workers` threads, keeping only token ids.
+std::vector<double> score_texts(const NgramModel& model, const TextBatch& texts, const Tokenizer& tokenizer, bool bos,
+                                bool eos, int workers, const InterruptCheck& interrupted = {});
 
 // Per-token scores of every sentence: predictions of sentence i are
 // out[offsets[i] .. offsets[i+1]).

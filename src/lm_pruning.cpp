@@ -29,7 +29,7 @@ class PrunableModel {
   void remove(int n, size_t i) { alive_[n - 1][i] = false; }
   double prob(int n, size_t i) const { return std::pow(10.0, content_.orders[n - 1].log10_prob[i]); }
   double backoff(int n, size_t i) const { return std::pow(10.0, content_.orders[n - 1].log10_backoff[i]); }
-  void set_backoff(int n, size_t i, double value) { content_.orders[n - 1].log10_backoff[i] = to_log10(value); }
+  void set_backoff(int n, size_t i, double value) { content_.orders[n - 1].log10_backoff[i] = backoff_to_log10(value); }
 
   size_t find(const uint32_t* gram, int n) const {
     const size_t i = index_[n - 1].find(grams_[n - 1], gram);
@@ -58,6 +58,20 @@ class PrunableModel {
     double p = 1.0;
     for (int i = h[0] == kLmBos ? 1 : 0; i < len; ++i) p *= conditional(h, i, h[i]);
     return p;
+  }
+
+  // Backoff weight of the context of the n-grams [begin, end) from those alive.
+  void recompute_backoff(int n, size_t begin, size_t end) {
+    const uint32_t* h = grams_[n - 1].at(begin);
+    const size_t context = find(h, n - 1);
+    if (context == GramIndex::kMissing) return;
+    double kept = 0.0, kept_lower = 0.0;
+    for (size_t i = begin; i < end; ++i) {
+      if (!alive(n, i)) continue;
+      kept += prob(n, i);
+      kept_lower += conditional(h + 1, n - 2, grams_[n - 1].at(i)[n - 1]);
+    }
+    set_backoff(n - 1, context, kept_lower < 1.0 ? (1.0 - kept) / (1.0 - kept_lower) : 0.0);
   }
 
   void compact() {
@@ -104,8 +118,7 @@ void prune_by_relative_entropy(LmContent& content, double threshold) {
     std::vector<size_t> doomed;
     for_each_context_group(grams, [&](size_t begin, size_t end) {
       const uint32_t* h = grams.at(begin);
-      const size_t context = model.find(h, n - 1);
-      if (context == GramIndex::kMissing) return;  // estimators always keep contexts
+      if (model.find(h, n - 1) == GramIndex::kMissing) return;  // estimators always keep contexts
       double used = 0.0, lower_used = 0.0;
       for (size_t i = begin; i < end; ++i) {
         used += model.prob(n, i);
@@ -125,16 +138,13 @@ void prune_by_relative_entropy(LmContent& content, double threshold) {
         if (std::exp(delta) - 1.0 < threshold) doomed.push_back(i);
       }
       for (size_t i : doomed) model.remove(n, i);
-      // The context's backoff weight, from what remains.
-      double kept = 0.0, kept_lower = 0.0;
-      for (size_t i = begin; i < end; ++i) {
-        if (!model.alive(n, i)) continue;
-        kept += model.prob(n, i);
-        kept_lower += model.conditional(h + 1, n - 2, grams.at(i)[n - 1]);
-      }
-      model.set_backoff(n - 1, context, kept_lower < 1.0 ? (1.0 - kept) / (1.0 - kept_lower) : 0.0);
+      model.recompute_backoff(n, begin, end);
     });
   }
+  // Pruning a lower order changes the distributions that higher contexts back
+  // off to, so every backoff weight is recomputed, lowest order first.
+  for (int n = 2; n <= model.order(); ++n)
+    for_each_context_group(model.grams(n), [&](size_t begin, size_t end) { model.recompute_backoff(n, begin, end); });
   model.compact();
 }
 

@@ -7,7 +7,8 @@
 // one after removal, and P(h) is the probability of the context by the chain rule
 // (a leading <s> counts as certain). hw is removed when exp(dH) - 1 < threshold.
 // All n-grams of a context are judged against the unpruned context, then the
-// context's backoff weight is recomputed from what remains.
+// context's backoff weight is recomputed from what remains; at the end every
+// backoff weight is recomputed (lowest order first), as SRILM does.
 // Requires n-grams sorted with gram_less, as the estimators produce them.
 #pragma once
 #include "lm_content.hpp"

@@ -15,7 +15,7 @@ LmSmoothing parse_lm_smoothing(const std::string& name) {
   throw InputError("smoothing must be 'kneser-ney' or 'katz', got '" + name + "'");
 }
 
-NgramModel train_lm(const NgramCounts& counts, const LmTrainOptions& options, std::vector<std::string>& discounts) {
+NgramModel train_lm(NgramCounts&& counts, const LmTrainOptions& options, std::vector<std::string>& discounts) {
   const int order = static_cast<int>(counts.orders.size());
   LmContent content;
   discounts.clear();
@@ -29,7 +29,7 @@ NgramModel train_lm(const NgramCounts& counts, const LmTrainOptions& options, st
     for (double d : options.discount_fallback)
       if (!(d >= 0.0)) throw InputError("discount_fallback values must be >= 0");
     std::vector<KneserNeyDiscounts> kn;
-    content = estimate_kneser_ney(counts, options.discount_fallback, kn);
+    content = estimate_kneser_ney(counts, options.discount_fallback, options.workers, kn);
     for (size_t n = 0; n < kn.size(); ++n) {
       std::ostringstream line;
       line.precision(10);
@@ -41,7 +41,7 @@ NgramModel train_lm(const NgramCounts& counts, const LmTrainOptions& options, st
     const auto gtmin = options.gtmin.empty() ? default_gtmin(order) : options.gtmin;
     const auto gtmax = options.gtmax.empty() ? default_gtmax(order) : options.gtmax;
     std::vector<GoodTuringDiscounts> gt;
-    content = estimate_katz(counts, gtmin, gtmax, gt);
+    content = estimate_katz(counts, gtmin, gtmax, options.workers, gt);
     for (size_t n = 0; n < gt.size(); ++n) {
       std::ostringstream line;
       line.precision(10);
@@ -50,6 +50,7 @@ NgramModel train_lm(const NgramCounts& counts, const LmTrainOptions& options, st
       discounts.push_back(line.str());
     }
   }
+  counts = NgramCounts();
   if (options.prune > 0.0) {
     prune_by_relative_entropy(content, options.prune);
     meta << "prune=" << options.prune << "\n";

@@ -19,10 +19,12 @@ struct LmTrainOptions {
   std::vector<uint64_t> gtmin, gtmax;                      // Katz; empty = SRILM's defaults
   double prune = 0.0;                                      // relative-entropy threshold; 0 = none
   std::string tokenizer;                                   // Tokenizer::describe(), recorded
+  int workers = -1;
 };
 
 // Estimates the model; `discounts` receives one line per order describing the
-// discounts used (also written to the metadata).
-NgramModel train_lm(const NgramCounts& counts, const LmTrainOptions& options, std::vector<std::string>& discounts);
+// discounts used (also written to the metadata). The counts are released as soon
+// as the estimates exist, before the model's tables are built.
+NgramModel train_lm(NgramCounts&& counts, const LmTrainOptions& options, std::vector<std::string>& discounts);
 
 }  // namespace fastamfm

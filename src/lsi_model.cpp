@@ -12,6 +12,7 @@
 
 #include "atomic_file.hpp"
 #include "errors.hpp"
+#include "vector_clones.hpp"
 
 namespace fastamfm {
 
@@ -164,6 +165,19 @@ class Cursor {
 
 }  // namespace
 
+TermIndex::TermIndex(const Vocabulary& vocabulary) {
+  size_t capacity = 16;
+  while (capacity < 2 * vocabulary.size()) capacity *= 2;  // at most half full
+  slots_.resize(capacity);
+  mask_ = capacity - 1;
+  for (uint32_t t = 0; t < vocabulary.size(); ++t) {
+    const TokenId id = hash_token(vocabulary.word(t));
+    size_t i = id & mask_;
+    while (slots_[i].index != Vocabulary::kNotFound) i = (i + 1) & mask_;
+    slots_[i] = Slot{id, t};
+  }
+}
+
 LsiModel::LsiModel(std::vector<std::string> words, std::vector<double> global_weights, std::vector<float> components,
                    std::vector<double> singular_values, LsiSettings settings)
     : global_weights_(std::move(global_weights)),
@@ -172,6 +186,7 @@ LsiModel::LsiModel(std::vector<std::string> words, std::vector<double> global_we
       owned_components_(std::move(components)) {
   for (const auto& w : words) vocabulary_.add(w);
   if (vocabulary_.size() != words.size()) throw InputError("LSI model: the vocabulary has duplicate words");
+  index_ = TermIndex(vocabulary_);
   components_ = owned_components_.data();
   if (owned_components_.size() != vocabulary_.size() * singular_values_.size())
     throw InputError("LSI model: components must be " + std::to_string(vocabulary_.size()) + " x " +
@@ -275,6 +290,7 @@ std::shared_ptr<LsiModel> LsiModel::load(const std::string& path, bool use_mmap)
   }
   if (offset != word_bytes || model->vocabulary_.size() != terms)
     throw FormatError(path + ": corrupt vocabulary (lengths do not add up, or duplicate words)");
+  model->index_ = TermIndex(model->vocabulary_);
   in.align(8);
   model->global_weights_.resize(terms);
   std::memcpy(model->global_weights_.data(), in.take(8 * terms), 8 * terms);
@@ -291,7 +307,7 @@ bool LsiModel::project(const TokenId* ids, size_t n_tokens, size_t dims_used, do
   std::fill(out, out + dims_used, 0.0);
   scratch.clear();
   for (size_t i = 0; i < n_tokens; ++i) {
-    const uint32_t t = vocabulary_.find(ids[i]);
+    const uint32_t t = index_.find(ids[i]);
     if (t != Vocabulary::kNotFound) scratch.push_back(t);
   }
   if (scratch.empty()) return false;
@@ -304,8 +320,7 @@ bool LsiModel::project(const TokenId* ids, size_t n_tokens, size_t dims_used, do
     const uint32_t t = scratch[a];
     const double w = local_weight(settings_.weighting, static_cast<uint32_t>(b - a)) * global_weights_[t];
     norm2 += w * w;
-    const float* row = components_ + static_cast<size_t>(t) * k;
-    for (size_t c = 0; c < dims_used; ++c) out[c] += w * row[c];
+    add_scaled_row(out, components_ + static_cast<size_t>(t) * k, w, dims_used);
     a = b;
   }
   if (normalises_documents(settings_.weighting) && norm2 > 0) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "hashing.hpp"
+#include "vector_clones.hpp"
 
 namespace fastamfm {
 
@@ -29,47 +30,53 @@ std::vector<uint32_t> balanced_term_ranges(const TermDocumentMatrix& a, size_t p
   return bounds;
 }
 
-// y[t] += sum over documents d of block [d0, d1) of A[t][d] * z[d - d0], for the
-// terms of each range on its own thread, documents in order.
+// y[t] += A[t][d] * z[d - d0] for the documents d of [d0, d1) and the terms t of
+// [lo, hi), documents in order.
+FASTAMFM_VECTOR_CLONES
+void scatter_range(const DocChunk& c, size_t d0, size_t d1, uint32_t lo, uint32_t hi, const double* z, size_t l,
+                   double* y) {
+  for (size_t d = d0; d < d1; ++d) {
+    const uint32_t* begin = c.terms.data() + c.offsets[d];
+    const uint32_t* end = c.terms.data() + c.offsets[d + 1];
+    const uint32_t* p = lo > 0 ? std::lower_bound(begin, end, lo) : begin;
+    const double* __restrict zrow = z + (d - d0) * l;
+    for (; p < end && *p < hi; ++p) {
+      const double v = c.values[static_cast<size_t>(p - c.terms.data())];
+      double* __restrict yrow = y + static_cast<size_t>(*p) * l;
+      for (size_t k = 0; k < l; ++k) yrow[k] += v * zrow[k];
+    }
+  }
+}
+
+// z[d - d0] = sum over the terms t of document d of A[t][d] * x[t], for d in [begin, end).
+// x is read in single precision (half the memory traffic of this random-access
+// loop); sums are double. Q's columns are then accurate to ~1e-7, far below what
+// the randomized range finder resolves.
+FASTAMFM_VECTOR_CLONES
+void gather_docs(const DocChunk& c, size_t d0, size_t begin, size_t end, const float* x, size_t l, double* z) {
+  for (size_t d = begin; d < end; ++d) {
+    double* __restrict zrow = z + (d - d0) * l;
+    std::fill(zrow, zrow + l, 0.0);
+    for (uint64_t e = c.offsets[d]; e < c.offsets[d + 1]; ++e) {
+      const double v = c.values[e];
+      const float* __restrict xrow = x + static_cast<size_t>(c.terms[e]) * l;
+      for (size_t k = 0; k < l; ++k) zrow[k] += v * static_cast<double>(xrow[k]);
+    }
+  }
+}
+
+// The scatter of a block: each term range on its own thread.
 void scatter_block(const DocChunk& c, size_t d0, size_t d1, const double* z, size_t l, double* y,
                    const std::vector<uint32_t>& ranges, int workers, const InterruptCheck& interrupted) {
   parallel_parts(
-      ranges.size() - 1, workers,
-      [&](size_t r) {
-        const uint32_t lo = ranges[r], hi = ranges[r + 1];
-        for (size_t d = d0; d < d1; ++d) {
-          const uint32_t* begin = c.terms.data() + c.offsets[d];
-          const uint32_t* end = c.terms.data() + c.offsets[d + 1];
-          const uint32_t* p = begin;
-          if (lo > 0) p = std::lower_bound(begin, end, lo);
-          const double* zrow = z + (d - d0) * l;
-          for (; p < end && *p < hi; ++p) {
-            const double v = c.values[static_cast<size_t>(p - c.terms.data())];
-            double* yrow = y + static_cast<size_t>(*p) * l;
-            for (size_t k = 0; k < l; ++k) yrow[k] += v * zrow[k];
-          }
-        }
-      },
+      ranges.size() - 1, workers, [&](size_t r) { scatter_range(c, d0, d1, ranges[r], ranges[r + 1], z, l, y); },
       interrupted);
 }
 
-// z[d - d0] = sum over terms t of document d of A[t][d] * x[t].
-void gather_block(const DocChunk& c, size_t d0, size_t d1, const double* x, size_t l, double* z, int workers,
+void gather_block(const DocChunk& c, size_t d0, size_t d1, const float* x, size_t l, double* z, int workers,
                   const InterruptCheck& interrupted) {
   parallel_for(
-      d1 - d0, workers,
-      [&](size_t begin, size_t end) {
-        for (size_t i = begin; i < end; ++i) {
-          const size_t d = d0 + i;
-          double* zrow = z + i * l;
-          std::fill(zrow, zrow + l, 0.0);
-          for (uint64_t e = c.offsets[d]; e < c.offsets[d + 1]; ++e) {
-            const double v = c.values[e];
-            const double* xrow = x + static_cast<size_t>(c.terms[e]) * l;
-            for (size_t k = 0; k < l; ++k) zrow[k] += v * xrow[k];
-          }
-        }
-      },
+      d1 - d0, workers, [&](size_t begin, size_t end) { gather_docs(c, d0, d0 + begin, d0 + end, x, l, z); },
       interrupted, 64);
 }
 
@@ -94,17 +101,21 @@ void stream_blocks(const TermDocumentMatrix& a, size_t l, double* y, int workers
 
 }  // namespace
 
-double gaussian_at(uint64_t seed, uint64_t document, uint64_t column) {
+void gaussian_row(uint64_t seed, uint64_t document, size_t l, double* out) {
   // Box-Muller on two uniforms drawn from a counter-based hash of (seed, document,
-  // column pair); the even column takes the cosine branch, the odd the sine.
+  // column pair): the even column of a pair gets the cosine branch, the odd the sine.
   const uint64_t key = mix64(mix64(seed + 0x632be59bd9b4e019ULL) ^ (document * 0x9e3779b97f4a7c15ULL));
-  const uint64_t r1 = mix64(key + (column >> 1) * 0xd1b54a32d192ed03ULL + 1);
-  const uint64_t r2 = mix64(r1 ^ 0x8cb92ba72f3d8dd7ULL);
-  const double u1 = (static_cast<double>(r1 >> 11) + 0.5) * 0x1.0p-53;  // in (0, 1)
-  const double u2 = static_cast<double>(r2 >> 11) * 0x1.0p-53;
-  const double radius = std::sqrt(-2.0 * std::log(u1));
-  const double angle = 6.283185307179586 * u2;
-  return (column & 1) ? radius * std::sin(angle) : radius * std::cos(angle);
+  for (size_t k = 0; k < l; k += 2) {
+    const uint64_t r1 = mix64(key + (k >> 1) * 0xd1b54a32d192ed03ULL + 1);
+    const uint64_t r2 = mix64(r1 ^ 0x8cb92ba72f3d8dd7ULL);
+    // Single precision is plenty for a random test matrix, and twice as fast.
+    const float u1 = (static_cast<float>(r1 >> 40) + 0.5f) * 0x1.0p-24f;  // in (0, 1)
+    const float u2 = static_cast<float>(r2 >> 40) * 0x1.0p-24f;
+    const float radius = std::sqrt(-2.0f * std::log(u1));
+    const float angle = 6.2831853f * u2;
+    out[k] = static_cast<double>(radius * std::cos(angle));
+    if (k + 1 < l) out[k + 1] = static_cast<double>(radius * std::sin(angle));
+  }
 }
 
 void multiply_gaussian(const TermDocumentMatrix& a, uint64_t seed, size_t l, double* y, int workers,
@@ -116,8 +127,7 @@ void multiply_gaussian(const TermDocumentMatrix& a, uint64_t seed, size_t l, dou
           for (size_t i = begin; i < end; ++i) {
             const size_t d = d0 + i;
             if (c.offsets[d] == c.offsets[d + 1]) continue;  // an empty document never reaches y
-            const uint64_t doc = c.first_doc + d;
-            for (size_t k = 0; k < l; ++k) z[i * l + k] = gaussian_at(seed, doc, k);
+            gaussian_row(seed, c.first_doc + d, l, z + i * l);
           }
         },
         interrupted, 64);
@@ -126,8 +136,9 @@ void multiply_gaussian(const TermDocumentMatrix& a, uint64_t seed, size_t l, dou
 
 void multiply_a_at(const TermDocumentMatrix& a, const double* x, size_t l, double* y, int workers,
                    const InterruptCheck& interrupted, const ChunkProgress& progress) {
+  const std::vector<float> x_single(x, x + a.num_terms() * l);
   stream_blocks(a, l, y, workers, interrupted, progress, [&](const DocChunk& c, size_t d0, size_t d1, double* z) {
-    gather_block(c, d0, d1, x, l, z, workers, interrupted);
+    gather_block(c, d0, d1, x_single.data(), l, z, workers, interrupted);
   });
 }
 

@@ -20,8 +20,9 @@
 
 namespace fastamfm {
 
-// The standard normal value of Omega at (document, column) for this seed.
-double gaussian_at(uint64_t seed, uint64_t document, uint64_t column);
+// Row `document` of Omega: l standard normal values that depend only on
+// (seed, document, column), so any chunking yields the same matrix.
+void gaussian_row(uint64_t seed, uint64_t document, size_t l, double* out);
 
 // Called after each chunk with (chunks done, chunks in total).
 using ChunkProgress = std::function<void(size_t, size_t)>;

@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 
 import fastamfm
 
-from oracles_lsi import am_scores, twcs_agent_turns
+from fastamfm.adequacy import projected_references
+from oracles_lsi import am_scores, project, twcs_agent_turns, unit_rows
 
 COMBINE = ["max", "mean", "centroid"]
 
@@ -110,6 +111,21 @@ def test_thread_count_does_not_change_scores(small_model):
     one = fastamfm.adequacy(hyps, refs, small_model, workers=1)
     two = fastamfm.adequacy(hyps, refs, small_model, workers=2)
     assert np.array_equal(one.sentences, two.sentences)
+
+
+def test_unit_vectors_and_projected_references_are_what_scoring_compares(small_model):
+    hyps = ["the flight is delayed", "zebra", "sorry sorry for the bag"]
+    refs = [["the gate changed", "your bag is lost"], ["dm us"], ["the delay", "zebra", "we are sorry"]]
+    oracle_h = unit_rows(project(hyps, small_model.vocabulary, small_model.components, 4))
+    h = small_model.unit_vectors(hyps, dims=4)
+    assert h.dtype == np.float32 and h.shape == (3, 4)
+    assert np.allclose(h, oracle_h, atol=1e-6)
+    encoded = fastamfm.References(refs, tokenize="amfm")
+    vectors, offsets = projected_references(encoded, small_model, 4)
+    assert list(offsets) == [0, 2, 3, 6]
+    flat = [r for group in refs for r in group]
+    assert np.allclose(vectors, unit_rows(project(flat, small_model.vocabulary, small_model.components, 4)), atol=1e-6)
+    assert projected_references(encoded, small_model, 4)[0] is vectors  # cached
 
 
 # --- bad input --------------------------------------------------------------------------

@@ -28,19 +28,23 @@ from .references import References, as_references
 from .result import MetricResult, make_signature
 from .tokenize import prepare_texts
 
-__all__ = ["adequacy", "COMBINE_MODES"]
+__all__ = ["adequacy", "projected_references", "COMBINE_MODES"]
 
 COMBINE_MODES = ("max", "mean", "centroid")
 
-# References -> {(model fingerprint, dims): unit vectors of every reference}
+# References -> {(model fingerprint, dims): (unit vectors of every reference, segment offsets)}
 _projected_references: "weakref.WeakKeyDictionary[References, dict]" = weakref.WeakKeyDictionary()
 
 
-def _reference_vectors(references: References, model: LsiModel, dims: int, workers: int) -> np.ndarray:
+def projected_references(references: References, model: LsiModel, dims: int, workers: int = -1):
+    """``(vectors, offsets)``: unit vectors of every reference (float32, one row per
+    reference, segment after segment) and the n + 1 segment offsets (uint64), as the
+    scoring core takes them. Cached with ``references`` per model and ``dims``."""
     cache = _projected_references.setdefault(references, {})
     key = (model.fingerprint, dims)
     if key not in cache:
-        cache[key] = model._core.reference_unit_vectors(references.encoded, dims, workers)
+        cache[key] = (model._core.reference_unit_vectors(references.encoded, dims, workers),
+                      np.asarray(references.segment_offsets, dtype=np.uint64))
     return cache[key]
 
 
@@ -63,8 +67,7 @@ def adequacy(hyps, refs, model: LsiModel, *, dims: Optional[int] = None, combine
     references = as_references(refs, len(hyps), tokenize=tokenizer.preset, lowercase=tokenizer.lowercase,
                                max_order=1, workers=workers, what="adequacy")
     hyp_vectors = model._core.unit_vectors(prepare_texts(hyps, tokenizer, "hyps"), dims, workers)
-    ref_vectors = _reference_vectors(references, model, dims, workers)
-    offsets = np.asarray(references.segment_offsets, dtype=np.uint64)
+    ref_vectors, offsets = projected_references(references, model, dims, workers)
     scores = _core.adequacy_scores(hyp_vectors, ref_vectors, offsets, combine, workers)
     signature = make_signature("am", combine=combine, dims=dims, model=model.fingerprint,
                                tok=tokenizer.describe(), weighting=model.weighting)

@@ -125,6 +125,9 @@ class NgramLM:
         self._model = model
         self._tokenizer = tokenizer
         self._metadata = _parse_metadata(model.metadata)
+        #: For models trained in this process: sentences, tokens and the number of
+        #: sorted runs spilled to disk while counting.
+        self.training_stats: dict | None = None
 
     # --- construction ----------------------------------------------------------
     @classmethod
@@ -152,8 +155,11 @@ class NgramLM:
         cls._feed(counter, corpus, tokenizer)
         model, _ = _core.NgramModel.train(counter, smoothing, fallback, _per_order(gtmin, order, "gtmin"),
                                           _per_order(gtmax, order, "gtmax"), float(prune or 0.0),
-                                          tokenizer.describe())
-        return cls(model, tokenizer)
+                                          tokenizer.describe(), workers)
+        lm = cls(model, tokenizer)
+        lm.training_stats = {"sentences": counter.sentences, "tokens": counter.tokens,
+                             "spilled_runs": counter.spilled_runs}
+        return lm
 
     @staticmethod
     def _read_vocab(vocab, tokenizer) -> list[str]:

@@ -106,15 +106,17 @@ def _check_options(options: dict) -> None:
 def _load(hypothesis, references) -> tuple[list, object]:
     """File paths (nlg-eval) or in-memory lists -> (hyps, refs)."""
     if isinstance(hypothesis, (str, os.PathLike)):
-        if isinstance(references, (str, os.PathLike)):
-            references = [references]
-        paths = list(references)
-        if not paths:
-            raise ValueError("compute_metrics: references is empty (give one or more reference files)")
-        if not all(isinstance(p, (str, os.PathLike)) for p in paths):
-            raise TypeError("compute_metrics: with a hypothesis file, references must be reference file paths")
         hyps = read_lines(hypothesis)
-        refs = read_parallel_files(paths)
+        if isinstance(references, References):
+            refs = references  # encoded once, reused for every system file
+        else:
+            paths = [references] if isinstance(references, (str, os.PathLike)) else list(references)
+            if not paths:
+                raise ValueError("compute_metrics: references is empty (give one or more reference files)")
+            if not all(isinstance(p, (str, os.PathLike)) for p in paths):
+                raise TypeError("compute_metrics: with a hypothesis file, references must be reference file "
+                                "paths or a fastamfm.References")
+            refs = read_parallel_files(paths)
         if len(hyps) != len(refs):
             raise ValueError(f"compute_metrics: {os.fspath(hypothesis)} has {len(hyps)} lines but the reference "
                              f"files have {len(refs)}")
@@ -126,7 +128,8 @@ def compute_metrics(hypothesis, references, metrics=None, **options) -> dict[str
     """nlg-eval's ``compute_metrics``: corpus scores under nlg-eval's key names.
 
     ``hypothesis``: a file with one response per line, and ``references``: files
-    line-aligned with it (nlg-eval's layout); or ``hypothesis`` as a list of str and
+    line-aligned with it (nlg-eval's layout) or a ``fastamfm.References`` encoded once
+    for many system files; or ``hypothesis`` as a list of str (or ``Hypotheses``) and
     ``references`` as per-response reference lists (or a ``fastamfm.References``).
     ``metrics``: keys to compute (default: all known). ``options``: ``tokenize``,
     ``lowercase``, ``workers``, nlg-eval's ``no_overlap``/``no_skipthoughts``/``no_glove``,

@@ -1,8 +1,12 @@
 """Input handling shared by the overlap metrics: checked Hypotheses and References."""
 from __future__ import annotations
 
-from .._validation import as_text_list
+from dataclasses import dataclass
+
+from .. import _core
+from .._validation import as_text_list, flatten_references
 from ..references import References, as_references
+from ..tokenize import make_tokenizer, prepare_texts
 
 
 def check_workers(workers, what: str) -> int:
@@ -46,3 +50,34 @@ def prepare(hyps, refs, *, what: str, tokenize, lowercase: bool, max_order: int,
     tokenizer = refs.tokenizer
     return encoded_hypotheses(hyps, what=what, tokenize=tokenizer.preset, lowercase=tokenizer.lowercase,
                               max_order=max_order, workers=workers), refs
+
+
+@dataclass(frozen=True)
+class RawTexts:
+    """Hypotheses and flattened references as text, for one-shot scoring from text."""
+
+    hyps: list
+    flat_refs: list
+    offsets: list
+    tokenizer: _core.Tokenizer
+
+
+def raw_texts(hyps, refs, *, what: str, tokenize, lowercase: bool, workers: int) -> "RawTexts | None":
+    """Checked text when neither side is encoded yet, else None (score the encoded objects).
+
+    A metric scored once on raw lists is fastest straight from text: encoding the
+    references into reusable tables only pays when they are scored again.
+    """
+    from .hypotheses import Hypotheses
+
+    if isinstance(hyps, Hypotheses) or isinstance(refs, References):
+        return None
+    check_workers(workers, what)
+    hyps = hypotheses(hyps, what)
+    tokenizer = make_tokenizer(tokenize, lowercase)
+    try:
+        flat, offsets = flatten_references(refs, len(hyps))
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{what}: {exc}") from None
+    return RawTexts(prepare_texts(hyps, tokenizer, "hyps"), prepare_texts(flat, tokenizer, "references"),
+                    offsets, tokenizer)

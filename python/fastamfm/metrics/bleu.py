@@ -13,7 +13,7 @@ import numpy as np
 from .. import _core
 from ..references import References
 from ..result import MetricResult, make_signature
-from ._inputs import prepare
+from ._inputs import prepare, raw_texts
 
 REF_LENGTHS = ("closest", "shortest", "average")
 SMOOTHING = ("none", "floor", "add-k", "exp")
@@ -89,10 +89,18 @@ def bleu(hyps, refs, *, max_order: int = 4, ref_length: str = "closest", smooth:
         raise ValueError(f"bleu: smooth must be None (pycocoevalcap) or one of {SMOOTHING}, got {smooth!r}")
     if smooth_value is not None and (smooth not in ("floor", "add-k") or smooth_value < 0):
         raise ValueError("bleu: smooth_value applies to smooth='floor' or 'add-k' and must be >= 0")
-    hyps, refs = prepare(hyps, refs, what="bleu", tokenize=tokenize, lowercase=lowercase,
-                          max_order=max_order, workers=workers)
-    sentences, segments = _core.bleu(hyps.encoded, _reference_counts(refs, max_order, workers), max_order, ref_length, smooth,
-                                     -1.0 if smooth_value is None else float(smooth_value), workers)
+    smooth_arg = -1.0 if smooth_value is None else float(smooth_value)
+    text = raw_texts(hyps, refs, what="bleu", tokenize=tokenize, lowercase=lowercase, workers=workers)
+    if text is not None:
+        tokenizer = text.tokenizer
+        sentences, segments = _core.bleu_text(text.hyps, text.flat_refs, text.offsets, tokenizer, max_order,
+                                              ref_length, smooth, smooth_arg, workers)
+    else:
+        hyps, refs = prepare(hyps, refs, what="bleu", tokenize=tokenize, lowercase=lowercase,
+                             max_order=max_order, workers=workers)
+        tokenizer = refs.tokenizer
+        sentences, segments = _core.bleu(hyps.encoded, _reference_counts(refs, max_order, workers), max_order,
+                                         ref_length, smooth, smooth_arg, workers)
     statistics = BleuStatistics(
         hyp_len=float(segments["hyp_len"].sum()),
         # Summed in segment order as pycocoevalcap does (exact for integer lengths).
@@ -100,7 +108,7 @@ def bleu(hyps, refs, *, max_order: int = 4, ref_length: str = "closest", smooth:
         guess=tuple(int(x) for x in segments["guess"].sum(axis=0)),
         correct=tuple(int(x) for x in segments["correct"].sum(axis=0)),
     )
-    settings = dict(max_order=max_order, ref_len=ref_length, tok=refs.tokenizer.describe())
+    settings = dict(max_order=max_order, ref_len=ref_length, tok=tokenizer.describe())
     if smooth is not None:
         settings["sentence"] = "sacrebleu"
         settings["smooth"] = smooth if smooth_value is None else f"{smooth}[{smooth_value}]"

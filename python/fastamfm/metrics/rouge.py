@@ -10,7 +10,7 @@ from .. import _core
 from ..references import References
 from ..result import MetricResult, make_signature
 from ..tokenize import prepare_texts
-from ._inputs import prepare
+from ._inputs import prepare, raw_texts
 
 MULTI_REF = ("max-pr", "max-f")
 
@@ -45,16 +45,23 @@ def rouge_l(hyps, refs, *, beta: float = 1.2, multi_ref: str = "max-pr", tokeniz
         raise ValueError(f"rouge_l: beta must be a positive number, got {beta!r}")
     if multi_ref not in MULTI_REF:
         raise ValueError(f"rouge_l: multi_ref must be one of {MULTI_REF}, got {multi_ref!r}")
-    hyps, refs = prepare(hyps, refs, what="rouge_l", tokenize=tokenize, lowercase=lowercase,
-                          max_order=1, workers=workers)
-    split_like_pycoco = multi_ref == "max-pr" and refs.tokenizer.preset == "whitespace"
-    if split_like_pycoco:
-        sentences = _core.rouge_l_split_on_spaces(
-            hyps.encoded, _space_split_references(refs, workers), refs.segment_offsets, float(beta), multi_ref,
-            workers)
+    text = raw_texts(hyps, refs, what="rouge_l", tokenize=tokenize, lowercase=lowercase, workers=workers)
+    if text is not None:
+        tokenizer = text.tokenizer
+        split_like_pycoco = multi_ref == "max-pr" and tokenizer.preset == "whitespace"
+        sentences = _core.rouge_l_text(text.hyps, text.flat_refs, text.offsets, tokenizer, split_like_pycoco,
+                                       float(beta), multi_ref, workers)
     else:
-        sentences = _core.rouge_l(hyps.encoded, refs.encoded, float(beta), multi_ref, workers)
-    signature = make_signature("rouge_l", beta=beta, multi_ref=multi_ref, tok=refs.tokenizer.describe(),
+        hyps, refs = prepare(hyps, refs, what="rouge_l", tokenize=tokenize, lowercase=lowercase,
+                             max_order=1, workers=workers)
+        tokenizer = refs.tokenizer
+        split_like_pycoco = multi_ref == "max-pr" and tokenizer.preset == "whitespace"
+        if split_like_pycoco:
+            sentences = _core.rouge_l_split_on_spaces(hyps.encoded, _space_split_references(refs, workers),
+                                                      refs.segment_offsets, float(beta), multi_ref, workers)
+        else:
+            sentences = _core.rouge_l(hyps.encoded, refs.encoded, float(beta), multi_ref, workers)
+    signature = make_signature("rouge_l", beta=beta, multi_ref=multi_ref, tok=tokenizer.describe(),
                                split="pycoco" if split_like_pycoco else "tokenizer")
     # np.mean, as pycocoevalcap, so the corpus value matches to the last bit.
     return MetricResult(name="rouge_l", corpus=float(np.mean(sentences)), sentences=sentences,
