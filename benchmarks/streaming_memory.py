@@ -83,9 +83,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     sys.path.insert(0, str(REPO / "python"))
-    from fastamfm.amfm import _resolve_model
+    from fastamfm.amfm import resolve_model
 
-    words = _resolve_model(args.model).lsi.vocabulary
+    words = resolve_model(args.model).lsi.vocabulary
     print(f"metrics {args.metrics}, model {args.model}, {N_REFS} references, chunk {args.chunk_size}, "
           f"{os.cpu_count()} cores")
     print(f"{'responses':>10} {'wall s':>8} {'resp/s':>9} {'peak RSS MiB':>13}")

@@ -121,14 +121,11 @@ class AMFMResult:
         return f"AMFMResult(n={len(self)}, AM={c['AM']:.6f}, FM={c['FM']:.6f}, AM-FM={c['AM-FM']:.6f}, {self.signature})"
 
 
-def _digest(path_or_bytes) -> str:
+def _digest(path) -> str:
     h = hashlib.sha256()
-    if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
-        h.update(path_or_bytes)
-    else:
-        with open(path_or_bytes, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
     return h.hexdigest()
 
 
@@ -178,9 +175,10 @@ class AMFM:
               tokenize: str = "amfm", lowercase: bool = False, seed: int = 0, workers: int = -1,
               lsi_options: Mapping | None = None, lm_options: Mapping | None = None, **settings) -> "AMFM":
         """Train both models on ``corpus`` (a text file path, one sentence per line, or an
-        iterable of str) and return the scorer. ``tokenize``: "amfm" (the toolkit's
-        normalisation, default) or "whitespace"; ``settings`` are AMFM's own (lam, mean,
-        dims, combine, am_combine, fm_combine)."""
+        iterable of str) and return the scorer. ``dims``: LSI dimensions trained (scoring
+        uses all; ``with_settings(dims=k)`` scores with fewer). ``tokenize``: "amfm" (the
+        toolkit's normalisation, default) or "whitespace". ``settings`` are AMFM's own
+        (lam, mean, combine, am_combine, fm_combine, fm_normalization)."""
         LsiModel, NgramLM, _, _ = _engines()
         if not isinstance(corpus, (str, os.PathLike)):
             if isinstance(corpus, bytes):
@@ -375,7 +373,8 @@ _DEFAULT: AMFM | None = None
 _DEFAULT_LOCK = threading.Lock()
 
 
-def _resolve_model(model) -> AMFM:
+def resolve_model(model) -> AMFM:
+    """An AMFM from "default" (the packaged model), a model directory, or an AMFM."""
     if isinstance(model, AMFM):
         return model
     if model is None or (isinstance(model, str) and model == "default"):
@@ -387,7 +386,7 @@ def _resolve_model(model) -> AMFM:
 
 def amfm_metrics(hyps, refs, *, model="default") -> dict:
     """``{"AM": ..., "FM": ..., "AM-FM": ...}`` corpus scores (for compute_metrics)."""
-    return dict(_resolve_model(model).score(hyps, refs).corpus)
+    return dict(resolve_model(model).score(hyps, refs).corpus)
 
 
-__all__ = ["AMFM", "AMFMResult", "AMFMSettings", "amfm_metrics", "combine_scores"]
+__all__ = ["AMFM", "AMFMResult", "AMFMSettings", "amfm_metrics", "combine_scores", "resolve_model"]

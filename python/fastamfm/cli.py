@@ -168,9 +168,9 @@ def _cmd_score(args) -> int:
         raise ValueError("give either --jsonl or --hyp/--ref, not both")
     model = args.model
     if args.lam is not None:
-        from .amfm import _resolve_model
+        from .amfm import resolve_model
 
-        model = _resolve_model(model).with_settings(lam=args.lam)
+        model = resolve_model(model).with_settings(lam=args.lam)
     progress = _Progress(count_responses(hyp=args.hyp, jsonl=args.jsonl), not args.no_progress)
     try:
         summary = score_files(args.out, hyp=args.hyp, refs=args.ref or (), jsonl=args.jsonl, metrics=args.metrics,
@@ -247,7 +247,7 @@ def _cmd_correlate(args) -> int:
 
 
 def _cmd_report(args) -> int:
-    from .amfm import _resolve_model
+    from .amfm import resolve_model
     from .evaluate import ScoringContext, available_metrics, parse_metrics, score_chunk
     from .io import read_lines, read_parallel_files
     from .report import write_report
@@ -265,7 +265,7 @@ def _cmd_report(args) -> int:
     systems = {s: p for s, p in systems.items() if s in human} if args.rated_only else systems
     refs = read_parallel_files(args.ref)
     hyps = {s: read_lines(p) for s, p in systems.items()}
-    scorer = _resolve_model(args.model)
+    scorer = resolve_model(args.model)
     context = ScoringContext(model=scorer, workers=args.workers)
     names = available_metrics(parse_metrics(args.metrics), context)
     scores: dict = {}

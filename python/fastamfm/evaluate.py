@@ -80,9 +80,9 @@ class ScoringContext:
 
     def scorer(self):
         if self._scorer is None:
-            from .amfm import _resolve_model
+            from .amfm import resolve_model
 
-            self._scorer = _resolve_model(self.model)
+            self._scorer = resolve_model(self.model)
         return self._scorer
 
 
