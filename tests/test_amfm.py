@@ -342,3 +342,15 @@ def test_default_model_training_data(topical_chat_dir, tmp_path):
         (tmp_path / f"{split}.json").write_text(json.dumps({"c1": {"content": [{"message": 3}]}}))
     with pytest.raises(ValueError, match="conversation c1 turn 0: no message text"):
         topical_chat_turns(tmp_path)
+
+
+@pytest.mark.skipif(not hasattr(fastamfm, "bleu"), reason="BLEU/ROUGE-L are not in this build (issue 3)")
+def test_evaluate_columns_equal_the_metric_functions(scorer, pairs):
+    hyps, refs = pairs
+    table = fastamfm.evaluate(hyps, refs, metrics="bleu,rouge_l,cider,amfm", model=scorer, frame=False)
+    assert list(table) == ["Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "ROUGE_L", "CIDEr", "AM-FM"]
+    bleu = fastamfm.bleu(hyps, refs).sentences
+    for k in range(4):
+        np.testing.assert_array_equal(table[f"Bleu_{k + 1}"], bleu[:, k])
+    np.testing.assert_array_equal(table["ROUGE_L"], fastamfm.rouge_l(hyps, refs).sentences)
+    np.testing.assert_array_equal(table["CIDEr"], fastamfm.cider(hyps, refs).sentences)
