@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _core
+from ._version import __version__
 from .evaluate import METRIC_COLUMNS, ChunkTotals, ScoringContext, available_metrics, parse_metrics, score_chunk
 from .io import AtomicWriter, iter_jsonl_chunks, iter_parallel_chunks, write_text_atomic
 
@@ -142,8 +143,10 @@ def score_files(out, *, hyp=None, refs=(), jsonl=None, metrics=("am", "fm", "amf
     if not names:
         raise ValueError("none of the requested metrics is available")
     scorer_id = context.scorer().signature if any(m in ("am", "fm", "amfm") for m in names) else None
+    # Everything that changes the output: parts of a run with other values are stale.
     manifest = {"inputs": [_input_fingerprint(p) for p in inputs], "metrics": names, "format": format,
-                "chunk_size": chunk_size, "amfm": scorer_id}
+                "chunk_size": chunk_size, "amfm": scorer_id, "version": __version__,
+                "vectors": None if vectors is None else str(getattr(vectors, "fingerprint", repr(vectors)))}
     parts = None if out is None else _Parts(out, manifest)
     done = set() if parts is None else parts.open()
     columns_out = [c for m in names for c in METRIC_COLUMNS[m]]
