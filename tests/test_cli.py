@@ -204,3 +204,24 @@ def test_plain_log_lines_without_tqdm(model_dir, tmp_path, capsys, monkeypatch, 
     with caplog.at_level("INFO", logger="fastamfm"):
         assert main(["score", "--hyp", hyp, *_ref_args(ref_paths), "--model", str(model_dir)]) == 0
     assert any("30 / 30 responses" in r.getMessage() for r in caplog.records)
+
+
+def test_correlate_utterance_level(model_dir, tmp_path, capsys):
+    import scipy.stats as st
+
+    outputs, amfm = [], []
+    for i, name in enumerate("AB"):
+        hyps, refs, hyp, ref_paths = _write_pairs(tmp_path, 15, seed=30 + i)
+        o = tmp_path / f"{name}.tsv"
+        assert main(["score", "--hyp", hyp, *_ref_args(ref_paths), "--model", str(model_dir), "--out", str(o),
+                     "--no-progress"]) == 0
+        outputs += ["--system", f"{name}={o}"]
+        amfm.append(AMFM.load(model_dir).score(hyps, refs).amfm)
+    ratings = np.random.default_rng(0).random(30)
+    (tmp_path / "ratings.txt").write_text("\n".join(f"{r:.6f}" for r in ratings) + "\n")
+    capsys.readouterr()
+    assert main(["correlate", "--level", "utterance", "--human", str(tmp_path / "ratings.txt"), *outputs,
+                 "--metrics", "AM-FM", "--methods", "pearson"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("AM-FM"))
+    expected = st.pearsonr(np.concatenate(amfm), np.round(ratings, 6))[0]
+    assert float(line.split()[3]) == pytest.approx(expected, abs=1e-4)
