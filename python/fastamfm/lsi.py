@@ -256,6 +256,11 @@ class LsiModel:
             del builder
             if progress is not None:
                 progress("build", 1, 1)
+            dense_bytes = 4 * 8 * len(words) * min(dims + oversampling, len(words))  # Y, Q, W and QR workspace
+            if max_memory and dense_bytes > max_memory:
+                log.warning("LsiModel.train: the terms x l blocks of the SVD need about %.1f MiB, more than "
+                            "max_memory=%.1f MiB; lower dims or max_vocab to stay within it",
+                            dense_bytes / 2**20, max_memory / 2**20)
             singular_values, u = _randomized_svd(matrix, dims, oversampling=oversampling,
                                                  power_iterations=power_iterations, seed=seed, workers=workers,
                                                  progress=progress, what="LsiModel.train")
