@@ -95,7 +95,7 @@ py::tuple bleu_once(const EncodedHypotheses& hyps, const ReferenceSet& refs, int
   return bleu_result(stats, smooth, smooth_value);
 }
 
-py::tuple bleu(const EncodedHypotheses& hyps, const BleuReferenceCounts& ref_counts, int max_order,
+py::tuple bleu_with_maxima(const EncodedHypotheses& hyps, const BleuReferenceCounts& ref_counts, int max_order,
                const std::string& ref_length, std::optional<std::string> smooth, double smooth_value, int workers) {
   check_same_tokenizer(hyps, ref_counts.references().tokenizer(), "bleu");
   const RefLength length_mode = parse_ref_length(ref_length);
@@ -217,7 +217,7 @@ void register_nlg_metrics(py::module_& m) {
   m.def("bleu", &bleu_once, py::arg("hyps"), py::arg("refs"), py::arg("max_order"), py::arg("ref_length"),
         py::arg("smooth"), py::arg("smooth_value"), py::arg("workers"),
         "BLEU against encoded references, clipping against each reference in turn.");
-  m.def("bleu", &bleu, py::arg("hyps"), py::arg("ref_counts"), py::arg("max_order"), py::arg("ref_length"),
+  m.def("bleu", &bleu_with_maxima, py::arg("hyps"), py::arg("ref_counts"), py::arg("max_order"), py::arg("ref_length"),
         py::arg("smooth"), py::arg("smooth_value"), py::arg("workers"),
         "(sentence scores [n, max_order], per-segment statistics) of BLEU.");
   m.def("bleu_text", &bleu_text, py::arg("hyps"), py::arg("flat_refs"), py::arg("segment_offsets"),
