@@ -96,7 +96,8 @@ py::tuple bleu_once(const EncodedHypotheses& hyps, const ReferenceSet& refs, int
 }
 
 py::tuple bleu_with_maxima(const EncodedHypotheses& hyps, const BleuReferenceCounts& ref_counts, int max_order,
-               const std::string& ref_length, std::optional<std::string> smooth, double smooth_value, int workers) {
+                           const std::string& ref_length, std::optional<std::string> smooth, double smooth_value,
+                           int workers) {
   check_same_tokenizer(hyps, ref_counts.references().tokenizer(), "bleu");
   const RefLength length_mode = parse_ref_length(ref_length);
   if (smooth) parse_bleu_smoothing(*smooth);
@@ -217,9 +218,10 @@ void register_nlg_metrics(py::module_& m) {
   m.def("bleu", &bleu_once, py::arg("hyps"), py::arg("refs"), py::arg("max_order"), py::arg("ref_length"),
         py::arg("smooth"), py::arg("smooth_value"), py::arg("workers"),
         "BLEU against encoded references, clipping against each reference in turn.");
-  m.def("bleu", &bleu_with_maxima, py::arg("hyps"), py::arg("ref_counts"), py::arg("max_order"), py::arg("ref_length"),
-        py::arg("smooth"), py::arg("smooth_value"), py::arg("workers"),
-        "(sentence scores [n, max_order], per-segment statistics) of BLEU.");
+  m.def("bleu", &bleu_with_maxima, py::arg("hyps"), py::arg("ref_counts"), py::arg("max_order"),
+        py::arg("ref_length"), py::arg("smooth"), py::arg("smooth_value"), py::arg("workers"),
+        "BLEU against the per-segment maxima of references scored before. Both overloads return "
+        "(sentence scores [n, max_order], per-segment statistics).");
   m.def("bleu_text", &bleu_text, py::arg("hyps"), py::arg("flat_refs"), py::arg("segment_offsets"),
         py::arg("tokenizer"), py::arg("max_order"), py::arg("ref_length"), py::arg("smooth"), py::arg("smooth_value"),
         py::arg("workers"), "BLEU straight from text (one-shot: no reference tables kept).");
