@@ -83,8 +83,21 @@ py::tuple bleu_result(const BleuStatistics& stats, std::optional<std::string> sm
   return py::make_tuple(to_matrix(sentences, n, k), statistics);
 }
 
-py::tuple bleu(const EncodedHypotheses& hyps, const BleuReferenceCounts& ref_counts, int max_order,
-               const std::string& ref_length, std::optional<std::string> smooth, double smooth_value, int workers) {
+py::tuple bleu_once(const EncodedHypotheses& hyps, const ReferenceSet& refs, int max_order,
+                    const std::string& ref_length, std::optional<std::string> smooth, double smooth_value,
+                    int workers) {
+  check_same_tokenizer(hyps, refs.tokenizer(), "bleu");
+  const RefLength length_mode = parse_ref_length(ref_length);
+  if (smooth) parse_bleu_smoothing(*smooth);
+  const auto check = python_interrupt_check();
+  const BleuStatistics stats = without_gil(
+      [&] { return bleu_statistics(hyps.tokens, hyps.ngrams, refs, max_order, length_mode, workers, check); });
+  return bleu_result(stats, smooth, smooth_value);
+}
+
+py::tuple bleu_with_maxima(const EncodedHypotheses& hyps, const BleuReferenceCounts& ref_counts, int max_order,
+                           const std::string& ref_length, std::optional<std::string> smooth, double smooth_value,
+                           int workers) {
   check_same_tokenizer(hyps, ref_counts.references().tokenizer(), "bleu");
   const RefLength length_mode = parse_ref_length(ref_length);
   if (smooth) parse_bleu_smoothing(*smooth);
@@ -202,9 +215,13 @@ void register_nlg_metrics(py::module_& m) {
            }),
            py::arg("refs"), py::arg("max_order"), py::arg("workers") = -1)
       .def_property_readonly("max_order", &BleuReferenceCounts::max_order);
-  m.def("bleu", &bleu, py::arg("hyps"), py::arg("ref_counts"), py::arg("max_order"), py::arg("ref_length"),
+  m.def("bleu", &bleu_once, py::arg("hyps"), py::arg("refs"), py::arg("max_order"), py::arg("ref_length"),
         py::arg("smooth"), py::arg("smooth_value"), py::arg("workers"),
-        "(sentence scores [n, max_order], per-segment statistics) of BLEU.");
+        "BLEU against encoded references, clipping against each reference in turn.");
+  m.def("bleu", &bleu_with_maxima, py::arg("hyps"), py::arg("ref_counts"), py::arg("max_order"),
+        py::arg("ref_length"), py::arg("smooth"), py::arg("smooth_value"), py::arg("workers"),
+        "BLEU against the per-segment maxima of references scored before. Both overloads return "
+        "(sentence scores [n, max_order], per-segment statistics).");
   m.def("bleu_text", &bleu_text, py::arg("hyps"), py::arg("flat_refs"), py::arg("segment_offsets"),
         py::arg("tokenizer"), py::arg("max_order"), py::arg("ref_length"), py::arg("smooth"), py::arg("smooth_value"),
         py::arg("workers"), "BLEU straight from text (one-shot: no reference tables kept).");

@@ -185,17 +185,22 @@ BleuReferenceCounts::BleuReferenceCounts(std::shared_ptr<const ReferenceSet> ref
   }
 }
 
-BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams,
-                               const BleuReferenceCounts& ref_counts, int max_order, RefLength ref_length, int workers,
-                               const InterruptCheck& interrupted) {
-  const ReferenceSet& refs = ref_counts.references();
-  const size_t n = hyps.size();
-  if (n != refs.num_segments())
-    throw InputError("bleu: " + std::to_string(n) + " hypotheses but " + std::to_string(refs.num_segments()) +
-                     " reference segments");
-  if (max_order < 1 || max_order > hyp_ngrams.max_order() || max_order > ref_counts.max_order())
+namespace {
+void check_bleu_inputs(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams, const ReferenceSet& refs,
+                       int max_order, int ref_orders) {
+  if (hyps.size() != refs.num_segments())
+    throw InputError("bleu: " + std::to_string(hyps.size()) + " hypotheses but " +
+                     std::to_string(refs.num_segments()) + " reference segments");
+  if (max_order < 1 || max_order > hyp_ngrams.max_order() || max_order > ref_orders)
     throw InputError("bleu: max_order " + std::to_string(max_order) + " exceeds the n-gram orders counted (" +
-                     std::to_string(std::min(hyp_ngrams.max_order(), ref_counts.max_order())) + ")");
+                     std::to_string(std::min(hyp_ngrams.max_order(), ref_orders)) + ")");
+}
+}  // namespace
+
+BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams, const ReferenceSet& refs,
+                               int max_order, RefLength ref_length, int workers, const InterruptCheck& interrupted) {
+  check_bleu_inputs(hyps, hyp_ngrams, refs, max_order, refs.max_order());
+  const size_t n = hyps.size();
   BleuStatistics stats = empty_statistics(n, max_order);
   parallel_for(
       n, workers,
@@ -203,7 +208,35 @@ BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp
         SegmentScratch scratch;
         for (size_t i = begin; i < end; ++i) {
           scratch.ref_lens.clear();
-          for (size_t r = refs.refs_begin(i); r < refs.refs_end(i); ++r) scratch.ref_lens.push_back(refs.tokens().num_tokens(r));
+          for (size_t r = refs.refs_begin(i); r < refs.refs_end(i); ++r)
+            scratch.ref_lens.push_back(refs.tokens().num_tokens(r));
+          fill_segment(
+              stats, i, hyps.num_tokens(i), ref_length, [&](int order) { return hyp_ngrams.at(i, order); },
+              [&](int order, auto&& fn) {
+                for (size_t r = refs.refs_begin(i); r < refs.refs_end(i); ++r) fn(refs.ngrams().at(r, order));
+              },
+              scratch);
+        }
+      },
+      interrupted, 256);
+  return stats;
+}
+
+BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams,
+                               const BleuReferenceCounts& ref_counts, int max_order, RefLength ref_length, int workers,
+                               const InterruptCheck& interrupted) {
+  const ReferenceSet& refs = ref_counts.references();
+  check_bleu_inputs(hyps, hyp_ngrams, refs, max_order, ref_counts.max_order());
+  const size_t n = hyps.size();
+  BleuStatistics stats = empty_statistics(n, max_order);
+  parallel_for(
+      n, workers,
+      [&](size_t begin, size_t end) {
+        SegmentScratch scratch;
+        for (size_t i = begin; i < end; ++i) {
+          scratch.ref_lens.clear();
+          for (size_t r = refs.refs_begin(i); r < refs.refs_end(i); ++r)
+            scratch.ref_lens.push_back(refs.tokens().num_tokens(r));
           fill_segment(
               stats, i, hyps.num_tokens(i), ref_length, [&](int order) { return hyp_ngrams.at(i, order); },
               [&](int order, auto&& fn) { fn(ref_counts.max_counts(i, order)); }, scratch);

@@ -61,7 +61,13 @@ struct BleuStatistics {
   size_t size() const { return hyp_len.size(); }
 };
 
-// Statistics of hypothesis i against the references of segment i, for orders 1..max_order.
+// Statistics of hypothesis i against the references of segment i, for orders 1..max_order,
+// clipping against each reference in turn (no table built: for references scored once).
+BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams, const ReferenceSet& refs,
+                               int max_order, RefLength ref_length, int workers,
+                               const InterruptCheck& interrupted = {});
+
+// The same against the per-segment maxima built beforehand (references scored many times).
 BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams,
                                const BleuReferenceCounts& refs, int max_order, RefLength ref_length, int workers,
                                const InterruptCheck& interrupted = {});

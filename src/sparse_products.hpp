@@ -7,7 +7,8 @@
 //   Y = A * (A^T * X)    per block of documents: Z = A_b^T X (a gather per
 //                        document), then Y += A_b Z (a scatter into rows of Y)
 //
-// Y and X are M x l, row-major, float64. Each row of Y accumulates its terms'
+// Y and X are M x l, row-major, float64 (X is read as float32 in the gather, which
+// halves its random-access memory traffic; all sums are float64). Each row of Y accumulates its terms'
 // contributions in document order whatever the thread count or the chunking, so
 // results are identical bit for bit across workers and between in-memory and
 // on-disk matrices: threads own disjoint ranges of terms in the scatter.

@@ -128,7 +128,7 @@ def test_same_seed_gives_identical_bits_for_any_worker_count(corpus):
     assert d.components.tobytes() != a.components.tobytes()
 
 
-def test_out_of_core_training_equals_in_memory(corpus, tmp_path):
+def test_out_of_core_training_equals_in_memory(corpus, tmp_path, caplog):
     memory = fastamfm.LsiModel.train(corpus, dims=6, weighting="tfidf")
     spill = tmp_path / "spill"
     spill.mkdir()
@@ -142,6 +142,8 @@ def test_out_of_core_training_equals_in_memory(corpus, tmp_path):
     assert len(svd) > 7 * 2  # several chunks per pass: the matrix really was split
     assert svd[-1][1] == svd[-1][2]
     assert ("build", 1, 1) in stages and stages[0][0] == "read"
+    # 64 KiB cannot even hold the terms x l blocks: said, not hidden.
+    assert "more than max_memory=0.1 MiB" in caplog.text
 
 
 def test_file_generator_and_list_corpora_agree(corpus, tmp_path):

@@ -84,7 +84,8 @@ def test_beta_and_thread_count():
     hyps = ["a b c d", "b c", "d"] * 40
     refs = [["a c d", "b"], ["c b", "b c"], ["x"]] * 40
     base = fastamfm.rouge_l(hyps, refs, beta=2.0, workers=1)
-    assert base.sentences.tolist() == fastamfm.rouge_l(hyps, fastamfm.References(refs), beta=2.0, workers=2).sentences.tolist()
+    encoded = fastamfm.rouge_l(hyps, fastamfm.References(refs), beta=2.0, workers=2)
+    assert base.sentences.tolist() == encoded.sentences.tolist()
     assert base.sentences[0] == pytest.approx(oracle.rouge_l(hyps[0], refs[0], beta=2.0), rel=1e-15)
 
 

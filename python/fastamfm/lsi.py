@@ -97,6 +97,22 @@ def _renumber(exc: Exception, start: int) -> Exception:
     return type(exc)(message)
 
 
+def _read_corpus(corpus, builder: _core.TermDocumentBuilder, tokenizer, workers: int,
+                 progress: Optional[Progress]) -> None:
+    """Streams the corpus into the builder, batch by batch, reporting "read" progress."""
+    total = None
+    if progress is not None and isinstance(corpus, (str, os.PathLike)) and os.path.isfile(corpus):
+        total = _core.count_lines(os.fspath(corpus))
+    for start, batch in _corpus_batches(corpus, _BATCH_LINES):
+        try:
+            builder.add(prepare_texts(batch, tokenizer, "corpus"), workers)
+        except (TypeError, ValueError) as exc:
+            raise _renumber(exc, start) from None
+        if progress is not None:
+            progress("read", builder.num_docs, total)
+    log.info("LsiModel.train: read %d sentences, %d distinct words", builder.num_docs, builder.num_types)
+
+
 def _stable_signs(u: np.ndarray) -> np.ndarray:
     """Flip columns so each one's largest-magnitude entry is positive (a reproducible sign)."""
     rows = np.argmax(np.abs(u), axis=0)
@@ -221,7 +237,9 @@ class LsiModel:
         progress          callable(stage, done, total) with stage "read" (sentences; total
                           is the line count of a file, None for an iterable), "build"
                           (0 or 1 of 1) and "svd" (chunk passes); also logged on "fastamfm.lsi"
-        tokenize          tokenizer preset, "amfm" (default) or "whitespace"
+        tmp_dir           where the chunk files go with max_memory (default: the system's)
+        tokenize          tokenizer preset: "amfm" (default, the toolkit's normalisation) or
+                          "whitespace" (str.split; ``lowercase=True`` lowercases first)
         """
         if weighting not in WEIGHTINGS:
             raise ValueError(f"LsiModel.train: weighting must be one of {WEIGHTINGS}, got {weighting!r}")
@@ -239,23 +257,18 @@ class LsiModel:
                 contextlib.nullcontext("") as spill_dir:
             chunk_bytes = max(max_memory // 8, _MIN_CHUNK_BYTES) if max_memory else _IN_MEMORY_CHUNK_BYTES
             builder = _core.TermDocumentBuilder(tokenizer, chunk_bytes, spill_dir)
-            total = None
-            if progress is not None and isinstance(corpus, (str, os.PathLike)) and os.path.isfile(corpus):
-                total = _core.count_lines(os.fspath(corpus))
-            for start, batch in _corpus_batches(corpus, _BATCH_LINES):
-                try:
-                    builder.add(prepare_texts(batch, tokenizer, "corpus"), workers)
-                except (TypeError, ValueError) as exc:
-                    raise _renumber(exc, start) from None
-                if progress is not None:
-                    progress("read", builder.num_docs, total)
-            log.info("LsiModel.train: read %d sentences, %d distinct words", builder.num_docs, builder.num_types)
+            _read_corpus(corpus, builder, tokenizer, workers, progress)
             if progress is not None:
                 progress("build", 0, 1)
             matrix, words, global_weights = builder.finish(min_count, max_vocab or 0, weighting, workers)
             del builder
             if progress is not None:
                 progress("build", 1, 1)
+            dense_bytes = 4 * 8 * len(words) * min(dims + oversampling, len(words))  # Y, Q, W and QR workspace
+            if max_memory and dense_bytes > max_memory:
+                log.warning("LsiModel.train: the terms x l blocks of the SVD need about %.1f MiB, more than "
+                            "max_memory=%.1f MiB; lower dims or max_vocab to stay within it",
+                            dense_bytes / 2**20, max_memory / 2**20)
             singular_values, u = _randomized_svd(matrix, dims, oversampling=oversampling,
                                                  power_iterations=power_iterations, seed=seed, workers=workers,
                                                  progress=progress, what="LsiModel.train")

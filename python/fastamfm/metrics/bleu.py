@@ -19,13 +19,18 @@ REF_LENGTHS = ("closest", "shortest", "average")
 SMOOTHING = ("none", "floor", "add-k", "exp")
 
 # Per segment the largest count of each reference n-gram, kept while the References
-# object lives: scoring many systems against one References builds it once.
+# object lives. Built when a References is scored a second time: a one-off scoring
+# clips against each reference directly, which is cheaper than building the table.
 _REFERENCE_COUNTS: "weakref.WeakKeyDictionary[References, dict]" = weakref.WeakKeyDictionary()
 
 
-def _reference_counts(refs: References, max_order: int, workers: int) -> _core.BleuReferenceCounts:
+def _clipping_source(refs: References, max_order: int, workers: int):
+    """The per-segment maxima table when refs are being reused, else the References themselves."""
     by_order = _REFERENCE_COUNTS.setdefault(refs, {})
     if max_order not in by_order:
+        by_order[max_order] = None  # first use: remember it, build nothing
+        return refs.encoded
+    if by_order[max_order] is None:
         by_order[max_order] = _core.BleuReferenceCounts(refs.encoded, max_order, workers)
     return by_order[max_order]
 
@@ -99,7 +104,7 @@ def bleu(hyps, refs, *, max_order: int = 4, ref_length: str = "closest", smooth:
         hyps, refs = prepare(hyps, refs, what="bleu", tokenize=tokenize, lowercase=lowercase,
                              max_order=max_order, workers=workers)
         tokenizer = refs.tokenizer
-        sentences, segments = _core.bleu(hyps.encoded, _reference_counts(refs, max_order, workers), max_order,
+        sentences, segments = _core.bleu(hyps.encoded, _clipping_source(refs, max_order, workers), max_order,
                                          ref_length, smooth, smooth_arg, workers)
     statistics = BleuStatistics(
         hyp_len=float(segments["hyp_len"].sum()),
