@@ -65,7 +65,8 @@ def test_reference_combinations_and_dims_are_passed_on(scorer, pairs):
     hyps, refs = pairs
     s = scorer.with_settings(dims=4, am_combine="centroid", fm_combine="maxmin")
     res = s.score(hyps, refs)
-    np.testing.assert_array_equal(res.am, fastamfm.adequacy(hyps, refs, scorer.lsi, dims=4, combine="centroid").sentences)
+    am = fastamfm.adequacy(hyps, refs, scorer.lsi, dims=4, combine="centroid").sentences
+    np.testing.assert_array_equal(res.am, am)
     np.testing.assert_array_equal(res.fm, fastamfm.fluency(hyps, refs, scorer.lm, combine="maxmin").sentences)
     both = scorer.with_settings(combine="mean")
     assert (both.settings.am_combine, both.settings.fm_combine) == ("mean", "mean")

@@ -113,7 +113,8 @@ def test_interrupted_run_leaves_no_output_and_resumes(scorer, files, tmp_path, m
     summary = score_files(out, hyp=hyp, refs=ref_paths, model=scorer, chunk_size=40)
     assert len(rescored) == 3  # 230 lines / 40 = 6 chunks, 3 already done
     assert out.read_text() == expected.read_text()
-    assert summary["corpus"] == pytest.approx(json.loads((tmp_path / "expected.jsonl.summary.json").read_text())["corpus"])
+    expected_summary = json.loads((tmp_path / "expected.jsonl.summary.json").read_text())
+    assert summary["corpus"] == pytest.approx(expected_summary["corpus"])
     assert not parts.exists()
 
 

@@ -118,7 +118,8 @@ class AMFMResult:
 
     def __repr__(self) -> str:
         c = self.corpus
-        return f"AMFMResult(n={len(self)}, AM={c['AM']:.6f}, FM={c['FM']:.6f}, AM-FM={c['AM-FM']:.6f}, {self.signature})"
+        return (f"AMFMResult(n={len(self)}, AM={c['AM']:.6f}, FM={c['FM']:.6f}, AM-FM={c['AM-FM']:.6f}, "
+                f"{self.signature})")
 
 
 def _digest(path) -> str:
