@@ -275,6 +275,9 @@ def test_train_from_file_equals_train_from_list(tmp_path):
     (lambda s, h, r: combine_scores([0.1], [0.1, 0.2]), ValueError, "AM has shape"),
     (lambda s, h, r: AMFM.train(b"bytes"), TypeError, "not bytes"),
     (lambda s, h, r: AMFM.train([]), ValueError, "corpus is empty"),
+    (lambda s, h, r: AMFM.train("/nonexistent/corpus.txt"), FileNotFoundError, "does not exist"),
+    (lambda s, h, r: AMFM.train(["", " "], dims=2), ValueError, "the corpus has no words"),
+    (lambda s, h, r: AMFM.train([1, 2], dims=2), TypeError, r"corpus\[0\] is int"),
 ])
 def test_bad_input(scorer, pairs, call, error, message):
     hyps, refs = pairs
