@@ -42,5 +42,8 @@ void register_text(py::module_& m);
 void register_references(py::module_& m);
 void register_testing(py::module_& m);
 void register_embedding(py::module_& m);
+void register_lsi(py::module_& m);
+void register_lm(py::module_& m);
+void register_nlg_metrics(py::module_& m);
 
 }  // namespace fastamfm::bindings

@@ -9,4 +9,7 @@ PYBIND11_MODULE(_core, m) {
   register_references(m);
   register_testing(m);
   register_embedding(m);
+  register_lsi(m);
+  register_lm(m);
+  register_nlg_metrics(m);
 }

@@ -5,24 +5,56 @@ from . import io
 from ._backend import HAS_CUDA, resolve_device
 from ._core import FormatError
 from ._version import __version__
+from .adequacy import adequacy
+from .amfm import AMFM, AMFMResult, amfm_metrics, combine_scores
+from .correlation import correlate, metric_correlations
+from .evaluate import evaluate
+from .fluency import fluency
+from .lm import NgramLM, TokenScores
+from .lsi import LsiModel
+from .metrics import BleuStatistics, DocumentFrequencies, Hypotheses, bleu, cider, distinct, rouge_l
+from .metrics.embedding import embedding_average, greedy_matching, vector_extrema
+from .nlgeval import compute_individual_metrics, compute_metrics
 from .reference_index import ReferenceIndex
 from .references import References
 from .tokenize import PRESETS as TOKENIZER_PRESETS, tokenize
+from .tuning import tune
 from .vectors import WordVectors
-from .metrics.embedding import embedding_average, greedy_matching, vector_extrema
 
 __all__ = [
-    "HAS_CUDA",
+    "AMFM",
+    "AMFMResult",
+    "BleuStatistics",
+    "DocumentFrequencies",
     "FormatError",
+    "HAS_CUDA",
+    "Hypotheses",
+    "LsiModel",
+    "NgramLM",
     "ReferenceIndex",
     "References",
     "TOKENIZER_PRESETS",
+    "TokenScores",
     "WordVectors",
     "__version__",
+    "adequacy",
+    "amfm_metrics",
+    "bleu",
+    "cider",
+    "combine_scores",
+    "compute_individual_metrics",
+    "compute_metrics",
+    "correlate",
+    "distinct",
     "embedding_average",
+    "evaluate",
+    "fluency",
     "greedy_matching",
     "io",
+    "metric_correlations",
     "resolve_device",
+    "rouge_l",
     "tokenize",
+    "tune",
     "vector_extrema",
 ]

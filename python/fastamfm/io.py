@@ -177,6 +177,12 @@ def write_text_atomic(path, text: str | bytes) -> None:
     _core.write_file_atomic(os.fspath(path), data)
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 class AtomicWriter:
     """A text file written in pieces that appears at ``path`` only on success.
 
@@ -191,6 +197,8 @@ class AtomicWriter:
     def __enter__(self):
         directory = self.path.parent if str(self.path.parent) else Path(".")
         fd, self._tmp = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".tmp", dir=directory)
+        # mkstemp creates the file private (0600); give it the mode a plain open() would.
+        os.chmod(self._tmp, 0o666 & ~_umask())
         self._file = os.fdopen(fd, self.mode, encoding=None if "b" in self.mode else "utf-8")
         return self._file
 

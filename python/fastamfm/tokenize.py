@@ -43,6 +43,13 @@ def prepare_texts(texts: list, tokenizer: _core.Tokenizer, name: str = "texts") 
     if not needs_unicode:
         return texts
     step = _unicode_amfm if tokenizer.preset == "amfm" else str.lower
+    # Fast path, one C-level pass: a list of str that is all ASCII needs nothing.
+    # (join raises TypeError on a non-str item; the loop below then names it.)
+    try:
+        if "".join(texts).isascii():
+            return texts
+    except TypeError:
+        pass
     out = None
     for i, text in enumerate(texts):
         if isinstance(text, bytes):

@@ -1,0 +1,184 @@
+// Language model: counting, estimation, ARPA/binary files, queries and FM.
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include "arpa_reader.hpp"
+#include "arpa_writer.hpp"
+#include "bindings.hpp"
+#include "lm_counter.hpp"
+#include "lm_fluency.hpp"
+#include "lm_model.hpp"
+#include "lm_training.hpp"
+#include "reference_set.hpp"
+
+namespace fastamfm::bindings {
+
+namespace {
+template <class T>
+py::array_t<T> to_array(const std::vector<T>& values) {
+  return py::array_t<T>(values.size(), values.data());
+}
+
+TokenizedBatch tokenize_texts(py::handle texts, const Tokenizer& tokenizer, int workers, const char* what) {
+  const TextBatch batch = to_text_batch(texts, what);
+  const auto check = python_interrupt_check();
+  return without_gil([&] { return tokenize_batch(batch, tokenizer, workers, check); });
+}
+}  // namespace
+
+void register_lm(py::module_& m) {
+  py::class_<NgramCounter>(m, "NgramCounter")
+      .def(py::init([](int order, size_t memory_budget, std::string temp_dir, int workers, const Tokenizer& tokenizer,
+                       const std::vector<std::string>& vocabulary) {
+             return new NgramCounter(CounterOptions{order, memory_budget, std::move(temp_dir), workers}, tokenizer,
+                                     vocabulary);
+           }),
+           py::arg("order"), py::arg("memory_budget"), py::arg("temp_dir"), py::arg("workers"), py::arg("tokenizer"),
+           py::arg("vocabulary"))
+      .def(
+          "add",
+          [](NgramCounter& counter, py::handle texts) {
+            const TextBatch batch = to_text_batch(texts, "corpus");
+            const auto check = python_interrupt_check();
+            without_gil([&] {
+              counter.add(batch, check);
+              return 0;
+            });
+          },
+          py::arg("texts"))
+      .def(
+          "add_file",
+          [](NgramCounter& counter, const std::string& path) {
+            const auto check = python_interrupt_check();
+            without_gil([&] {
+              counter.add_file(path, check);
+              return 0;
+            });
+          },
+          py::arg("path"))
+      .def_property_readonly("sentences", &NgramCounter::sentences)
+      .def_property_readonly("tokens", &NgramCounter::tokens)
+      .def_property_readonly("spilled_runs", &NgramCounter::spilled_runs);
+
+  py::class_<NgramModel, std::shared_ptr<NgramModel>>(m, "NgramModel")
+      .def_static(
+          "train",
+          [](NgramCounter& counter, const std::string& smoothing, std::array<double, 3> fallback,
+             std::vector<uint64_t> gtmin, std::vector<uint64_t> gtmax, double prune, const std::string& tokenizer,
+             int workers) {
+            LmTrainOptions options;
+            options.smoothing = parse_lm_smoothing(smoothing);
+            options.discount_fallback = fallback;
+            options.gtmin = std::move(gtmin);
+            options.gtmax = std::move(gtmax);
+            options.prune = prune;
+            options.tokenizer = tokenizer;
+            options.workers = resolve_workers(workers);
+            const auto check = python_interrupt_check();
+            std::vector<std::string> discounts;
+            auto model = without_gil([&] {
+              return std::make_shared<NgramModel>(train_lm(counter.finish(check), options, discounts));
+            });
+            return py::make_tuple(model, discounts);
+          },
+          py::arg("counter"), py::arg("smoothing"), py::arg("discount_fallback"), py::arg("gtmin"),
+          py::arg("gtmax"), py::arg("prune"), py::arg("tokenizer"), py::arg("workers"))
+      .def_static(
+          "load",
+          [](const std::string& path) {
+            const auto check = python_interrupt_check();
+            return without_gil([&] {
+              if (NgramModel::is_binary_file(path)) return std::make_shared<NgramModel>(NgramModel::load(path));
+              return std::make_shared<NgramModel>(NgramModel::build(read_arpa(path, check)));
+            });
+          },
+          py::arg("path"))
+      .def_static("is_binary_file", &NgramModel::is_binary_file, py::arg("path"))
+      .def(
+          "save",
+          [](const NgramModel& model, const std::string& path) {
+            without_gil([&] {
+              model.save(path);
+              return 0;
+            });
+          },
+          py::arg("path"))
+      .def(
+          "save_arpa",
+          [](const NgramModel& model, const std::string& path) {
+            const auto check = python_interrupt_check();
+            without_gil([&] {
+              write_arpa(model, path, check);
+              return 0;
+            });
+          },
+          py::arg("path"))
+      .def_property_readonly("order", &NgramModel::order)
+      .def_property_readonly("vocabulary_size", &NgramModel::vocab_size)
+      .def_property_readonly("checksum", &NgramModel::checksum)
+      .def_property_readonly("metadata", [](const NgramModel& model) { return std::string(model.metadata()); })
+      .def("counts", [](const NgramModel& model) {
+        std::vector<size_t> counts;
+        for (int n = 1; n <= model.order(); ++n) counts.push_back(model.count(n));
+        return counts;
+      })
+      .def("words", [](const NgramModel& model) {
+        py::list out(model.vocab_size());
+        for (size_t i = 0; i < model.vocab_size(); ++i) {
+          const std::string_view w = model.word(i);
+          out[i] = py::str(w.data(), w.size());
+        }
+        return out;
+      })
+      .def(
+          "score",
+          [](const NgramModel& model, py::handle texts, const Tokenizer& tokenizer, bool bos, bool eos, int workers) {
+            const TextBatch batch = to_text_batch(texts, "sentences");
+            resolve_workers(workers);
+            const auto check = python_interrupt_check();
+            return to_array(
+                without_gil([&] { return score_texts(model, batch, tokenizer, bos, eos, workers, check); }));
+          },
+          py::arg("sentences"), py::arg("tokenizer"), py::arg("bos"), py::arg("eos"), py::arg("workers"))
+      .def(
+          "token_scores",
+          [](const NgramModel& model, py::handle texts, const Tokenizer& tokenizer, bool bos, bool eos, int workers) {
+            const TokenizedBatch batch = tokenize_texts(texts, tokenizer, workers, "sentences");
+            const auto check = python_interrupt_check();
+            std::vector<TokenScore> scores;
+            std::vector<uint64_t> offsets;
+            without_gil([&] {
+              token_scores_batch(model, batch, bos, eos, workers, scores, offsets, check);
+              return 0;
+            });
+            py::array_t<float> log10(scores.size());
+            py::array_t<uint8_t> length(scores.size());
+            py::array_t<bool> oov(scores.size());
+            auto l = log10.mutable_unchecked<1>();
+            auto n = length.mutable_unchecked<1>();
+            auto o = oov.mutable_unchecked<1>();
+            for (size_t i = 0; i < scores.size(); ++i) {
+              l(i) = scores[i].log10_prob;
+              n(i) = scores[i].ngram_length;
+              o(i) = scores[i].oov;
+            }
+            return py::make_tuple(log10, length, oov, to_array(offsets));
+          },
+          py::arg("sentences"), py::arg("tokenizer"), py::arg("bos"), py::arg("eos"), py::arg("workers"))
+      .def(
+          "fluency",
+          [](const NgramModel& model, py::handle hyps, const ReferenceSet& refs, const std::string& normalization,
+             const std::string& combine, int workers) {
+            const FluencyNormalization norm = parse_fluency_normalization(normalization);
+            const FluencyCombine comb = parse_fluency_combine(combine);
+            const TokenizedBatch batch = tokenize_texts(hyps, refs.tokenizer(), workers, "hyps");
+            const auto check = python_interrupt_check();
+            const FluencyScores scores = without_gil([&] {
+              return fluency_scores(model, batch, refs.tokens(), refs.segment_offsets(), norm, comb, workers, check);
+            });
+            return py::make_tuple(to_array(scores.fm), to_array(scores.hyp_prob), to_array(scores.ref_prob));
+          },
+          py::arg("hyps"), py::arg("refs"), py::arg("normalization"), py::arg("combine"), py::arg("workers"));
+}
+
+}  // namespace fastamfm::bindings

@@ -1,0 +1,385 @@
+"""The ``fastamfm`` command: score, train, correlate, report.
+
+    fastamfm score --hyp H.txt --ref R1.txt --ref R2.txt [--metrics am,fm,amfm,bleu,rouge_l]
+                   [--model default|DIR] [--out scores.jsonl] [--format jsonl|tsv]
+    fastamfm score --jsonl records.jsonl --out scores.tsv
+    fastamfm train --corpus C.txt --out DIR [--dims 100 --order 3 ...]
+    fastamfm correlate --human human.tsv --scores table.tsv | --system S_1=scores_1.jsonl ...
+    fastamfm report --human human.tsv --ref R1.txt ... --hyp-dir DIR --out report.html
+
+Errors in the input are reported as one line ``fastamfm: error: ...`` with exit status 1.
+An interrupted ``score`` leaves no partial output; rerunning the same command resumes.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import re
+import sys
+import time
+from pathlib import Path
+
+log = logging.getLogger("fastamfm")
+
+
+class _Progress:
+    """A tqdm bar when tqdm is installed and wanted, else a log line every few seconds."""
+
+    def __init__(self, total: int, enabled: bool, unit: str = "resp"):
+        self.total, self.done, self.last = total, 0, 0.0
+        self.bar = None
+        if enabled:
+            try:
+                from tqdm import tqdm
+            except ImportError:
+                pass
+            else:
+                self.bar = tqdm(total=total, unit=unit, unit_scale=total >= 100_000, dynamic_ncols=True,
+                                file=sys.stderr)
+        self.start = time.perf_counter()
+
+    def __call__(self, n: int) -> None:
+        self.done += n
+        if self.bar is not None:
+            self.bar.update(n)
+            return
+        now = time.perf_counter()
+        if now - self.last >= 5 or self.done >= self.total:
+            self.last = now
+            rate = self.done / max(now - self.start, 1e-9)
+            log.info("%d / %d responses (%.0f/s)", self.done, self.total, rate)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _parse_system_pairs(values, what: str) -> dict:
+    out = {}
+    for v in values or []:
+        name, sep, path = v.partition("=")
+        if not sep or not name or not path:
+            raise ValueError(f"{what} must look like NAME=PATH, got {v!r}")
+        if name in out:
+            raise ValueError(f"{what}: system {name!r} given twice")
+        out[name] = path
+    return out
+
+
+def _natural_key(path: Path) -> list:
+    """S_2 before S_10."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.stem)]
+
+
+def _read_table(path) -> tuple[list[str], list[list[str]]]:
+    """A TSV (or CSV) file with a header line -> (header, rows)."""
+    text = Path(path).read_text(encoding="utf-8")
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        raise ValueError(f"{path}: empty file")
+    sep = "\t" if "\t" in lines[0] else ","
+    rows = [line.split(sep) for line in lines]
+    width = len(rows[0])
+    for i, row in enumerate(rows[1:], 2):
+        if len(row) != width:
+            raise ValueError(f"{path}:{i}: {len(row)} columns, the header has {width}")
+    return rows[0], rows[1:]
+
+
+def _number(text: str, where: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"{where}: {text!r} is not a number") from None
+
+
+def read_human(path) -> dict:
+    """``system<TAB>rating`` lines (a header line is skipped), e.g. DSTC-6's human_evaluation_results.txt."""
+    text = Path(path).read_text(encoding="utf-8")
+    out = {}
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        fields = line.split("\t") if "\t" in line else line.split(",")
+        if len(fields) != 2:
+            raise ValueError(f"{path}:{i}: expected 'system<TAB>rating', got {len(fields)} fields")
+        try:
+            out[fields[0].strip()] = float(fields[1])
+        except ValueError:
+            if out:
+                raise ValueError(f"{path}:{i}: {fields[1]!r} is not a number") from None
+    if not out:
+        raise ValueError(f"{path}: no ratings")
+    return out
+
+
+def read_score_table(path) -> dict:
+    """A system-level table (first column the system, one column per metric) -> {metric: {system: score}}."""
+    header, rows = _read_table(path)
+    table = {m: {} for m in header[1:]}
+    for i, row in enumerate(rows, 2):
+        for metric, value in zip(header[1:], row[1:]):
+            if value.strip():
+                table[metric][row[0]] = _number(value, f"{path}:{i}")
+    return {m: v for m, v in table.items() if v}
+
+
+def read_response_scores(path) -> dict:
+    """A ``fastamfm score`` output (jsonl or tsv) -> {column: ndarray per response}."""
+    import numpy as np
+
+    path = Path(path)
+    columns: dict = {}
+    with open(path, encoding="utf-8") as f:
+        first = f.readline()
+        if first.lstrip().startswith("{"):
+            for i, line in enumerate([first, *f], 1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{path}:{i}: invalid JSON: {exc.msg}") from None
+                for k, v in record.items():
+                    if k != "id":
+                        columns.setdefault(k, []).append(v)
+        else:
+            header = first.rstrip("\n").split("\t")
+            for i, line in enumerate(f, 2):
+                fields = line.rstrip("\n").split("\t")
+                if len(fields) != len(header):
+                    raise ValueError(f"{path}:{i}: {len(fields)} columns, the header has {len(header)}")
+                for k, v in zip(header[1:], fields[1:]):
+                    columns.setdefault(k, []).append(_number(v, f"{path}:{i}"))
+    if not columns:
+        raise ValueError(f"{path}: no scores")
+    return {k: np.asarray(v, dtype=np.float64) for k, v in columns.items()}
+
+
+# --- subcommands ------------------------------------------------------------------
+
+def _cmd_score(args) -> int:
+    from .streaming import count_responses, score_files
+
+    if args.jsonl is None and (args.hyp is None or not args.ref):
+        raise ValueError("score needs --hyp with at least one --ref, or --jsonl")
+    if args.jsonl is not None and (args.hyp is not None or args.ref):
+        raise ValueError("give either --jsonl or --hyp/--ref, not both")
+    model = args.model
+    if args.lam is not None:
+        from .amfm import resolve_model
+
+        model = resolve_model(model).with_settings(lam=args.lam)
+    progress = _Progress(count_responses(hyp=args.hyp, jsonl=args.jsonl), not args.no_progress)
+    try:
+        summary = score_files(args.out, hyp=args.hyp, refs=args.ref or (), jsonl=args.jsonl, metrics=args.metrics,
+                              model=model, format=args.format, chunk_size=args.chunk_size, workers=args.workers,
+                              progress=progress)
+    finally:
+        progress.close()
+    for key, value in summary["corpus"].items():
+        print(f"{key}: {value:.6f}")
+    if summary.get("amfm_signature"):
+        print(f"signature: {summary['amfm_signature']}")
+    return 0
+
+
+def _cmd_train(args) -> int:
+    from .amfm import AMFM
+
+    if not Path(args.corpus).is_file():
+        raise FileNotFoundError(f"{args.corpus}: no such file")
+    start = time.perf_counter()
+    scorer = AMFM.train(args.corpus, dims=args.dims, weighting=args.weighting, min_count=args.min_count,
+                        max_vocab=args.max_vocab, order=args.order, smoothing=args.smoothing, prune=args.prune,
+                        seed=args.seed,
+                        workers=args.workers, lam=args.lam, mean=args.mean, am_combine=args.am_combine,
+                        fm_combine=args.fm_combine, tokenize=args.tokenize, lowercase=args.lowercase)
+    scorer.save(args.out)
+    log.info("trained in %.1f s: %r", time.perf_counter() - start, scorer)
+    print(f"saved {args.out}: {scorer.signature}")
+    return 0
+
+
+def _system_scores_from_args(args) -> dict:
+    """{metric: {system: score}} from --scores (a table) and/or --system NAME=output files."""
+    scores: dict = {}
+    if args.scores:
+        scores.update(read_score_table(args.scores))
+    for name, path in _parse_system_pairs(args.system, "--system").items():
+        for column, values in read_response_scores(path).items():
+            scores.setdefault(column, {})[name] = values
+    if not scores:
+        raise ValueError("correlate needs --scores TABLE or --system NAME=SCORES ...")
+    if args.metrics:
+        wanted = [m.strip() for m in args.metrics.split(",") if m.strip()]
+        missing = [m for m in wanted if m not in scores]
+        if missing:
+            raise ValueError(f"metrics {missing} are not in the scores (have {sorted(scores)})")
+        scores = {m: scores[m] for m in wanted}
+    return scores
+
+
+def _cmd_correlate(args) -> int:
+    from .correlation import correlate, metric_correlations
+
+    import numpy as np
+
+    scores = _system_scores_from_args(args)
+    methods = tuple(m.strip() for m in args.methods.split(","))
+    if args.level == "utterance":
+        if not args.system:
+            raise ValueError("--level utterance needs per-response scores: --system NAME=SCORES ...")
+        ratings = np.loadtxt(args.human, dtype=np.float64, ndmin=1)
+        flat = {m: np.concatenate([np.atleast_1d(v[s]) for s in v]) for m, v in scores.items()}
+        table = correlate(flat, ratings, level="utterance", methods=methods, bootstrap=args.bootstrap,
+                          seed=args.seed)
+        matrix = metric_correlations(flat, level="utterance") if len(flat) > 1 else None
+    else:
+        table = correlate(scores, read_human(args.human), methods=methods, bootstrap=args.bootstrap, seed=args.seed)
+        matrix = metric_correlations(scores, level="system") if len(scores) > 1 else None
+    print(table)
+    if matrix is not None and args.matrix:
+        print()
+        print(matrix)
+    return 0
+
+
+def _cmd_report(args) -> int:
+    from .amfm import resolve_model
+    from .evaluate import ScoringContext, available_metrics, parse_metrics, score_chunk
+    from .io import read_lines, read_parallel_files
+    from .report import write_report
+    from .tuning import tune
+
+    systems = _parse_system_pairs(args.system, "--system")
+    if args.hyp_dir:
+        found = sorted(Path(args.hyp_dir).glob("*.txt"), key=_natural_key)
+        if not found:
+            raise ValueError(f"{args.hyp_dir}: no *.txt hypothesis files")
+        systems.update({p.stem: str(p) for p in found})
+    if not systems or not args.ref:
+        raise ValueError("report needs --ref files and --hyp-dir DIR or --system NAME=HYP ...")
+    human = read_human(args.human)
+    systems = {s: p for s, p in systems.items() if s in human} if args.rated_only else systems
+    refs = read_parallel_files(args.ref)
+    hyps = {s: read_lines(p) for s, p in systems.items()}
+    scorer = resolve_model(args.model)
+    context = ScoringContext(model=scorer, workers=args.workers)
+    names = available_metrics(parse_metrics(args.metrics), context)
+    scores: dict = {}
+    for system, h in hyps.items():
+        if len(h) != len(refs):
+            raise ValueError(f"{systems[system]}: {len(h)} lines but the references have {len(refs)}")
+        _, totals = score_chunk(h, refs, names, context)
+        for column, value in totals.corpus().items():
+            scores.setdefault(column, {})[system] = value
+    dims = sorted({int(d) for d in args.dims.split(",")} | {scorer.dims}) if args.dims else None
+    lams = [float(x) for x in args.lams.split(",")] if args.lams else None
+    tuning = tune(hyps, refs, {s: human[s] for s in hyps}, model=scorer, dims=dims,
+                  **({"lams": lams} if lams else {}))
+    out = write_report(args.out, scores, human, tuning=tuning, title=args.title)
+    print(f"wrote {out}")
+    return 0
+
+
+# --- argument parsing -----------------------------------------------------------
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from ._version import __version__
+
+    parser = argparse.ArgumentParser(prog="fastamfm", description="AM-FM and nlg-eval dialogue metrics")
+    parser.add_argument("--version", action="version", version=f"fastamfm {__version__}")
+    parser.add_argument("-q", "--quiet", action="store_true", help="log warnings only")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("score", help="score responses (files of any size, streamed)")
+    p.add_argument("--hyp", help="hypothesis file, one response per line")
+    p.add_argument("--ref", action="append", help="reference file, line-aligned with --hyp (repeatable)")
+    p.add_argument("--jsonl", help='instead of --hyp/--ref: records {"hyp": str, "refs": [str, ...]}')
+    p.add_argument("--metrics", default="am,fm,amfm",
+                   help="comma-separated: am,fm,amfm,bleu,rouge_l,meteor (default am,fm,amfm)")
+    p.add_argument("--model", default="default", help="'default' (the packaged model) or a directory from 'train'")
+    p.add_argument("--lam", type=float, help="override the model's λ")
+    p.add_argument("--out", help="per-response output; without it only the corpus scores are printed")
+    p.add_argument("--format", choices=("jsonl", "tsv"), help="output format (default: from --out's extension)")
+    p.add_argument("--chunk-size", type=_positive_int, default=20000, help="responses per chunk (memory bound)")
+    p.add_argument("--workers", type=int, default=-1, help="threads (-1: all cores)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(run=_cmd_score)
+
+    p = sub.add_parser("train", help="train an AM-FM model (LSI + n-gram LM) on a text corpus")
+    p.add_argument("--corpus", required=True, help="training text, one sentence per line")
+    p.add_argument("--out", required=True, help="model directory to write")
+    p.add_argument("--dims", type=_positive_int, default=100)
+    p.add_argument("--weighting", default="counts", choices=("counts", "tfidf", "log-entropy"))
+    p.add_argument("--min-count", type=_positive_int, default=1)
+    p.add_argument("--max-vocab", type=_positive_int)
+    p.add_argument("--order", type=_positive_int, default=3)
+    p.add_argument("--smoothing", default="kneser-ney", choices=("kneser-ney", "katz"))
+    p.add_argument("--prune", type=float, help="drop n-grams whose removal changes the model less (e.g. 1e-6)")
+    p.add_argument("--lam", type=float, default=0.5)
+    p.add_argument("--mean", default="arithmetic", choices=("arithmetic", "geometric", "harmonic"))
+    p.add_argument("--am-combine", default="max", choices=("max", "mean", "centroid"))
+    p.add_argument("--fm-combine", default="mean", choices=("mean", "max", "maxmin"))
+    p.add_argument("--tokenize", default="whitespace", choices=("whitespace", "amfm"))
+    p.add_argument("--lowercase", action="store_true")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=-1)
+    p.set_defaults(run=_cmd_train)
+
+    p = sub.add_parser("correlate", help="correlation of metric scores with human ratings")
+    p.add_argument("--human", required=True, help="system<TAB>rating lines (utterance level: one rating per line)")
+    p.add_argument("--scores", help="system-level table: a system column, then one column per metric")
+    p.add_argument("--system", action="append", help="NAME=SCORES: a 'fastamfm score' output (repeatable)")
+    p.add_argument("--metrics", help="comma-separated columns to keep")
+    p.add_argument("--methods", default="pearson,spearman,kendall")
+    p.add_argument("--level", default="system", choices=("system", "utterance"))
+    p.add_argument("--bootstrap", type=int, default=0, help="resamples for confidence intervals")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--matrix", action="store_true", help="also print the metric x metric matrix")
+    p.set_defaults(run=_cmd_correlate)
+
+    p = sub.add_parser("report", help="HTML or PNG report: scatter plots, λ and dimension curves, matrix")
+    p.add_argument("--human", required=True, help="system<TAB>rating lines")
+    p.add_argument("--ref", action="append", help="reference file (repeatable)")
+    p.add_argument("--hyp-dir", help="directory of NAME.txt hypothesis files, one per system")
+    p.add_argument("--system", action="append", help="NAME=HYP_FILE (repeatable)")
+    p.add_argument("--rated-only", action="store_true", help="skip systems without a human rating")
+    p.add_argument("--model", default="default")
+    p.add_argument("--metrics", default="am,fm,amfm,bleu,rouge_l")
+    p.add_argument("--lams", help="comma-separated λ values for the λ curve (default 0,0.1,...,1)")
+    p.add_argument("--dims", help="comma-separated LSI dimensions for the dimension curve")
+    p.add_argument("--title", default="fastamfm report")
+    p.add_argument("--workers", type=int, default=-1)
+    p.add_argument("--out", required=True, help="report.html or report.png")
+    p.set_defaults(run=_cmd_report)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, format="fastamfm: %(message)s",
+                        stream=sys.stderr)
+    try:
+        return args.run(args)
+    except KeyboardInterrupt:
+        print("fastamfm: interrupted; finished chunks are kept, rerun the same command to resume",
+              file=sys.stderr)
+        return 130
+    except (ValueError, TypeError, OSError, ImportError) as exc:
+        print(f"fastamfm: error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

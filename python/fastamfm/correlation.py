@@ -1,0 +1,348 @@
+"""How well metric scores agree with human judgements, and with each other.
+
+``correlate`` gives Pearson, Spearman and Kendall coefficients with the p-values
+``scipy.stats`` reports (the numbers are scipy's own: ``pearsonr``, ``spearmanr``,
+``kendalltau``), at system level (one point per system: the mean of its scores) or
+at utterance level (one point per response), with percentile bootstrap confidence
+intervals. ``metric_correlations`` is the metric x metric matrix: how consistent the
+metrics are with each other.
+
+Inputs, all aligned by this module:
+
+- ``scores``: ``{metric: values}``, a single array (named ``"score"``), or a pandas
+  DataFrame (one column per metric). ``values`` is an array (one entry per point, or
+  per response when ``systems`` labels the responses) or ``{system: value or array}``.
+- ``human``: an array aligned with the scores, or ``{system: rating}`` (system level).
+  Systems the human file rates but the scores lack (e.g. DSTC-6's S_21, the human
+  reference) are ignored; a scored system without a rating is an error.
+
+The bootstrap resamples the points of the chosen level (systems at system level),
+with the same draws for every metric and method so that metrics can be compared.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+METHODS = ("pearson", "spearman", "kendall")
+LEVELS = ("system", "utterance")
+# Resamples are evaluated in blocks of at most this many values to bound memory.
+_BOOTSTRAP_BLOCK_VALUES = 1 << 22
+
+
+def _stats():
+    try:
+        import scipy.stats
+    except ImportError:
+        raise ImportError("fastamfm.correlate needs scipy: pip install 'fastamfm[analysis]'") from None
+    return scipy.stats
+
+
+@dataclass(frozen=True)
+class Correlation:
+    """One coefficient. ``ci_low``/``ci_high`` are nan when no bootstrap was asked for."""
+
+    metric: str
+    method: str
+    level: str
+    n: int
+    coefficient: float
+    p_value: float
+    ci_low: float = math.nan
+    ci_high: float = math.nan
+
+
+class CorrelationTable:
+    """Rows of ``Correlation``; ``table["AM-FM", "pearson"]`` picks one."""
+
+    def __init__(self, rows, *, bootstrap: int, confidence: float, points: list):
+        self.rows = tuple(rows)
+        self.bootstrap = bootstrap
+        self.confidence = confidence
+        self.points = points  # the system names (system level) or response indices
+
+    def __getitem__(self, key) -> Correlation:
+        metric, method = key
+        for row in self.rows:
+            if row.metric == metric and row.method == method:
+                return row
+        raise KeyError(f"no correlation for metric {metric!r} and method {method!r}")
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @property
+    def metrics(self) -> list[str]:
+        return list(dict.fromkeys(r.metric for r in self.rows))
+
+    def to_records(self) -> list[dict]:
+        return [asdict(r) for r in self.rows]
+
+    def to_pandas(self):
+        import pandas as pd
+
+        return pd.DataFrame(self.to_records())
+
+    def __str__(self) -> str:
+        width = max([8] + [len(r.metric) + 2 for r in self.rows])
+        head = f"{'metric':<{width}}{'method':<10}{'n':>7}{'coef':>10}{'p-value':>12}"
+        if self.bootstrap:
+            head += f"   {int(self.confidence * 100)}% CI ({self.bootstrap} resamples)"
+        lines = [head]
+        for r in self.rows:
+            line = f"{r.metric:<{width}}{r.method:<10}{r.n:>7}{r.coefficient:>10.4f}{r.p_value:>12.3g}"
+            if self.bootstrap:
+                line += f"   [{r.ci_low:.4f}, {r.ci_high:.4f}]"
+            lines.append(line)
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+@dataclass(frozen=True)
+class CorrelationMatrix:
+    """``values[i, j]``: correlation of metric ``names[i]`` with metric ``names[j]``."""
+
+    names: list
+    values: np.ndarray
+    method: str
+    level: str
+
+    def to_pandas(self):
+        import pandas as pd
+
+        return pd.DataFrame(self.values, index=self.names, columns=self.names)
+
+    def __str__(self) -> str:
+        # Full names label the rows; columns carry the row numbers to stay narrow.
+        label = max(len(n) for n in self.names) + 6
+        lines = [" " * label + "".join(f"{f'({i + 1})':>9}" for i in range(len(self.names)))]
+        for i, (name, row) in enumerate(zip(self.names, self.values)):
+            lines.append(f"{f'({i + 1}) ' + name:<{label}}" + "".join(f"{v:>9.4f}" for v in row))
+        return "\n".join(lines)
+
+
+# --- aligning inputs -------------------------------------------------------------
+
+def _as_float_array(values, what: str) -> np.ndarray:
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} must hold numbers") from None
+    if arr.ndim != 1:
+        raise ValueError(f"{what} must be one-dimensional, got shape {arr.shape}")
+    bad = np.flatnonzero(~np.isfinite(arr))
+    if bad.size:
+        raise ValueError(f"{what}[{bad[0]}] is {arr[bad[0]]}: scores must be finite numbers")
+    return arr
+
+
+def _as_metric_mapping(scores) -> dict:
+    if hasattr(scores, "columns") and hasattr(scores, "__getitem__"):  # a pandas DataFrame
+        return {str(c): scores[c].to_numpy() for c in scores.columns}
+    if isinstance(scores, Mapping):
+        if not scores:
+            raise ValueError("scores is empty")
+        return {str(k): v for k, v in scores.items()}
+    if isinstance(scores, (str, bytes)):
+        raise TypeError("scores must be {metric: values}, an array or a DataFrame, not a string")
+    return {"score": scores}
+
+
+def _group_means(values: np.ndarray, systems, what: str) -> dict:
+    labels = list(systems)
+    if len(labels) != len(values):
+        raise ValueError(f"{what}: {len(values)} scores but {len(labels)} system labels")
+    order = list(dict.fromkeys(labels))
+    index = {s: i for i, s in enumerate(order)}
+    codes = np.fromiter((index[s] for s in labels), dtype=np.int64, count=len(labels))
+    means = np.bincount(codes, weights=values) / np.bincount(codes)
+    return dict(zip(order, means))
+
+
+def _system_values(metric: str, values, systems) -> dict:
+    """One metric's scores as {system: mean score}."""
+    what = f"scores[{metric!r}]"
+    if isinstance(values, Mapping):
+        out = {}
+        for system, v in values.items():
+            arr = np.atleast_1d(_as_float_array(np.atleast_1d(v), f"{what}[{system!r}]"))
+            if arr.size == 0:
+                raise ValueError(f"{what}[{system!r}] is empty")
+            out[system] = float(arr.mean())
+        return out
+    arr = _as_float_array(values, what)
+    if systems is None:
+        raise ValueError(f"{what} is a plain array: give human as an aligned array, or systems= labels")
+    return _group_means(arr, systems, what)
+
+
+def _aligned(scores, human, level: str, systems) -> tuple[list, dict, np.ndarray]:
+    """-> (points, {metric: x}, y) with x and y aligned point by point."""
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+    metrics = _as_metric_mapping(scores)
+    if isinstance(human, Mapping):
+        if level != "system":
+            raise ValueError("human ratings given per system ({system: rating}) need level='system'")
+        ratings = {s: float(v) for s, v in human.items()}
+        per_metric = {m: _system_values(m, v, systems) for m, v in metrics.items()}
+        points = list(next(iter(per_metric.values())))
+        for m, table in per_metric.items():
+            if set(table) != set(points):
+                raise ValueError(f"scores[{m!r}] covers systems {sorted(table)} but scores"
+                                 f"[{next(iter(per_metric))!r}] covers {sorted(points)}")
+        unrated = [s for s in points if s not in ratings]
+        if unrated:
+            raise ValueError(f"no human rating for systems {unrated} (human rates {sorted(ratings)})")
+        y = _as_float_array([ratings[s] for s in points], "human")
+        xs = {m: np.array([t[s] for s in points]) for m, t in per_metric.items()}
+        return points, xs, y
+
+    y = _as_float_array(human, "human")
+    xs = {}
+    for m, v in metrics.items():
+        if isinstance(v, Mapping):
+            raise TypeError(f"scores[{m!r}] is per system but human is an array; give human as {{system: rating}}")
+        x = _as_float_array(v, f"scores[{m!r}]")
+        if len(x) != len(y):
+            raise ValueError(f"scores[{m!r}] has {len(x)} values but human has {len(y)}")
+        xs[m] = x
+    if level == "system" and systems is not None:
+        hum = _group_means(y, systems, "human")
+        points = list(hum)
+        # _group_means keeps the order of first appearance, the same for every metric.
+        xs = {m: np.array(list(_group_means(x, systems, f"scores[{m!r}]").values())) for m, x in xs.items()}
+        return points, xs, np.array(list(hum.values()))
+    return list(range(len(y))), xs, y
+
+
+# --- coefficients ---------------------------------------------------------------
+
+def _coefficient(method: str, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    stats = _stats()
+    fn = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}[method]
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return math.nan, math.nan
+    res = fn(x, y)
+    return float(res[0]), float(res[1])
+
+
+def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson r of each row of x with the same row of y (nan for a constant row)."""
+    xc = x - x.mean(axis=1, keepdims=True)
+    yc = y - y.mean(axis=1, keepdims=True)
+    denom = np.sqrt((xc * xc).sum(axis=1) * (yc * yc).sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (xc * yc).sum(axis=1) / denom
+    r[denom == 0] = np.nan
+    return np.clip(r, -1.0, 1.0)
+
+
+def _bootstrap_samples(method: str, x: np.ndarray, y: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    stats = _stats()
+    out = np.empty(len(draws))
+    block = max(1, _BOOTSTRAP_BLOCK_VALUES // max(1, draws.shape[1]))
+    for start in range(0, len(draws), block):
+        idx = draws[start:start + block]
+        xb, yb = x[idx], y[idx]
+        if method == "pearson":
+            out[start:start + len(idx)] = _pearson_rows(xb, yb)
+        elif method == "spearman":
+            out[start:start + len(idx)] = _pearson_rows(stats.rankdata(xb, axis=1), stats.rankdata(yb, axis=1))
+        else:
+            for j in range(len(idx)):
+                out[start + j] = _coefficient("kendall", xb[j], yb[j])[0]
+    return out
+
+
+def _check_methods(methods) -> tuple:
+    if isinstance(methods, str):
+        methods = (methods,)
+    methods = tuple(methods)
+    for m in methods:
+        if m not in METHODS:
+            raise ValueError(f"unknown correlation method {m!r}; choose from {METHODS}")
+    if not methods:
+        raise ValueError("methods is empty")
+    return methods
+
+
+def correlate(scores, human, *, level: str = "system", systems=None,
+              methods=("pearson", "spearman", "kendall"), bootstrap: int = 0,
+              confidence: float = 0.95, seed: int = 0) -> CorrelationTable:
+    """Correlation of every metric in ``scores`` with ``human``, one row per metric and method.
+
+    ``bootstrap``: number of resamples for percentile confidence intervals at
+    ``confidence`` (0: none). Coefficients and p-values are those of scipy.stats;
+    a constant metric gives nan (with a warning) rather than a made-up number.
+    """
+    methods = _check_methods(methods)
+    if not isinstance(bootstrap, (int, np.integer)) or bootstrap < 0:
+        raise ValueError(f"bootstrap must be a non-negative integer, got {bootstrap!r}")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    points, xs, y = _aligned(scores, human, level, systems)
+    n = len(y)
+    if n < 3:
+        raise ValueError(f"correlation needs at least 3 points, got {n} at {level} level")
+    draws = np.random.default_rng(seed).integers(0, n, size=(bootstrap, n)) if bootstrap else None
+    alpha = (1 - confidence) / 2
+    rows = []
+    for metric, x in xs.items():
+        if np.ptp(x) == 0:
+            warnings.warn(f"metric {metric!r} is constant over the {n} points: its correlation is undefined (nan)",
+                          RuntimeWarning, stacklevel=2)
+        for method in methods:
+            coef, p = _coefficient(method, x, y)
+            low = high = math.nan
+            if draws is not None:
+                samples = _bootstrap_samples(method, x, y, draws)
+                if np.isfinite(samples).any():
+                    low, high = (float(v) for v in np.nanquantile(samples, [alpha, 1 - alpha]))
+            rows.append(Correlation(metric, method, level, n, coef, p, low, high))
+    return CorrelationTable(rows, bootstrap=int(bootstrap), confidence=confidence, points=points)
+
+
+def metric_correlations(scores, *, method: str = "pearson", level: str = "utterance",
+                        systems=None) -> CorrelationMatrix:
+    """The metric x metric correlation matrix of ``scores`` (at least two metrics).
+
+    At ``level="system"`` with ``systems`` labels (or per-system mappings), each
+    metric is first averaged per system.
+    """
+    (method,) = _check_methods(method)
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+    metrics = _as_metric_mapping(scores)
+    if len(metrics) < 2:
+        raise ValueError(f"metric_correlations needs at least two metrics, got {list(metrics)}")
+    if level == "system" and (systems is not None or any(isinstance(v, Mapping) for v in metrics.values())):
+        tables = {m: _system_values(m, v, systems) for m, v in metrics.items()}
+        points = list(next(iter(tables.values())))
+        xs = {}
+        for m, t in tables.items():
+            if set(t) != set(points):
+                raise ValueError(f"scores[{m!r}] covers systems {sorted(t)}, others cover {sorted(points)}")
+            xs[m] = np.array([t[s] for s in points])
+    else:
+        xs = {m: _as_float_array(v, f"scores[{m!r}]") for m, v in metrics.items()}
+        sizes = {m: len(x) for m, x in xs.items()}
+        if len(set(sizes.values())) > 1:
+            raise ValueError(f"metrics have different lengths: {sizes}")
+    names = list(xs)
+    n = len(xs[names[0]])
+    if n < 3:
+        raise ValueError(f"correlation needs at least 3 points, got {n}")
+    values = np.eye(len(names))
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            values[i, j] = values[j, i] = _coefficient(method, xs[names[i]], xs[names[j]])[0]
+    return CorrelationMatrix(names, values, method, level)

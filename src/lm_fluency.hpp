@@ -1,0 +1,40 @@
+// FM, the fluency half of AM-FM (D'Haro et al. 2019): how close the language-model
+// probabilities of a hypothesis and of its references are.
+//
+// Sentence probability, from log10 P = sum of the N+1 predictions of the N words
+// and </s> (with <s> as the first context, as kenlm.Model.score computes it):
+//   per-word            exp(ln P / N)      the AM-FM toolkit's normalisation; an
+//                                          empty sentence (N = 0) divides by 1
+//   inverse-perplexity  exp(ln P / (N+1))  1 / perplexity, as Deep AM-FM uses it
+// FM against one reference = min(p_hyp, p_ref) / max(p_hyp, p_ref) (1 when both
+// are 0). Over the references of a hypothesis: mean (the paper), max, or maxmin
+// (Deep AM-FM: max - min of the per-reference ratios, 0 for a single reference).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "lm_model.hpp"
+#include "tokenized_batch.hpp"
+
+namespace fastamfm {
+
+enum class FluencyNormalization { PerWord, InversePerplexity };
+enum class FluencyCombine { Mean, Max, MaxMin };
+FluencyNormalization parse_fluency_normalization(const std::string& name);
+FluencyCombine parse_fluency_combine(const std::string& name);
+
+double normalized_sentence_probability(double log10_prob, size_t n_words, FluencyNormalization normalization);
+
+struct FluencyScores {
+  std::vector<double> fm;        // per hypothesis
+  std::vector<double> hyp_prob;  // normalised probability per hypothesis
+  std::vector<double> ref_prob;  // normalised probability per reference
+};
+
+// refs holds the references of every hypothesis in turn: those of hypothesis i are
+// refs[segment_offsets[i] .. segment_offsets[i+1]).
+FluencyScores fluency_scores(const NgramModel& model, const TokenizedBatch& hyps, const TokenizedBatch& refs,
+                             const std::vector<uint64_t>& segment_offsets, FluencyNormalization normalization,
+                             FluencyCombine combine, int workers, const InterruptCheck& interrupted = {});
+
+}  // namespace fastamfm

@@ -1,0 +1,184 @@
+"""fastamfm.correlate / metric_correlations against scipy.stats and a naive bootstrap."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.stats as st
+from hypothesis import given, settings
+from hypothesis import strategies as hst
+
+from fastamfm import correlate, metric_correlations
+
+SCIPY = {"pearson": st.pearsonr, "spearman": st.spearmanr, "kendall": st.kendalltau}
+
+
+def _data(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    human = rng.normal(size=n)
+    return {"good": human + rng.normal(scale=0.5, size=n),
+            "ties": np.round(human + rng.normal(size=n)),  # many ties: scipy's tie handling
+            "bad": rng.normal(size=n)}, human
+
+
+@pytest.mark.parametrize("method", sorted(SCIPY))
+def test_utterance_level_equals_scipy(method):
+    scores, human = _data()
+    table = correlate(scores, human, level="utterance", methods=(method,))
+    for metric, x in scores.items():
+        expected = SCIPY[method](x, human)
+        row = table[metric, method]
+        assert row.coefficient == pytest.approx(expected[0], abs=1e-12)
+        assert row.p_value == pytest.approx(expected[1], rel=1e-9)
+        assert row.n == len(human)
+
+
+def test_system_level_averages_responses_per_system():
+    rng = np.random.default_rng(3)
+    systems = [f"S_{i}" for i in range(8) for _ in range(25)]
+    metric = rng.random(len(systems))
+    human = {f"S_{i}": float(v) for i, v in enumerate(rng.random(8))}
+    human["S_reference"] = 5.0  # rated but not scored: ignored, as DSTC-6's S_21
+    table = correlate({"m": metric}, human, systems=systems)
+    means = [metric[25 * i:25 * (i + 1)].mean() for i in range(8)]
+    rated = [human[f"S_{i}"] for i in range(8)]
+    for method, fn in SCIPY.items():
+        assert table["m", method].coefficient == pytest.approx(fn(means, rated)[0], abs=1e-12)
+        assert table["m", method].p_value == pytest.approx(fn(means, rated)[1], rel=1e-9)
+    assert table.points == [f"S_{i}" for i in range(8)]
+
+
+def test_system_level_from_per_system_mappings_and_aligned_arrays():
+    rng = np.random.default_rng(4)
+    per_system = {f"S_{i}": rng.random(10) for i in range(6)}
+    human = {f"S_{i}": float(i) for i in reversed(range(6))}  # different key order
+    table = correlate({"m": per_system}, human, methods=("pearson",))
+    means = [per_system[f"S_{i}"].mean() for i in range(6)]
+    assert table["m", "pearson"].coefficient == pytest.approx(st.pearsonr(means, range(6))[0], abs=1e-12)
+    # The same when human is an utterance array and systems labels both
+    labels = [s for s in per_system for _ in range(10)]
+    flat = np.concatenate(list(per_system.values()))
+    hum = np.repeat(np.arange(6.0), 10)
+    t2 = correlate({"m": flat}, hum, systems=labels, methods=("pearson",))
+    assert t2["m", "pearson"].coefficient == pytest.approx(table["m", "pearson"].coefficient, abs=1e-12)
+
+
+@pytest.mark.parametrize("method", sorted(SCIPY))
+def test_bootstrap_equals_naive_resampling(method):
+    scores, human = _data(n=30, seed=5)
+    table = correlate(scores, human, level="utterance", methods=(method,), bootstrap=50, seed=7)
+    draws = np.random.default_rng(7).integers(0, 30, size=(50, 30))
+    for metric, x in scores.items():
+        samples = [SCIPY[method](x[d], human[d])[0] for d in draws]
+        low, high = np.nanquantile(samples, [0.025, 0.975])
+        row = table[metric, method]
+        assert row.ci_low == pytest.approx(low, abs=1e-10)
+        assert row.ci_high == pytest.approx(high, abs=1e-10)
+        assert row.ci_low <= row.ci_high
+
+
+def test_bootstrap_is_seeded():
+    scores, human = _data()
+    a = correlate(scores, human, level="utterance", bootstrap=20, seed=1)
+    b = correlate(scores, human, level="utterance", bootstrap=20, seed=1)
+    c = correlate(scores, human, level="utterance", bootstrap=20, seed=2)
+    assert a.to_records() == b.to_records()
+    assert a.to_records() != c.to_records()
+
+
+@settings(max_examples=40, deadline=None)
+@given(hst.lists(hst.tuples(hst.integers(-5, 5), hst.integers(-5, 5)), min_size=3, max_size=30))
+def test_property_matches_scipy(pairs):
+    x = np.array([p[0] for p in pairs], float)
+    y = np.array([p[1] for p in pairs], float)
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return
+    table = correlate({"m": x}, y, level="utterance")
+    for method, fn in SCIPY.items():
+        expected = fn(x, y)
+        got = table["m", method]
+        np.testing.assert_allclose(got.coefficient, expected[0], atol=1e-12)
+        np.testing.assert_allclose(got.p_value, expected[1], rtol=1e-9, atol=1e-300, equal_nan=True)
+
+
+def test_constant_metric_is_nan_with_warning():
+    _, human = _data()
+    with pytest.warns(RuntimeWarning, match="'flat' is constant"):
+        table = correlate({"flat": np.ones_like(human)}, human, level="utterance")
+    assert np.isnan(table["flat", "pearson"].coefficient)
+
+
+def test_metric_matrix_equals_scipy():
+    scores, _ = _data()
+    for method, fn in SCIPY.items():
+        mat = metric_correlations(scores, method=method)
+        assert mat.names == list(scores)
+        for i, a in enumerate(mat.names):
+            assert mat.values[i, i] == 1.0
+            for j, b in enumerate(mat.names):
+                if i != j:
+                    assert mat.values[i, j] == pytest.approx(fn(scores[a], scores[b])[0], abs=1e-12)
+    assert "good" in str(mat)
+
+
+def test_metric_matrix_system_level():
+    rng = np.random.default_rng(0)
+    labels = np.repeat([f"S_{i}" for i in range(5)], 4)
+    a, b = rng.random(20), rng.random(20)
+    mat = metric_correlations({"a": a, "b": b}, level="system", systems=labels)
+    ma, mb = a.reshape(5, 4).mean(1), b.reshape(5, 4).mean(1)
+    assert mat.values[0, 1] == pytest.approx(st.pearsonr(ma, mb)[0], abs=1e-12)
+
+
+def test_table_renders_and_exports():
+    pd = pytest.importorskip("pandas")
+    scores, human = _data()
+    table = correlate(scores, human, level="utterance", bootstrap=10)
+    df = table.to_pandas()
+    assert isinstance(df, pd.DataFrame) and len(df) == 9
+    assert "95% CI" in str(table)
+    assert table.metrics == ["good", "ties", "bad"]
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(scores={"m": [1, 2, 3]}, human=[1, 2]), ValueError, r"scores\['m'\] has 3 values but human has 2"),
+    (dict(scores={"m": [1, 2]}, human=[1, 2]), ValueError, "at least 3 points"),
+    (dict(scores={"m": [1, float("nan"), 3]}, human=[1, 2, 3]), ValueError, r"scores\['m'\]\[1\] is nan"),
+    (dict(scores={"m": [1, 2, 3]}, human=[1, 2, 3], methods=("cosine",)), ValueError, "unknown correlation method"),
+    (dict(scores={"m": [1, 2, 3]}, human=[1, 2, 3], level="corpus"), ValueError, "level must be one of"),
+    (dict(scores={"m": [1, 2, 3]}, human=[1, 2, 3], bootstrap=-1), ValueError, "bootstrap must be"),
+    (dict(scores={"m": {"A": 1, "B": 2, "C": 3}}, human={"A": 1, "B": 2}), ValueError,
+     r"no human rating for systems \['C'\]"),
+    (dict(scores={"m": {"A": 1}}, human={"A": 1}, level="utterance"), ValueError, "need level='system'"),
+    (dict(scores={"m": [1, 2, 3]}, human={"A": 1}), ValueError, "plain array"),
+    (dict(scores={"m": ["a", "b", "c"]}, human=[1, 2, 3]), TypeError, "must hold numbers"),
+    (dict(scores="abc", human=[1, 2, 3]), TypeError, "not a string"),
+    (dict(scores={"m": [1, 2, 3, 4]}, human=[1, 2, 3, 4], systems=["a", "b"], level="system"), ValueError,
+     "4 values but 2 system labels|4 scores but 2 system labels"),
+])
+def test_bad_input(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        correlate(**kwargs)
+
+
+def test_metric_matrix_bad_input():
+    with pytest.raises(ValueError, match="at least two metrics"):
+        metric_correlations({"a": [1, 2, 3]})
+    with pytest.raises(ValueError, match="different lengths"):
+        metric_correlations({"a": [1, 2, 3], "b": [1, 2, 3, 4]})
+
+
+PUBLISHED = {"Bleu_4": (-0.5108, -0.1880), "METEOR": (0.3628, 0.0692), "ROUGE_L": (0.1450, 0.0541),
+             "CIDEr": (-0.1827, 0.2511), "EmbeddingAverageCosineSimilairty": (0.7747, 0.0752)}
+
+
+def test_reproduces_published_dstc6_correlations(dstc6_dir, dstc6_objective):
+    """The AM-FM paper's Table 1 correlations of the organisers' metric scores."""
+    lines = (dstc6_dir / "human_evaluation_results.txt").read_text().split("\n")[1:]
+    human = {s: float(v) for s, v in (line.split("\t") for line in lines if line.strip())}
+    assert "S_21" in human  # the human reference: rated, not scored, ignored
+    scores = {m: {s: row[m] for s, row in dstc6_objective.items()} for m in PUBLISHED}
+    table = correlate(scores, human, methods=("pearson", "spearman"))
+    for metric, (pearson, spearman) in PUBLISHED.items():
+        assert table[metric, "pearson"].coefficient == pytest.approx(pearson, abs=6e-5)
+        assert table[metric, "spearman"].coefficient == pytest.approx(spearman, abs=6e-5)
+        assert table[metric, "pearson"].n == 20

@@ -1,0 +1,104 @@
+"""fastamfm.fluency (FM) equals its definition computed from kenlm's sentence scores."""
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+import fastamfm
+from lm_corpora import twcs_agent_turns, zipf_corpus
+
+
+def fm_oracle(hyp_log10, ref_log10, hyp_words, ref_words, normalization, combine):
+    """The AM-FM toolkit's FM from log10 sentence scores (N+1 predictions incl. </s>)."""
+    def prob(log10, n):
+        divisor = max(n, 1) if normalization == "per-word" else n + 1
+        return math.exp(log10 * math.log(10) / divisor)
+
+    p_hyp = prob(hyp_log10, hyp_words)
+    ratios = []
+    for log10, n in zip(ref_log10, ref_words):
+        p_ref = prob(log10, n)
+        ratios.append(min(p_hyp, p_ref) / max(p_hyp, p_ref))
+    if combine == "mean":
+        return sum(ratios) / len(ratios)
+    return max(ratios) if combine == "max" else max(ratios) - min(ratios)
+
+
+def _oracle_scores(hyps, refs, log10_of, normalization, combine):
+    return np.array([
+        fm_oracle(log10_of(h), [log10_of(r) for r in rs], len(h.split()), [len(r.split()) for r in rs],
+                  normalization, combine)
+        for h, rs in zip(hyps, refs)
+    ])
+
+
+@pytest.fixture(scope="module")
+def small_lm():
+    return fastamfm.NgramLM.train(zipf_corpus(2000, vocabulary=300, seed=11), order=3)
+
+
+@pytest.mark.parametrize("normalization", ["per-word", "inverse-perplexity"])
+@pytest.mark.parametrize("combine", ["mean", "max", "maxmin"])
+def test_fluency_equals_definition(small_lm, normalization, combine):
+    hyps = zipf_corpus(200, vocabulary=350, seed=12) + [""]
+    refs = [zipf_corpus(1 + i % 3, vocabulary=350, seed=100 + i) for i in range(len(hyps))]
+    scores = dict(zip(hyps + [r for rs in refs for r in rs],
+                      small_lm.score(hyps + [r for rs in refs for r in rs])))
+    result = fastamfm.fluency(hyps, refs, small_lm, normalization=normalization, combine=combine)
+    expected = _oracle_scores(hyps, refs, scores.__getitem__, normalization, combine)
+    np.testing.assert_allclose(result.sentences, expected, rtol=1e-12, atol=1e-15)
+    assert result.corpus == pytest.approx(expected.mean())
+    assert result.name == "FM" and f"normalization={normalization}" in result.signature
+    assert f"combine={combine}" in result.signature and f"lm={small_lm.fingerprint}" in result.signature
+    assert result.extra["hyp_prob"].shape == (len(hyps),)
+
+
+@pytest.mark.shared_data
+def test_fluency_on_dstc6_equals_definition_with_kenlm(tmp_path, twcs_dir, dstc6_systems, dstc6_refs):
+    kenlm = pytest.importorskip("kenlm", reason="kenlm (the reference scorer) is not installed")
+    lm = fastamfm.NgramLM.train(twcs_agent_turns(twcs_dir, limit=3000), order=2, smoothing="katz")
+    lm.save_arpa(tmp_path / "fm.arpa")
+    model = kenlm.Model(str(tmp_path / "fm.arpa"))
+    hyps = dstc6_systems["S_3"][:500]
+    refs = dstc6_refs[:500]
+    # Sum kenlm's token scores in double (Model.score sums in float32).
+    expected = _oracle_scores(hyps, refs, lambda s: math.fsum(t[0] for t in model.full_scores(s)), "per-word",
+                              "mean")
+    references = fastamfm.References(refs)
+    result = fastamfm.fluency(hyps, references, lm)
+    np.testing.assert_allclose(result.sentences, expected, rtol=1e-4)
+    np.testing.assert_array_equal(fastamfm.fluency(hyps, refs, lm).sentences, result.sentences)
+
+
+def test_identical_sentences_score_one(small_lm):
+    hyps = ["w1 w2 w3", "w9"]
+    assert fastamfm.fluency(hyps, [[h] for h in hyps], small_lm).sentences.tolist() == [1.0, 1.0]
+    assert fastamfm.fluency(hyps, [[h] for h in hyps], small_lm, combine="maxmin").sentences.tolist() == [0.0, 0.0]
+
+
+def test_references_must_use_the_lm_tokenizer(small_lm):
+    refs = fastamfm.References([["w1 w2"]], tokenize="amfm")
+    with pytest.raises(ValueError, match="References were encoded with tok:amfm but the metric asks for "
+                                         "tok:whitespace"):
+        fastamfm.fluency(["w1"], refs, small_lm)
+
+
+@pytest.mark.parametrize("args, options, error, what", [
+    ((["a"], [["a"], ["b"]]), {}, ValueError, "1 hypotheses but 2 reference lists"),
+    (([], []), {}, ValueError, "hyps is empty"),
+    ((["a"], [[]]), {}, ValueError, "refs[0] has no reference"),
+    ((["a"], [["a"]]), {"normalization": "per-token"}, ValueError, "normalization must be one of"),
+    ((["a"], [["a"]]), {"combine": "min"}, ValueError, "combine must be one of"),
+    (("a", [["a"]]), {}, TypeError, "hyps must be a sequence of strings, not a single string"),
+])
+def test_bad_input(small_lm, args, options, error, what):
+    with pytest.raises(error, match=re.escape(what)):
+        fastamfm.fluency(*args, small_lm, **options)
+
+
+def test_lm_must_be_an_ngram_lm():
+    with pytest.raises(TypeError, match="lm must be a fastamfm.NgramLM"):
+        fastamfm.fluency(["a"], [["a"]], "model.arpa")
