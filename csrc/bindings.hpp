@@ -40,5 +40,6 @@ auto without_gil(Fn&& fn) -> decltype(fn()) {
 void register_errors(py::module_& m);
 void register_text(py::module_& m);
 void register_references(py::module_& m);
+void register_meteor(py::module_& m);
 
 }  // namespace fastamfm::bindings

@@ -7,4 +7,5 @@ PYBIND11_MODULE(_core, m) {
   register_errors(m);
   register_text(m);
   register_references(m);
+  register_meteor(m);
 }
