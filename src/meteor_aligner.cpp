@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 namespace fastamfm {
 
@@ -11,9 +12,10 @@ namespace {
 // scorer's weights are different and apply only to the final statistics.
 constexpr double kSearchWeight[kMeteorStages] = {1.0, 0.5, 0.5, 0.5};
 
+// A partial alignment's counters; its arrays (chosen candidate per line-2 start,
+// used flags of both lines) live in a per-generation arena at `block`.
 struct PartialAlignment {
-  std::vector<const MeteorMatch*> matches;  // by start in line 2
-  std::vector<uint8_t> used1, used2;
+  size_t block = 0;
   int32_t matches1 = 0;  // weighted, truncated to int after every addition (as in the jar)
   int32_t matches2 = 0;
   int32_t chunks = 0;
@@ -21,17 +23,6 @@ struct PartialAlignment {
   int32_t last_match_end = -1;
   int32_t distance = 0;
 
-  bool is_used(const MeteorMatch& m) const {
-    for (int32_t k = 0; k < m.length; ++k)
-      if (used2[static_cast<size_t>(m.start + k)]) return true;
-    for (int32_t k = 0; k < m.match_length; ++k)
-      if (used1[static_cast<size_t>(m.match_start + k)]) return true;
-    return false;
-  }
-  void set_used(const MeteorMatch& m) {
-    for (int32_t k = 0; k < m.length; ++k) used2[static_cast<size_t>(m.start + k)] = 1;
-    for (int32_t k = 0; k < m.match_length; ++k) used1[static_cast<size_t>(m.match_start + k)] = 1;
-  }
   // Counts a match that the path takes next (line-2 order).
   void take(const MeteorMatch& m) {
     const double w = kSearchWeight[m.stage];
@@ -51,98 +42,165 @@ bool ranks_before(const PartialAlignment& x, const PartialAlignment& y) {
   return x.distance < y.distance;
 }
 
+// The ranking as two integers compared lexicographically: more weighted matches,
+// then fewer chunks, then smaller distance, then the earlier position, which makes
+// the order exactly that of a stable sort.
+struct RankKey {
+  uint64_t hi, lo;
+  bool operator<(const RankKey& o) const { return hi != o.hi ? hi < o.hi : lo < o.lo; }
+};
+
+// Keeps the best `keep` paths in the order Java's stable sort would put them
+// first (the jar drops everything past the beam).
+void rank_best(std::vector<PartialAlignment>& v, size_t keep, std::vector<RankKey>& keys,
+               std::vector<PartialAlignment>& out) {
+  keys.resize(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    const PartialAlignment& p = v[i];
+    const auto matches = static_cast<uint32_t>(p.matches1 + p.matches2);
+    keys[i] = {(uint64_t{UINT32_MAX - matches} << 32) | static_cast<uint32_t>(p.chunks),
+               (uint64_t{static_cast<uint32_t>(p.distance)} << 32) | static_cast<uint32_t>(i)};
+  }
+  if (keys.size() > keep) {
+    std::nth_element(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(keep), keys.end());
+    keys.resize(keep);
+  }
+  std::sort(keys.begin(), keys.end());
+  out.clear();
+  for (const RankKey& k : keys) out.push_back(v[k.lo & UINT32_MAX]);
+  v.swap(out);
+}
+
 }  // namespace
 
+// Block layout: [0, n2) chosen candidate index per line-2 start (-1: none),
+// [n2, n2 + n1) line-1 used flags, [n2 + n1, 2 n2 + n1) line-2 used flags.
 struct MeteorAlignerScratch {
   MeteorCandidates candidates;
-  std::vector<PartialAlignment> paths, next;
+  std::vector<PartialAlignment> paths, next, ranked;
+  std::vector<RankKey> keys;
+  std::vector<int32_t> arena, next_arena;
+  size_t n1 = 0, n2 = 0, block_size = 0;
+
+  int32_t* chosen(std::vector<int32_t>& a, size_t block) { return a.data() + block; }
+  int32_t* used1(std::vector<int32_t>& a, size_t block) { return a.data() + block + n2; }
+  int32_t* used2(std::vector<int32_t>& a, size_t block) { return a.data() + block + n2 + n1; }
+
+  // Appends a copy of `path` (its block from the current arena) to the next generation.
+  PartialAlignment& push_next(const PartialAlignment& path) {
+    const size_t block = next_arena.size();
+    next_arena.resize(block + block_size);
+    std::memcpy(next_arena.data() + block, arena.data() + path.block, block_size * sizeof(int32_t));
+    next.push_back(path);
+    next.back().block = block;
+    return next.back();
+  }
+  bool is_used(size_t block, const MeteorMatch& m) {
+    const int32_t* u2 = used2(arena, block);
+    const int32_t* u1 = used1(arena, block);
+    for (int32_t k = 0; k < m.length; ++k)
+      if (u2[m.start + k]) return true;
+    for (int32_t k = 0; k < m.match_length; ++k)
+      if (u1[m.match_start + k]) return true;
+    return false;
+  }
+  void set_used(std::vector<int32_t>& a, size_t block, const MeteorMatch& m) {
+    int32_t* u2 = used2(a, block);
+    int32_t* u1 = used1(a, block);
+    for (int32_t k = 0; k < m.length; ++k) u2[m.start + k] = 1;
+    for (int32_t k = 0; k < m.match_length; ++k) u1[m.match_start + k] = 1;
+  }
 };
 
 MeteorAligner::MeteorAligner() : scratch_(std::make_unique<MeteorAlignerScratch>()) {}
 MeteorAligner::~MeteorAligner() = default;
 
-MeteorAlignment MeteorAligner::align(const std::vector<const MeteorWord*>& words1,
-                                     const std::vector<const MeteorWord*>& words2, const MeteorResources* resources,
-                                     const MeteorStageSet& stages) {
-  MeteorCandidates& cand = scratch_->candidates;
-  find_meteor_candidates(words1, words2, resources, stages, cand);
-  const size_t n1 = words1.size(), n2 = words2.size();
+MeteorAlignment MeteorAligner::align(const MeteorLine& line1, const MeteorLine& line2,
+                                     const MeteorResources* resources, const MeteorStageSet& stages) {
+  MeteorAlignerScratch& s = *scratch_;
+  MeteorCandidates& cand = s.candidates;
+  find_meteor_candidates(line1, line2, resources, stages, cand);
+  const size_t n1 = line1.words.size(), n2 = line2.words.size();
+  s.n1 = n1;
+  s.n2 = n2;
+  s.block_size = 2 * n2 + n1;
 
-  // One-to-one candidates that nothing else covers are certain.
-  PartialAlignment start;
-  start.matches.assign(n2, nullptr);
-  start.used1.assign(n1, 0);
-  start.used2.assign(n2, 0);
+  // The start: one-to-one candidates that nothing else covers are certain.
+  s.arena.assign(s.block_size, 0);
+  std::fill(s.arena.begin(), s.arena.begin() + static_cast<std::ptrdiff_t>(n2), -1);
   for (size_t j = 0; j < n2; ++j) {
-    if (cand.by_start[j].size() != 1) continue;
-    const MeteorMatch& m = cand.by_start[j][0];
+    if (cand.count(j) != 1) continue;
+    const MeteorMatch& m = cand.matches[static_cast<size_t>(cand.begin[j])];
     bool overlap = false;
     for (int32_t k = 0; k < m.length; ++k) overlap = overlap || cand.coverage2[j + static_cast<size_t>(k)] != 1;
     for (int32_t k = 0; k < m.match_length; ++k)
       overlap = overlap || cand.coverage1[static_cast<size_t>(m.match_start + k)] != 1;
     if (!overlap) {
-      start.matches[j] = &m;
-      start.set_used(m);
+      s.arena[j] = cand.begin[j];
+      s.set_used(s.arena, 0, m);
     }
   }
 
-  // Beam search, left to right over line 2. Paths are moved, not copied, where
-  // the jar reuses the same object; std::stable_sort orders like Java's TimSort.
-  auto& paths = scratch_->paths;
-  auto& next = scratch_->next;
-  next.clear();
-  next.push_back(std::move(start));
+  // Beam search, left to right over line 2. Each generation copies the surviving paths into a new arena.
+  s.next.clear();
+  s.next_arena.clear();
+  s.next.push_back(PartialAlignment{});
+  s.next_arena.swap(s.arena);
   for (size_t current = 0; current <= n2; ++current) {
-    paths.swap(next);
-    next.clear();
-    std::stable_sort(paths.begin(), paths.end(), ranks_before);
-    const size_t width = std::min<size_t>(paths.size(), kBeamSize);
+    s.paths.swap(s.next);
+    s.arena.swap(s.next_arena);
+    s.next.clear();
+    s.next_arena.clear();
+    rank_best(s.paths, kBeamSize, s.keys, s.ranked);
+    const size_t width = s.paths.size();
     for (size_t rank = 0; rank < width; ++rank) {
-      PartialAlignment& path = paths[rank];
+      PartialAlignment& path = s.paths[rank];
       if (current == n2) {
         if (path.last_match_end != -1) ++path.chunks;
-        next.push_back(std::move(path));
+        s.push_next(path);
         continue;
       }
-      if (path.used2[current]) {
+      if (s.used2(s.arena, path.block)[current]) {
         if (static_cast<int32_t>(current) < path.idx) {
-          next.push_back(std::move(path));
-        } else if (path.idx >= 0 && static_cast<size_t>(path.idx) < n2 && path.matches[static_cast<size_t>(path.idx)] != nullptr) {
-          const MeteorMatch& m = *path.matches[static_cast<size_t>(path.idx)];
-          path.take(m);
-          path.distance += std::abs(m.start - m.match_start);
-          next.push_back(std::move(path));
+          s.push_next(path);
+        } else if (path.idx >= 0 && static_cast<size_t>(path.idx) < n2) {
+          const int32_t chosen = s.chosen(s.arena, path.block)[path.idx];
+          if (chosen >= 0) {
+            const MeteorMatch& m = cand.matches[static_cast<size_t>(chosen)];
+            path.take(m);
+            path.distance += std::abs(m.start - m.match_start);
+            s.push_next(path);
+          }
         }
         continue;
       }
-      for (const MeteorMatch& m : cand.by_start[current]) {
-        if (path.is_used(m)) continue;
-        PartialAlignment branch = path;
-        branch.set_used(m);
-        branch.matches[current] = &m;
+      for (int32_t c = cand.begin[current]; c < cand.begin[current + 1]; ++c) {
+        const MeteorMatch& m = cand.matches[static_cast<size_t>(c)];
+        if (s.is_used(path.block, m)) continue;
+        PartialAlignment& branch = s.push_next(path);
+        s.set_used(s.next_arena, branch.block, m);
+        s.chosen(s.next_arena, branch.block)[current] = c;
         branch.take(m);
         // The jar adds this distance to the path it branched from, not to the branch.
         path.distance += std::abs(m.start - m.match_start);
-        next.push_back(std::move(branch));
       }
       if (path.last_match_end != -1) {
         ++path.chunks;
         path.last_match_end = -1;
       }
       ++path.idx;
-      next.push_back(std::move(path));
+      s.push_next(path);
     }
-    if (next.empty()) next.push_back(std::move(paths[0]));
+    if (s.next.empty()) s.push_next(s.paths[0]);
   }
-  std::stable_sort(next.begin(), next.end(), ranks_before);
-  const PartialAlignment& best = next[0];
+  rank_best(s.next, 1, s.keys, s.ranked);
+  const int32_t* best = s.chosen(s.next_arena, s.next[0].block);
 
   MeteorAlignment out;
   size_t idx = 0;
   int32_t last_match_end = -1;
   while (idx < n2) {
-    const MeteorMatch* m = best.matches[idx];
-    if (m == nullptr) {
+    if (best[idx] < 0) {
       if (last_match_end != -1) {
         ++out.chunks;
         last_match_end = -1;
@@ -150,13 +208,15 @@ MeteorAlignment MeteorAligner::align(const std::vector<const MeteorWord*>& words
       ++idx;
       continue;
     }
-    for (int32_t k = 0; k < m->match_length; ++k)
-      ++(words1[static_cast<size_t>(m->match_start + k)]->function_word ? out.function1 : out.content1)[m->stage];
-    for (int32_t k = 0; k < m->length; ++k)
-      ++(words2[static_cast<size_t>(m->start + k)]->function_word ? out.function2 : out.content2)[m->stage];
-    if (last_match_end != -1 && m->match_start != last_match_end) ++out.chunks;
-    idx = static_cast<size_t>(m->start + m->length);
-    last_match_end = m->match_start + m->match_length;
+    const MeteorMatch& m = cand.matches[static_cast<size_t>(best[idx])];
+    const auto stage = static_cast<size_t>(m.stage);
+    for (int32_t k = 0; k < m.match_length; ++k)
+      ++(line1.words[static_cast<size_t>(m.match_start + k)]->function_word ? out.function1 : out.content1)[stage];
+    for (int32_t k = 0; k < m.length; ++k)
+      ++(line2.words[static_cast<size_t>(m.start + k)]->function_word ? out.function2 : out.content2)[stage];
+    if (last_match_end != -1 && m.match_start != last_match_end) ++out.chunks;
+    idx = static_cast<size_t>(m.start + m.length);
+    last_match_end = m.match_start + m.match_length;
   }
   if (last_match_end != -1) ++out.chunks;
   return out;

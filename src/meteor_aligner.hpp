@@ -30,8 +30,8 @@ class MeteorAligner {
   MeteorAligner();
   ~MeteorAligner();
 
-  MeteorAlignment align(const std::vector<const MeteorWord*>& words1, const std::vector<const MeteorWord*>& words2,
-                        const MeteorResources* resources, const MeteorStageSet& stages);
+  MeteorAlignment align(const MeteorLine& line1, const MeteorLine& line2, const MeteorResources* resources,
+                        const MeteorStageSet& stages);
 
  private:
   std::unique_ptr<MeteorAlignerScratch> scratch_;

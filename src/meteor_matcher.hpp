@@ -28,10 +28,30 @@ struct MeteorWord {
   int32_t paraphrase_id = MeteorResources::kUnknownWord;
   bool function_word = false;
   std::vector<uint32_t> synsets;  // sorted
+  uint64_t synset_signature = 0;  // a bit per synset (id mod 64): disjoint signatures, disjoint sets
 };
 
 MeteorWord describe_meteor_word(const std::string& word, const MeteorResources* resources,
                                 const MeteorStageSet& stages);
+
+// A line ready for matching: its words, and the paraphrase-table phrases that
+// start at each of its positions (found once per line, reused for every pairing).
+struct MeteorLine {
+  std::vector<const MeteorWord*> words;
+  std::vector<int32_t> paraphrase_ids;
+  // A 512-bit filter of the paraphrase word ids present in the line.
+  std::array<uint64_t, 8> paraphrase_signature{};
+  bool may_contain(uint32_t word_id) const {
+    const uint32_t bit = (word_id * 0x9E3779B1u) >> 23;
+    return (paraphrase_signature[bit >> 6] >> (bit & 63) & 1) != 0;
+  }
+  // (start, length, pair, first paraphrase word) per phrase of the table found in
+  // the line: positions ascending, then the table's order.
+  std::vector<uint32_t> paraphrase_paths;
+  size_t function_words = 0;
+};
+
+void prepare_meteor_line(MeteorLine& line, const MeteorResources* resources, const MeteorStageSet& stages);
 
 // One candidate: words [start, start + length) of line 2 with
 // [match_start, match_start + match_length) of line 1.
@@ -40,18 +60,20 @@ struct MeteorMatch {
   int32_t length;
   int32_t match_start;
   int32_t match_length;
-  uint8_t stage;
+  int32_t stage;
 };
 
+// Candidates grouped by their start in line 2, in the order the jar lists them.
 struct MeteorCandidates {
-  std::vector<std::vector<MeteorMatch>> by_start;  // indexed by start in line 2
-  std::vector<int32_t> coverage1;                  // candidates covering each line-1 word
+  std::vector<MeteorMatch> found;    // in discovery order
+  std::vector<MeteorMatch> matches;  // grouped by start: [begin[j], begin[j + 1])
+  std::vector<int32_t> begin;
+  std::vector<int32_t> coverage1;    // candidates covering each line-1 word
   std::vector<int32_t> coverage2;
+  size_t count(size_t j) const { return static_cast<size_t>(begin[j + 1] - begin[j]); }
 };
 
-// words1/words2: the two lines as pointers into the batch's word table.
-void find_meteor_candidates(const std::vector<const MeteorWord*>& words1, const std::vector<const MeteorWord*>& words2,
-                            const MeteorResources* resources, const MeteorStageSet& stages,
-                            MeteorCandidates& out);
+void find_meteor_candidates(const MeteorLine& line1, const MeteorLine& line2, const MeteorResources* resources,
+                            const MeteorStageSet& stages, MeteorCandidates& out);
 
 }  // namespace fastamfm

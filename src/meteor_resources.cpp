@@ -17,7 +17,7 @@ namespace fastamfm {
 namespace {
 
 constexpr char kMagic[8] = {'F', 'A', 'M', 'E', 'T', 'E', 'O', 'R'};
-constexpr uint32_t kFormatVersion = 2;
+constexpr uint32_t kFormatVersion = 4;
 constexpr size_t kHeaderBytes = 16;
 
 // Splits text into lines the way Java's BufferedReader.readLine does (\n, \r\n or \r).
@@ -145,8 +145,10 @@ void write_paraphrases(std::string_view text, FlatArrayWriter& w) {
     throw FormatError("paraphrase-en:" + std::to_string(lines.size()) + ": the file does not hold whole (probability, phrase, paraphrase) triples");
   for (size_t i = 0; i < lines.size(); i += 3) {
     for_each_token(lines[i + 1], [&](std::string_view tok) { ref_words.push_back(vocab.intern(tok)); });
-    ref_begin.push_back(static_cast<uint32_t>(ref_words.size()));
     for_each_token(lines[i + 2], [&](std::string_view tok) { par_words.push_back(vocab.intern(tok)); });
+    if (ref_words.size() == ref_begin.back() || par_words.size() == par_begin.back())
+      throw FormatError("paraphrase-en:" + std::to_string(i + 2) + ": empty phrase");
+    ref_begin.push_back(static_cast<uint32_t>(ref_words.size()));
     par_begin.push_back(static_cast<uint32_t>(par_words.size()));
   }
   const size_t n_pairs = ref_begin.size() - 1;
@@ -194,19 +196,30 @@ void write_paraphrases(std::string_view text, FlatArrayWriter& w) {
       child_node[fill[e.parent]++] = e.child;
     }
   }
-  std::vector<uint32_t> emit_begin(n_nodes + 1, 0), emit_pair(emits.size());
+  // Each emit also records the first word of its paraphrase: matching filters on
+  // it, and reading it here avoids a random access into the phrase arrays.
+  std::vector<uint32_t> emit_begin(n_nodes + 1, 0), emit_pair(emits.size()), emit_first(emits.size());
   for (const auto& e : emits) ++emit_begin[e.first + 1];
   std::partial_sum(emit_begin.begin(), emit_begin.end(), emit_begin.begin());
   {
     std::vector<uint32_t> fill(emit_begin.begin(), emit_begin.end() - 1);
-    for (const auto& e : emits) emit_pair[fill[e.first]++] = e.second;
+    for (const auto& e : emits) {
+      emit_first[fill[e.first]] = par_words[par_begin[e.second]];
+      emit_pair[fill[e.first]++] = e.second;
+    }
   }
+  // The root's children by word id (0: none), so that the first step of every
+  // lookup, where the fan-out is largest, is one array read.
+  std::vector<uint32_t> root_child(vocab.size(), 0);
+  for (uint32_t e = child_begin[0]; e < child_begin[1]; ++e) root_child[child_word[e]] = child_node[e];
   vocab.write(w);
+  w.add(root_child);
   w.add(child_begin);
   w.add(child_word);
   w.add(child_node);
   w.add(emit_begin);
   w.add(emit_pair);
+  w.add(emit_first);
   w.add(par_begin);
   w.add(par_words);
 }
@@ -294,11 +307,13 @@ void MeteorResources::attach(const char* data, size_t size, const std::string& w
   exception_begin_ = r.next<uint64_t>();
   exception_synsets_ = r.next<uint32_t>();
   paraphrase_vocab_ = StringIndex(r);
+  root_child_ = r.next<uint32_t>();
   child_begin_ = r.next<uint32_t>();
   child_word_ = r.next<uint32_t>();
   child_node_ = r.next<uint32_t>();
   emit_begin_ = r.next<uint32_t>();
   emit_pair_ = r.next<uint32_t>();
+  emit_first_ = r.next<uint32_t>();
   phrase_begin_ = r.next<uint32_t>();
   phrase_words_ = r.next<uint32_t>();
 
@@ -316,9 +331,15 @@ void MeteorResources::attach(const char* data, size_t size, const std::string& w
   check_csr(child_begin_, n_nodes, child_word_.size(), "paraphrase trie is inconsistent");
   check_csr(emit_begin_, n_nodes, emit_pair_.size(), "paraphrase trie is inconsistent");
   check_csr(phrase_begin_, n_pairs, phrase_words_.size(), "paraphrase phrases are inconsistent");
-  if (child_node_.size() != child_word_.size()) r.fail("paraphrase trie is inconsistent");
+  for (size_t i = 1; i < phrase_begin_.size(); ++i)
+    if (phrase_begin_[i] == phrase_begin_[i - 1]) r.fail("empty paraphrase");
+  if (child_node_.size() != child_word_.size() || root_child_.size() != paraphrase_vocab_.size())
+    r.fail("paraphrase trie is inconsistent");
+  for (uint32_t c : root_child_)
+    if (c >= n_nodes && c != 0) r.fail("paraphrase trie node out of range");
   for (uint32_t c : child_node_)
     if (c >= n_nodes) r.fail("paraphrase trie node out of range");
+  if (emit_first_.size() != emit_pair_.size()) r.fail("paraphrase trie is inconsistent");
   for (uint32_t p : emit_pair_)
     if (p >= n_pairs) r.fail("paraphrase pair out of range");
   for (uint32_t wid : phrase_words_)
@@ -380,19 +401,25 @@ int32_t MeteorResources::paraphrase_word_id(std::string_view word) const {
 }
 
 void MeteorResources::paraphrase_paths(const int32_t* words, size_t n, size_t start, std::vector<uint32_t>& out) const {
-  if (child_begin_.size() == 0) return;
   uint32_t node = 0;
   for (size_t i = start; i < n; ++i) {
     if (words[i] < 0) return;
     const auto word = static_cast<uint32_t>(words[i]);
-    const uint32_t* first = child_word_.data() + child_begin_[node];
-    const uint32_t* last = child_word_.data() + child_begin_[node + 1];
-    const uint32_t* it = std::lower_bound(first, last, word);
-    if (it == last || *it != word) return;
-    node = child_node_[static_cast<size_t>(it - child_word_.data())];
+    if (i == start) {
+      node = root_child_[word];
+      if (node == 0) return;
+    } else {
+      const uint32_t* first = child_word_.data() + child_begin_[node];
+      const uint32_t* last = child_word_.data() + child_begin_[node + 1];
+      const uint32_t* it = std::lower_bound(first, last, word);
+      if (it == last || *it != word) return;
+      node = child_node_[static_cast<size_t>(it - child_word_.data())];
+    }
     for (uint32_t e = emit_begin_[node]; e < emit_begin_[node + 1]; ++e) {
+      out.push_back(static_cast<uint32_t>(start));
       out.push_back(static_cast<uint32_t>(i - start + 1));
       out.push_back(emit_pair_[e]);
+      out.push_back(emit_first_[e]);
     }
   }
 }

@@ -62,8 +62,9 @@ class MeteorResources {
   // and the paraphrase words of a phrase pair.
   static constexpr int32_t kUnknownWord = -1;
   int32_t paraphrase_word_id(std::string_view word) const;
-  // Appends (length, pair index) of every table entry whose phrase equals
-  // words[start, start + length), shortest first, then in table order.
+  // Appends (start, length, pair index, first word of the paraphrase) for every
+  // table entry whose phrase equals words[start, start + length), shortest
+  // first, then in table order.
   void paraphrase_paths(const int32_t* words, size_t n, size_t start, std::vector<uint32_t>& out) const;
   FlatArray<uint32_t> paraphrase(uint32_t pair) const {
     return FlatArray<uint32_t>(phrase_words_.data() + phrase_begin_[pair], phrase_begin_[pair + 1] - phrase_begin_[pair]);
@@ -91,11 +92,13 @@ class MeteorResources {
   FlatArray<uint64_t> exception_begin_;
   FlatArray<uint32_t> exception_synsets_;
   StringIndex paraphrase_vocab_;
+  FlatArray<uint32_t> root_child_;
   FlatArray<uint32_t> child_begin_;
   FlatArray<uint32_t> child_word_;
   FlatArray<uint32_t> child_node_;
   FlatArray<uint32_t> emit_begin_;
   FlatArray<uint32_t> emit_pair_;
+  FlatArray<uint32_t> emit_first_;
   FlatArray<uint32_t> phrase_begin_;
   FlatArray<uint32_t> phrase_words_;
 };

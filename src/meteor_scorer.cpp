@@ -84,10 +84,12 @@ double meteor_score(const MeteorStats& s, const MeteorParameters& p) {
 
 namespace {
 
-// The distinct words of a batch, each described once for all threads.
+// The distinct words of a batch, each described once for all threads, and every
+// text (hyps, then refs) as a line of those words.
 struct WordTable {
   std::vector<MeteorWord> words;
-  std::vector<std::vector<uint32_t>> texts;  // word ids of every text (hyps, then refs)
+  std::vector<std::vector<uint32_t>> texts;
+  std::vector<MeteorLine> lines;
 };
 
 WordTable build_word_table(const TextBatch& hyps, const TextBatch& refs, const MeteorResources* resources,
@@ -121,6 +123,17 @@ WordTable build_word_table(const TextBatch& hyps, const TextBatch& refs, const M
         for (size_t i = begin; i < end; ++i) table.words[i] = describe_meteor_word(*spellings[i], resources, stages);
       },
       interrupted, 256);
+  table.lines.resize(n);
+  parallel_for(
+      n, workers,
+      [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
+          MeteorLine& line = table.lines[i];
+          for (uint32_t id : table.texts[i]) line.words.push_back(&table.words[id]);
+          prepare_meteor_line(line, resources, stages);
+        }
+      },
+      interrupted, 64);
   return table;
 }
 
@@ -145,14 +158,6 @@ MeteorBatchResult meteor_score_batch(const TextBatch& hyps, const TextBatch& ref
   const int threads = resolve_workers(workers);
 
   const WordTable table = build_word_table(hyps, refs, resources, stages, threads, interrupted);
-  const auto line = [&](size_t text, std::vector<const MeteorWord*>& out, size_t& function_words) {
-    out.clear();
-    function_words = 0;
-    for (uint32_t id : table.texts[text]) {
-      out.push_back(&table.words[id]);
-      function_words += table.words[id].function_word ? 1 : 0;
-    }
-  };
 
   MeteorBatchResult result;
   result.sentences.assign(n, 0.0);
@@ -162,15 +167,14 @@ MeteorBatchResult meteor_score_batch(const TextBatch& hyps, const TextBatch& ref
       n, threads,
       [&](size_t begin, size_t end) {
         MeteorAligner aligner;
-        std::vector<const MeteorWord*> test, reference;
         for (size_t i = begin; i < end; ++i) {
-          size_t test_function = 0, ref_function = 0;
-          line(i, test, test_function);
+          const MeteorLine& test = table.lines[i];
           double best = -1;
           for (uint64_t r = ref_offsets[i]; r < ref_offsets[i + 1]; ++r) {
-            line(n + r, reference, ref_function);
+            const MeteorLine& reference = table.lines[n + r];
             const MeteorAlignment a = aligner.align(test, reference, resources, stages);
-            const MeteorStats s = meteor_stats(a, test.size(), reference.size(), test_function, ref_function);
+            const MeteorStats s = meteor_stats(a, test.words.size(), reference.words.size(), test.function_words,
+                                               reference.function_words);
             const double score = meteor_score(s, params);
             if (score > best) {
               best = score;
