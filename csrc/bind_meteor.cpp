@@ -79,21 +79,32 @@ void register_meteor(py::module_& m) {
       .def("is_function_word", &MeteorResources::is_function_word, py::arg("word"))
       .def("synonym_sets", &MeteorResources::synonym_sets, py::arg("word"));
 
-  m.def(
-      "meteor_score",
-      [](py::handle hyps, py::handle flat_refs, std::vector<uint64_t> ref_offsets,
-         std::shared_ptr<MeteorResources> resources, std::vector<bool> stages, int workers) {
-        const TextBatch h = to_text_batch(hyps, "hyps");
-        const TextBatch r = to_text_batch(flat_refs, "refs");
-        const MeteorStageSet set = to_stage_set(stages);
-        const auto check = python_interrupt_check();
-        MeteorBatchResult res =
-            without_gil([&] { return meteor_score_batch(h, r, ref_offsets, resources.get(), set, workers, check); });
-        py::array_t<double> sentences(res.sentences.size(), res.sentences.data());
-        return py::make_tuple(res.corpus, sentences, stats_matrix(res.stats));
-      },
-      py::arg("hyps"), py::arg("flat_refs"), py::arg("ref_offsets"), py::arg("resources"), py::arg("stages"),
-      py::arg("workers") = -1);
+  py::class_<MeteorReferences, std::shared_ptr<MeteorReferences>>(m, "MeteorReferences")
+      .def(py::init([](py::handle flat_refs, std::vector<uint64_t> segment_offsets,
+                       std::shared_ptr<MeteorResources> resources, std::vector<bool> stages, int workers) {
+             const TextBatch refs = to_text_batch(flat_refs, "refs");
+             const MeteorStageSet set = to_stage_set(stages);
+             const auto check = python_interrupt_check();
+             return without_gil([&] {
+               return std::make_shared<MeteorReferences>(refs, std::move(segment_offsets), std::move(resources), set,
+                                                         workers, check);
+             });
+           }),
+           py::arg("flat_refs"), py::arg("segment_offsets"), py::arg("resources"), py::arg("stages"),
+           py::arg("workers") = -1)
+      .def_property_readonly("num_segments", &MeteorReferences::num_segments)
+      .def_property_readonly("num_references", &MeteorReferences::num_references)
+      .def(
+          "score",
+          [](const MeteorReferences& refs, py::handle hyps, int workers) {
+            const TextBatch h = to_text_batch(hyps, "hyps");
+            const auto check = python_interrupt_check();
+            MeteorReferences::Result res = without_gil([&] { return refs.score(h, workers, check); });
+            py::array_t<double> sentences(res.sentences.size(), res.sentences.data());
+            return py::make_tuple(res.corpus, sentences, stats_matrix(res.stats));
+          },
+          py::arg("hyps"), py::arg("workers") = -1,
+          "(corpus score, sentence scores, the jar's 23 statistics per segment)");
 
   m.def(
       "meteor_normalize",

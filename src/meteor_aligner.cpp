@@ -34,14 +34,6 @@ struct PartialAlignment {
   }
 };
 
-// More weighted matches first, then fewer chunks, then smaller distance.
-bool ranks_before(const PartialAlignment& x, const PartialAlignment& y) {
-  const int32_t mx = x.matches1 + x.matches2, my = y.matches1 + y.matches2;
-  if (mx != my) return mx > my;
-  if (x.chunks != y.chunks) return x.chunks < y.chunks;
-  return x.distance < y.distance;
-}
-
 // The ranking as two integers compared lexicographically: more weighted matches,
 // then fewer chunks, then smaller distance, then the earlier position, which makes
 // the order exactly that of a stable sort.

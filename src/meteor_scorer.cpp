@@ -82,84 +82,75 @@ double meteor_score(const MeteorStats& s, const MeteorParameters& p) {
   return std::max(score, 0.0);
 }
 
-namespace {
-
-// The distinct words of a batch, each described once for all threads, and every
-// text (hyps, then refs) as a line of those words.
-struct WordTable {
-  std::vector<MeteorWord> words;
-  std::vector<std::vector<uint32_t>> texts;
-  std::vector<MeteorLine> lines;
-};
-
-WordTable build_word_table(const TextBatch& hyps, const TextBatch& refs, const MeteorResources* resources,
-                           const MeteorStageSet& stages, int workers, const InterruptCheck& interrupted) {
-  const size_t n = hyps.size() + refs.size();
+MeteorPreparedTexts::MeteorPreparedTexts(const TextBatch& texts, const MeteorResources* resources,
+                                         const MeteorStageSet& stages, int workers, const InterruptCheck& interrupted) {
+  const size_t n = texts.size();
+  for (size_t i = 0; i < n; ++i) validate_utf8(texts[i], "text", i);
   std::vector<std::vector<std::string>> normalized(n);
   parallel_for(
       n, workers,
       [&](size_t begin, size_t end) {
-        for (size_t i = begin; i < end; ++i)
-          normalized[i] = meteor_normalize_words(i < hyps.size() ? hyps[i] : refs[i - hyps.size()], resources);
+        for (size_t i = begin; i < end; ++i) normalized[i] = meteor_normalize_words(texts[i], resources);
       },
       interrupted, 64);
 
-  WordTable table;
-  table.texts.resize(n);
+  std::vector<std::vector<uint32_t>> ids_of(n);
   std::unordered_map<std::string, uint32_t> ids;
   std::vector<const std::string*> spellings;
   for (size_t i = 0; i < n; ++i) {
-    table.texts[i].reserve(normalized[i].size());
+    ids_of[i].reserve(normalized[i].size());
     for (std::string& w : normalized[i]) {
       auto [it, inserted] = ids.try_emplace(std::move(w), static_cast<uint32_t>(ids.size()));
       if (inserted) spellings.push_back(&it->first);
-      table.texts[i].push_back(it->second);
+      ids_of[i].push_back(it->second);
     }
   }
-  table.words.resize(spellings.size());
+  words_.resize(spellings.size());
   parallel_for(
       spellings.size(), workers,
       [&](size_t begin, size_t end) {
-        for (size_t i = begin; i < end; ++i) table.words[i] = describe_meteor_word(*spellings[i], resources, stages);
+        for (size_t i = begin; i < end; ++i) words_[i] = describe_meteor_word(*spellings[i], resources, stages);
       },
       interrupted, 256);
-  table.lines.resize(n);
+  lines_.resize(n);
   parallel_for(
       n, workers,
       [&](size_t begin, size_t end) {
         for (size_t i = begin; i < end; ++i) {
-          MeteorLine& line = table.lines[i];
-          for (uint32_t id : table.texts[i]) line.words.push_back(&table.words[id]);
-          prepare_meteor_line(line, resources, stages);
+          for (uint32_t id : ids_of[i]) lines_[i].words.push_back(&words_[id]);
+          prepare_meteor_line(lines_[i], resources, stages);
         }
       },
       interrupted, 64);
-  return table;
 }
 
-}  // namespace
-
-MeteorBatchResult meteor_score_batch(const TextBatch& hyps, const TextBatch& refs,
-                                     const std::vector<uint64_t>& ref_offsets, const MeteorResources* resources,
-                                     const MeteorStageSet& stages, int workers, const InterruptCheck& interrupted) {
-  const size_t n = hyps.size();
-  if (ref_offsets.size() != n + 1 || ref_offsets.front() != 0 || ref_offsets.back() != refs.size())
-    throw InputError("meteor: reference offsets do not describe " + std::to_string(n) + " segments of " +
-                     std::to_string(refs.size()) + " references");
-  for (size_t i = 0; i < n; ++i)
-    if (ref_offsets[i + 1] <= ref_offsets[i]) throw InputError("meteor: refs[" + std::to_string(i) + "] has no reference");
-  const bool needs_resources = stages[static_cast<size_t>(MeteorStage::kSynonym)] ||
-                               stages[static_cast<size_t>(MeteorStage::kParaphrase)];
-  if (needs_resources && resources == nullptr) throw InputError("meteor: the synonym and paraphrase stages need resources");
-  if (stages[static_cast<size_t>(MeteorStage::kParaphrase)] && !resources->has_paraphrases())
+MeteorReferences::MeteorReferences(const TextBatch& refs, std::vector<uint64_t> segment_offsets,
+                                   std::shared_ptr<const MeteorResources> resources, const MeteorStageSet& stages,
+                                   int workers, const InterruptCheck& interrupted)
+    : resources_(std::move(resources)), stages_(stages), offsets_(std::move(segment_offsets)) {
+  if (offsets_.empty() || offsets_.front() != 0 || offsets_.back() != refs.size())
+    throw InputError("meteor: segment offsets do not describe the " + std::to_string(refs.size()) + " references");
+  for (size_t i = 0; i + 1 < offsets_.size(); ++i)
+    if (offsets_[i + 1] <= offsets_[i]) throw InputError("meteor: refs[" + std::to_string(i) + "] has no reference");
+  const bool needs_resources = stages_[static_cast<size_t>(MeteorStage::kSynonym)] ||
+                               stages_[static_cast<size_t>(MeteorStage::kParaphrase)];
+  if (needs_resources && resources_ == nullptr)
+    throw InputError("meteor: the synonym and paraphrase stages need METEOR resources");
+  if (stages_[static_cast<size_t>(MeteorStage::kParaphrase)] && !resources_->has_paraphrases())
     throw InputError("meteor: the paraphrase stage needs resources with a paraphrase table");
-  for (size_t i = 0; i < n; ++i) validate_utf8(hyps[i], "hyps", i);
-  for (size_t i = 0; i < refs.size(); ++i) validate_utf8(refs[i], "refs", i);
+  texts_ = std::make_unique<MeteorPreparedTexts>(refs, resources_.get(), stages_, resolve_workers(workers), interrupted);
+}
+
+MeteorReferences::Result MeteorReferences::score(const TextBatch& hyps, int workers,
+                                                 const InterruptCheck& interrupted) const {
+  const size_t n = hyps.size();
+  if (n != num_segments())
+    throw InputError("meteor: " + std::to_string(n) + " hypotheses but " + std::to_string(num_segments()) +
+                     " reference segments");
   const int threads = resolve_workers(workers);
+  const MeteorPreparedTexts tests(hyps, resources_.get(), stages_, threads, interrupted);
 
-  const WordTable table = build_word_table(hyps, refs, resources, stages, threads, interrupted);
-
-  MeteorBatchResult result;
+  Result result;
   result.sentences.assign(n, 0.0);
   result.stats.assign(n, MeteorStats{});
   const MeteorParameters params;
@@ -168,11 +159,11 @@ MeteorBatchResult meteor_score_batch(const TextBatch& hyps, const TextBatch& ref
       [&](size_t begin, size_t end) {
         MeteorAligner aligner;
         for (size_t i = begin; i < end; ++i) {
-          const MeteorLine& test = table.lines[i];
+          const MeteorLine& test = tests.line(i);
           double best = -1;
-          for (uint64_t r = ref_offsets[i]; r < ref_offsets[i + 1]; ++r) {
-            const MeteorLine& reference = table.lines[n + r];
-            const MeteorAlignment a = aligner.align(test, reference, resources, stages);
+          for (uint64_t r = offsets_[i]; r < offsets_[i + 1]; ++r) {
+            const MeteorLine& reference = texts_->line(r);
+            const MeteorAlignment a = aligner.align(test, reference, resources_.get(), stages_);
             const MeteorStats s = meteor_stats(a, test.words.size(), reference.words.size(), test.function_words,
                                                reference.function_words);
             const double score = meteor_score(s, params);

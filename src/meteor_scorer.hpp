@@ -6,6 +6,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "meteor_aligner.hpp"
@@ -44,17 +45,52 @@ MeteorStats meteor_stats(const MeteorAlignment& alignment, size_t test_length, s
 // The score of (summed) statistics; 0 where the formula divides by zero.
 double meteor_score(const MeteorStats& stats, const MeteorParameters& params = {});
 
-struct MeteorBatchResult {
-  std::vector<double> sentences;
-  std::vector<MeteorStats> stats;  // of the best-scoring reference of each segment
-  double corpus = 0;
+// Texts normalised, split into words, each distinct word described once, and
+// prepared for matching (paraphrase phrases found): the form the aligner consumes.
+// Its lines point into its own word table, so it is neither copied nor moved.
+class MeteorPreparedTexts {
+ public:
+  MeteorPreparedTexts(const TextBatch& texts, const MeteorResources* resources, const MeteorStageSet& stages,
+                      int workers, const InterruptCheck& interrupted);
+  MeteorPreparedTexts(const MeteorPreparedTexts&) = delete;
+  MeteorPreparedTexts& operator=(const MeteorPreparedTexts&) = delete;
+
+  size_t size() const { return lines_.size(); }
+  const MeteorLine& line(size_t i) const { return lines_[i]; }
+
+ private:
+  std::vector<MeteorWord> words_;
+  std::vector<MeteorLine> lines_;
 };
 
-// Scores hyps[i] against refs[ref_offsets[i] .. ref_offsets[i + 1]). A segment keeps
-// the statistics of its best reference (first one on ties); the corpus score comes
-// from the summed statistics. `resources` may be null only when `stages` needs none.
-MeteorBatchResult meteor_score_batch(const TextBatch& hyps, const TextBatch& refs,
-                                     const std::vector<uint64_t>& ref_offsets, const MeteorResources* resources,
-                                     const MeteorStageSet& stages, int workers, const InterruptCheck& interrupted = {});
+// References of n segments prepared once, so that many systems can be scored
+// against them. Keeps the resources it was prepared with alive.
+class MeteorReferences {
+ public:
+  MeteorReferences(const TextBatch& refs, std::vector<uint64_t> segment_offsets,
+                   std::shared_ptr<const MeteorResources> resources, const MeteorStageSet& stages, int workers,
+                   const InterruptCheck& interrupted = {});
+
+  size_t num_segments() const { return offsets_.size() - 1; }
+  size_t num_references() const { return texts_->size(); }
+  const MeteorResources* resources() const { return resources_.get(); }
+  const MeteorStageSet& stages() const { return stages_; }
+
+  struct Result {
+    std::vector<double> sentences;
+    std::vector<MeteorStats> stats;  // of the best-scoring reference of each segment
+    double corpus = 0;
+  };
+  // Scores hyps[i] against the references of segment i. A segment keeps the
+  // statistics of its best reference (the first one on ties); the corpus score
+  // comes from the summed statistics.
+  Result score(const TextBatch& hyps, int workers, const InterruptCheck& interrupted = {}) const;
+
+ private:
+  std::shared_ptr<const MeteorResources> resources_;
+  MeteorStageSet stages_;
+  std::vector<uint64_t> offsets_;
+  std::unique_ptr<MeteorPreparedTexts> texts_;
+};
 
 }  // namespace fastamfm
