@@ -43,7 +43,12 @@ def _stage_flags(stages) -> tuple[bool, ...]:
 
 
 def _resources_for(resources, flags):
-    """Loaded resources, or None for an exact/stem run when they are missing."""
+    """Loaded resources, or None for an exact/stem run without them (asked for with
+    ``resources=None``, or when ``"auto"`` finds none)."""
+    if resources is None:
+        if flags[2] or flags[3]:
+            raise ValueError("meteor: resources=None allows only the exact and stem stages")
+        return None
     try:
         return meteor_resources.load(resources)
     except meteor_resources.MeteorResourcesNotFound as exc:
@@ -70,7 +75,8 @@ def meteor(hyps, refs, *, resources="auto", stages=None, workers: int = -1) -> M
 
     ``resources``: ``"auto"`` (found in an installed pycocoevalcap), a path to
     ``meteor-1.5.jar`` or its directory, a cache file, or a loaded
-    ``fastamfm.meteor_resources.load(...)``. ``stages``: None for all four stages
+    ``fastamfm.meteor_resources.load(...)``; None runs without them (exact and stem
+    stages only). ``stages``: None for all four stages
     (METEOR 1.5); a subset such as ``("exact", "stem")`` gives a different metric,
     labelled in the signature, which also runs without resources (then no function
     words and no nonbreaking prefixes). Returns ``.corpus`` (from summed statistics),
