@@ -57,7 +57,17 @@ void rank_best(std::vector<PartialAlignment>& v, size_t keep, std::vector<RankKe
     std::nth_element(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(keep), keys.end());
     keys.resize(keep);
   }
-  std::sort(keys.begin(), keys.end());
+  // Insertion sort: the paths arrive nearly ranked (branches before the path they
+  // came from), where it is close to linear.
+  bool moved = false;
+  for (size_t i = 1; i < keys.size(); ++i) {
+    const RankKey k = keys[i];
+    size_t j = i;
+    for (; j > 0 && k < keys[j - 1]; --j) keys[j] = keys[j - 1];
+    keys[j] = k;
+    moved = moved || j != i;
+  }
+  if (!moved && keys.size() == v.size()) return;
   out.clear();
   for (const RankKey& k : keys) out.push_back(v[k.lo & UINT32_MAX]);
   v.swap(out);
@@ -81,8 +91,8 @@ struct MeteorAlignerScratch {
   // Appends a copy of `path` (its block from the current arena) to the next generation.
   PartialAlignment& push_next(const PartialAlignment& path) {
     const size_t block = next_arena.size();
-    next_arena.resize(block + block_size);
-    std::memcpy(next_arena.data() + block, arena.data() + path.block, block_size * sizeof(int32_t));
+    const int32_t* from = arena.data() + path.block;
+    next_arena.insert(next_arena.end(), from, from + block_size);
     next.push_back(path);
     next.back().block = block;
     return next.back();

@@ -16,7 +16,10 @@ MeteorWord describe_meteor_word(const std::string& word, const MeteorResources* 
     w.function_word = resources->is_function_word(word);
     if (stages[static_cast<size_t>(MeteorStage::kSynonym)]) {
       w.synsets = resources->synonym_sets(word);
-      for (uint32_t id : w.synsets) w.synset_signature |= uint64_t{1} << (id % 64);
+      for (uint32_t id : w.synsets) {
+        w.synset_signature[0] |= uint64_t{1} << (id % 64);
+        w.synset_signature[1] |= uint64_t{1} << ((id * 0x9E3779B1u) >> 26);
+      }
     }
     if (stages[static_cast<size_t>(MeteorStage::kParaphrase)]) w.paraphrase_id = resources->paraphrase_word_id(word);
   }
@@ -44,7 +47,8 @@ void prepare_meteor_line(MeteorLine& line, const MeteorResources* resources, con
 namespace {
 
 bool share_synset(const MeteorWord& a, const MeteorWord& b) {
-  if ((a.synset_signature & b.synset_signature) == 0) return false;
+  if ((a.synset_signature[0] & b.synset_signature[0]) == 0 || (a.synset_signature[1] & b.synset_signature[1]) == 0)
+    return false;
   auto i = a.synsets.begin(), j = b.synsets.begin();
   while (i != a.synsets.end() && j != b.synsets.end()) {
     if (*i == *j) return true;

@@ -28,7 +28,9 @@ struct MeteorWord {
   int32_t paraphrase_id = MeteorResources::kUnknownWord;
   bool function_word = false;
   std::vector<uint32_t> synsets;  // sorted
-  uint64_t synset_signature = 0;  // a bit per synset (id mod 64): disjoint signatures, disjoint sets
+  // Two 64-bit filters of the synsets under different hashes: if either pair of
+  // filters is disjoint, so are the sets.
+  std::array<uint64_t, 2> synset_signature{};
 };
 
 MeteorWord describe_meteor_word(const std::string& word, const MeteorResources* resources,
