@@ -12,10 +12,12 @@ namespace {
 // scorer's weights are different and apply only to the final statistics.
 constexpr double kSearchWeight[kMeteorStages] = {1.0, 0.5, 0.5, 0.5};
 
-// A partial alignment's counters; its arrays (chosen candidate per line-2 start,
-// used flags of both lines) live in a per-generation arena at `block`.
+// A partial alignment's counters. Its used-word bitsets live in a per-generation
+// arena at `block`; the candidates it chose are a chain through the choice pool
+// (shared prefixes are stored once), ending at `last_choice`.
 struct PartialAlignment {
   size_t block = 0;
+  int32_t last_choice = -1;
   int32_t matches1 = 0;  // weighted, truncated to int after every addition (as in the jar)
   int32_t matches2 = 0;
   int32_t chunks = 0;
@@ -75,42 +77,47 @@ void rank_best(std::vector<PartialAlignment>& v, size_t keep, std::vector<RankKe
 
 }  // namespace
 
-// Block layout: [0, n2) chosen candidate index per line-2 start (-1: none),
-// [n2, n2 + n1) line-1 used flags, [n2 + n1, 2 n2 + n1) line-2 used flags.
+struct Choice {
+  int32_t candidate;
+  int32_t previous;
+};
+
+// Block layout: the line-1 used bitset (w1 words), then the line-2 one (w2 words).
 struct MeteorAlignerScratch {
   MeteorCandidates candidates;
   std::vector<PartialAlignment> paths, next, ranked;
   std::vector<RankKey> keys;
-  std::vector<int32_t> arena, next_arena;
-  size_t n1 = 0, n2 = 0, block_size = 0;
+  std::vector<uint64_t> arena, next_arena;
+  std::vector<Choice> choices;
+  std::vector<int32_t> fixed;  // the certain candidate of each line-2 start, or -1
+  size_t w1 = 0, block_size = 0;
 
-  int32_t* chosen(std::vector<int32_t>& a, size_t block) { return a.data() + block; }
-  int32_t* used1(std::vector<int32_t>& a, size_t block) { return a.data() + block + n2; }
-  int32_t* used2(std::vector<int32_t>& a, size_t block) { return a.data() + block + n2 + n1; }
+  static bool test(const uint64_t* bits, int32_t i) { return (bits[i >> 6] >> (i & 63) & 1) != 0; }
+  static void set(uint64_t* bits, int32_t i) { bits[i >> 6] |= uint64_t{1} << (i & 63); }
 
   // Appends a copy of `path` (its block from the current arena) to the next generation.
   PartialAlignment& push_next(const PartialAlignment& path) {
     const size_t block = next_arena.size();
-    const int32_t* from = arena.data() + path.block;
+    const uint64_t* from = arena.data() + path.block;
     next_arena.insert(next_arena.end(), from, from + block_size);
     next.push_back(path);
     next.back().block = block;
     return next.back();
   }
-  bool is_used(size_t block, const MeteorMatch& m) {
-    const int32_t* u2 = used2(arena, block);
-    const int32_t* u1 = used1(arena, block);
+  bool is_used(size_t block, const MeteorMatch& m) const {
+    const uint64_t* u1 = arena.data() + block;
+    const uint64_t* u2 = u1 + w1;
     for (int32_t k = 0; k < m.length; ++k)
-      if (u2[m.start + k]) return true;
+      if (test(u2, m.start + k)) return true;
     for (int32_t k = 0; k < m.match_length; ++k)
-      if (u1[m.match_start + k]) return true;
+      if (test(u1, m.match_start + k)) return true;
     return false;
   }
-  void set_used(std::vector<int32_t>& a, size_t block, const MeteorMatch& m) {
-    int32_t* u2 = used2(a, block);
-    int32_t* u1 = used1(a, block);
-    for (int32_t k = 0; k < m.length; ++k) u2[m.start + k] = 1;
-    for (int32_t k = 0; k < m.match_length; ++k) u1[m.match_start + k] = 1;
+  void set_used(std::vector<uint64_t>& a, size_t block, const MeteorMatch& m) const {
+    uint64_t* u1 = a.data() + block;
+    uint64_t* u2 = u1 + w1;
+    for (int32_t k = 0; k < m.length; ++k) set(u2, m.start + k);
+    for (int32_t k = 0; k < m.match_length; ++k) set(u1, m.match_start + k);
   }
 };
 
@@ -123,13 +130,13 @@ MeteorAlignment MeteorAligner::align(const MeteorLine& line1, const MeteorLine& 
   MeteorCandidates& cand = s.candidates;
   find_meteor_candidates(line1, line2, resources, stages, cand);
   const size_t n1 = line1.words.size(), n2 = line2.words.size();
-  s.n1 = n1;
-  s.n2 = n2;
-  s.block_size = 2 * n2 + n1;
+  s.w1 = (n1 + 63) / 64;
+  s.block_size = s.w1 + (n2 + 63) / 64;
+  s.choices.clear();
 
   // The start: one-to-one candidates that nothing else covers are certain.
   s.arena.assign(s.block_size, 0);
-  std::fill(s.arena.begin(), s.arena.begin() + static_cast<std::ptrdiff_t>(n2), -1);
+  s.fixed.assign(n2, -1);
   for (size_t j = 0; j < n2; ++j) {
     if (cand.count(j) != 1) continue;
     const MeteorMatch& m = cand.matches[static_cast<size_t>(cand.begin[j])];
@@ -138,12 +145,15 @@ MeteorAlignment MeteorAligner::align(const MeteorLine& line1, const MeteorLine& 
     for (int32_t k = 0; k < m.match_length; ++k)
       overlap = overlap || cand.coverage1[static_cast<size_t>(m.match_start + k)] != 1;
     if (!overlap) {
-      s.arena[j] = cand.begin[j];
+      s.fixed[j] = cand.begin[j];
       s.set_used(s.arena, 0, m);
     }
   }
 
-  // Beam search, left to right over line 2. Each generation copies the surviving paths into a new arena.
+  // Beam search, left to right over line 2. Each generation copies the surviving
+  // paths' bitsets into a new arena. A used line-2 word at the path's next
+  // position can only belong to a certain candidate (chosen ones move idx past
+  // their words), so the jar's lookup of the path's match there reads `fixed`.
   s.next.clear();
   s.next_arena.clear();
   s.next.push_back(PartialAlignment{});
@@ -162,17 +172,15 @@ MeteorAlignment MeteorAligner::align(const MeteorLine& line1, const MeteorLine& 
         s.push_next(path);
         continue;
       }
-      if (s.used2(s.arena, path.block)[current]) {
+      const uint64_t* used2 = s.arena.data() + path.block + s.w1;
+      if (MeteorAlignerScratch::test(used2, static_cast<int32_t>(current))) {
         if (static_cast<int32_t>(current) < path.idx) {
           s.push_next(path);
-        } else if (path.idx >= 0 && static_cast<size_t>(path.idx) < n2) {
-          const int32_t chosen = s.chosen(s.arena, path.block)[path.idx];
-          if (chosen >= 0) {
-            const MeteorMatch& m = cand.matches[static_cast<size_t>(chosen)];
-            path.take(m);
-            path.distance += std::abs(m.start - m.match_start);
-            s.push_next(path);
-          }
+        } else if (path.idx >= 0 && static_cast<size_t>(path.idx) < n2 && s.fixed[static_cast<size_t>(path.idx)] >= 0) {
+          const MeteorMatch& m = cand.matches[static_cast<size_t>(s.fixed[static_cast<size_t>(path.idx)])];
+          path.take(m);
+          path.distance += std::abs(m.start - m.match_start);
+          s.push_next(path);
         }
         continue;
       }
@@ -181,7 +189,8 @@ MeteorAlignment MeteorAligner::align(const MeteorLine& line1, const MeteorLine& 
         if (s.is_used(path.block, m)) continue;
         PartialAlignment& branch = s.push_next(path);
         s.set_used(s.next_arena, branch.block, m);
-        s.chosen(s.next_arena, branch.block)[current] = c;
+        s.choices.push_back({c, branch.last_choice});
+        branch.last_choice = static_cast<int32_t>(s.choices.size() - 1);
         branch.take(m);
         // The jar adds this distance to the path it branched from, not to the branch.
         path.distance += std::abs(m.start - m.match_start);
@@ -196,7 +205,11 @@ MeteorAlignment MeteorAligner::align(const MeteorLine& line1, const MeteorLine& 
     if (s.next.empty()) s.push_next(s.paths[0]);
   }
   rank_best(s.next, 1, s.keys, s.ranked);
-  const int32_t* best = s.chosen(s.next_arena, s.next[0].block);
+  std::vector<int32_t>& best = s.fixed;  // the certain candidates plus the chosen ones
+  for (int32_t c = s.next[0].last_choice; c >= 0; c = s.choices[static_cast<size_t>(c)].previous) {
+    const int32_t candidate = s.choices[static_cast<size_t>(c)].candidate;
+    best[static_cast<size_t>(cand.matches[static_cast<size_t>(candidate)].start)] = candidate;
+  }
 
   MeteorAlignment out;
   size_t idx = 0;
