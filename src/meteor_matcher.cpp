@@ -16,30 +16,68 @@ MeteorWord describe_meteor_word(const std::string& word, const MeteorResources* 
     w.function_word = resources->is_function_word(word);
     if (stages[static_cast<size_t>(MeteorStage::kSynonym)]) {
       w.synsets = resources->synonym_sets(word);
-      for (uint32_t id : w.synsets) {
-        w.synset_signature[0] |= uint64_t{1} << (id % 64);
-        w.synset_signature[1] |= uint64_t{1} << ((id * 0x9E3779B1u) >> 26);
-      }
+      for (uint32_t id : w.synsets) w.synset_signature |= uint64_t{1} << (id % 64);
     }
     if (stages[static_cast<size_t>(MeteorStage::kParaphrase)]) w.paraphrase_id = resources->paraphrase_word_id(word);
   }
   return w;
 }
 
+namespace {
+
+size_t synset_slot(uint32_t synset, size_t mask) { return (synset * size_t{0x9E3779B97F4A7C15ULL} >> 20) & mask; }
+
+void build_synset_table(MeteorLine& line) {
+  line.synset_slots.clear();
+  line.synset_positions.clear();
+  if (line.words.size() > 64) return;
+  size_t entries = 0;
+  for (const MeteorWord* w : line.words) entries += w->synsets.size();
+  if (entries == 0) return;
+  size_t capacity = 16;
+  while (capacity < 2 * entries) capacity *= 2;
+  line.synset_slots.assign(capacity, MeteorLine::kNoSynset);
+  line.synset_positions.assign(capacity, 0);
+  for (size_t i = 0; i < line.words.size(); ++i) {
+    for (uint32_t synset : line.words[i]->synsets) {
+      size_t slot = synset_slot(synset, capacity - 1);
+      while (line.synset_slots[slot] != MeteorLine::kNoSynset && line.synset_slots[slot] != synset)
+        slot = (slot + 1) & (capacity - 1);
+      line.synset_slots[slot] = synset;
+      line.synset_positions[slot] |= uint64_t{1} << i;
+    }
+  }
+}
+
+}  // namespace
+
+uint64_t MeteorLine::synonym_positions(uint32_t synset) const {
+  const size_t mask = synset_slots.size() - 1;
+  for (size_t slot = synset_slot(synset, mask);; slot = (slot + 1) & mask) {
+    if (synset_slots[slot] == synset) return synset_positions[slot];
+    if (synset_slots[slot] == kNoSynset) return 0;
+  }
+}
+
 void prepare_meteor_line(MeteorLine& line, const MeteorResources* resources, const MeteorStageSet& stages) {
   line.function_words = 0;
   for (const MeteorWord* w : line.words) line.function_words += w->function_word ? 1 : 0;
+  if (stages[static_cast<size_t>(MeteorStage::kSynonym)]) build_synset_table(line);
   line.paraphrase_ids.clear();
   line.paraphrase_paths.clear();
+  line.paraphrase_positions.clear();
   line.paraphrase_signature.fill(0);
   if (resources == nullptr || !stages[static_cast<size_t>(MeteorStage::kParaphrase)]) return;
   for (const MeteorWord* w : line.words) {
     line.paraphrase_ids.push_back(w->paraphrase_id);
     if (w->paraphrase_id >= 0) {
+      line.paraphrase_positions.push_back(static_cast<uint64_t>(w->paraphrase_id) << 32 |
+                                          (line.paraphrase_ids.size() - 1));
       const uint32_t bit = (static_cast<uint32_t>(w->paraphrase_id) * 0x9E3779B1u) >> 23;
       line.paraphrase_signature[bit >> 6] |= uint64_t{1} << (bit & 63);
     }
   }
+  std::sort(line.paraphrase_positions.begin(), line.paraphrase_positions.end());
   for (size_t a = 0; a < line.words.size(); ++a)
     resources->paraphrase_paths(line.paraphrase_ids.data(), line.paraphrase_ids.size(), a, line.paraphrase_paths);
 }
@@ -47,8 +85,7 @@ void prepare_meteor_line(MeteorLine& line, const MeteorResources* resources, con
 namespace {
 
 bool share_synset(const MeteorWord& a, const MeteorWord& b) {
-  if ((a.synset_signature[0] & b.synset_signature[0]) == 0 || (a.synset_signature[1] & b.synset_signature[1]) == 0)
-    return false;
+  if ((a.synset_signature & b.synset_signature) == 0) return false;
   auto i = a.synsets.begin(), j = b.synsets.begin();
   while (i != a.synsets.end() && j != b.synsets.end()) {
     if (*i == *j) return true;
@@ -85,8 +122,11 @@ void match_paraphrases(const MeteorLine& from, const MeteorLine& to, bool from_i
     const auto len = static_cast<int32_t>(from.paraphrase_paths[p + 1]);
     const FlatArray<uint32_t> par = r.paraphrase(from.paraphrase_paths[p + 2]);
     const auto plen = static_cast<int32_t>(par.size());
-    for (size_t b = 0; b < words.size(); ++b) {
-      if (words[b] != first || b + par.size() > words.size()) continue;
+    const uint64_t key = static_cast<uint64_t>(first) << 32;
+    for (auto it = std::lower_bound(to.paraphrase_positions.begin(), to.paraphrase_positions.end(), key);
+         it != to.paraphrase_positions.end() && (*it >> 32) == static_cast<uint64_t>(first); ++it) {
+      const auto b = static_cast<size_t>(*it & UINT32_MAX);
+      if (b + par.size() > words.size()) continue;
       bool match = true;
       for (size_t k = 1; k < par.size() && match; ++k) match = words[b + k] == static_cast<int32_t>(par[k]);
       if (!match) continue;
@@ -119,9 +159,24 @@ void find_meteor_candidates(const MeteorLine& l1, const MeteorLine& l2, const Me
   if (run(MeteorStage::kStem))
     match_words(l1, l2, MeteorStage::kStem,
                 [](const MeteorWord& a, const MeteorWord& b) { return a.stem_key == b.stem_key && a.key != b.key; }, c);
-  if (run(MeteorStage::kSynonym))
-    match_words(l1, l2, MeteorStage::kSynonym,
-                [](const MeteorWord& a, const MeteorWord& b) { return a.key != b.key && share_synset(a, b); }, c);
+  if (run(MeteorStage::kSynonym)) {
+    if (n1 <= 64) {
+      // Same order as the pairwise loop: line-2 words, then line-1 positions ascending.
+      for (size_t j = 0; j < n2; ++j) {
+        const MeteorWord& b = *l2.words[j];
+        uint64_t positions = 0;
+        if (!l1.synset_slots.empty())
+          for (uint32_t synset : b.synsets) positions |= l1.synonym_positions(synset);
+        for (; positions != 0; positions &= positions - 1) {
+          const auto i = static_cast<size_t>(__builtin_ctzll(positions));
+          if (l1.words[i]->key != b.key) add(c, static_cast<int32_t>(j), 1, static_cast<int32_t>(i), 1, MeteorStage::kSynonym);
+        }
+      }
+    } else {
+      match_words(l1, l2, MeteorStage::kSynonym,
+                  [](const MeteorWord& a, const MeteorWord& b) { return a.key != b.key && share_synset(a, b); }, c);
+    }
+  }
   if (run(MeteorStage::kParaphrase) && resources != nullptr) {
     match_paraphrases(l2, l1, true, *resources, c);
     match_paraphrases(l1, l2, false, *resources, c);

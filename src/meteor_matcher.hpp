@@ -28,9 +28,8 @@ struct MeteorWord {
   int32_t paraphrase_id = MeteorResources::kUnknownWord;
   bool function_word = false;
   std::vector<uint32_t> synsets;  // sorted
-  // Two 64-bit filters of the synsets under different hashes: if either pair of
-  // filters is disjoint, so are the sets.
-  std::array<uint64_t, 2> synset_signature{};
+  // A 64-bit filter of the synsets: disjoint filters, disjoint sets.
+  uint64_t synset_signature = 0;
 };
 
 MeteorWord describe_meteor_word(const std::string& word, const MeteorResources* resources,
@@ -41,6 +40,8 @@ MeteorWord describe_meteor_word(const std::string& word, const MeteorResources* 
 struct MeteorLine {
   std::vector<const MeteorWord*> words;
   std::vector<int32_t> paraphrase_ids;
+  // (paraphrase word id << 32 | position) of every known word, sorted: where each word occurs.
+  std::vector<uint64_t> paraphrase_positions;
   // A 512-bit filter of the paraphrase word ids present in the line.
   std::array<uint64_t, 8> paraphrase_signature{};
   bool may_contain(uint32_t word_id) const {
@@ -51,6 +52,13 @@ struct MeteorLine {
   // the line: positions ascending, then the table's order.
   std::vector<uint32_t> paraphrase_paths;
   size_t function_words = 0;
+  // For lines of at most 64 words: synset -> bitmask of the positions whose words
+  // belong to it (open addressing, kNoSynset marks empty slots), so a partner word
+  // finds its synonyms here with one probe per synset.
+  static constexpr uint32_t kNoSynset = UINT32_MAX;
+  std::vector<uint32_t> synset_slots;
+  std::vector<uint64_t> synset_positions;
+  uint64_t synonym_positions(uint32_t synset) const;
 };
 
 void prepare_meteor_line(MeteorLine& line, const MeteorResources* resources, const MeteorStageSet& stages);
