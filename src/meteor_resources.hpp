@@ -28,7 +28,7 @@ struct MeteorResourceTexts {
 class MeteorResources {
  public:
   // Parses the jar's text files into the flat layout (takes seconds for the
-  // paraphrase table; see save/load for the cached form). `where` names the source.
+  // paraphrase table; see save/load for the cached form).
   static std::shared_ptr<const MeteorResources> build(const MeteorResourceTexts& texts);
   // Memory-maps a cache file written by save(). Throws FormatError for a corrupt file.
   static std::shared_ptr<const MeteorResources> load(const std::string& path);
