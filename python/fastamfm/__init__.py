@@ -1,7 +1,8 @@
 """fastamfm: AM-FM and the nlg-eval dialogue metrics with a C++ (and CUDA) core."""
 from __future__ import annotations
 
-from . import io, meteor_resources
+from . import io
+from . import meteor_resources
 from ._backend import HAS_CUDA, resolve_device
 from ._core import FormatError
 from ._version import __version__
