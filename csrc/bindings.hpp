@@ -45,5 +45,6 @@ void register_embedding(py::module_& m);
 void register_lsi(py::module_& m);
 void register_lm(py::module_& m);
 void register_nlg_metrics(py::module_& m);
+void register_meteor(py::module_& m);
 
 }  // namespace fastamfm::bindings

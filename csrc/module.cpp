@@ -12,4 +12,5 @@ PYBIND11_MODULE(_core, m) {
   register_lsi(m);
   register_lm(m);
   register_nlg_metrics(m);
+  register_meteor(m);
 }

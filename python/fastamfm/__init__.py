@@ -1,7 +1,7 @@
 """fastamfm: AM-FM and the nlg-eval dialogue metrics with a C++ (and CUDA) core."""
 from __future__ import annotations
 
-from . import io
+from . import io, meteor_resources
 from ._backend import HAS_CUDA, resolve_device
 from ._core import FormatError
 from ._version import __version__
@@ -14,6 +14,7 @@ from .lm import NgramLM, TokenScores
 from .lsi import LsiModel
 from .metrics import BleuStatistics, DocumentFrequencies, Hypotheses, bleu, cider, distinct, rouge_l
 from .metrics.embedding import embedding_average, greedy_matching, vector_extrema
+from .metrics.meteor import meteor
 from .nlgeval import compute_individual_metrics, compute_metrics
 from .reference_index import ReferenceIndex
 from .references import References
@@ -51,6 +52,8 @@ __all__ = [
     "fluency",
     "greedy_matching",
     "io",
+    "meteor",
+    "meteor_resources",
     "metric_correlations",
     "resolve_device",
     "rouge_l",
