@@ -41,6 +41,8 @@ CiderReferenceModel::CiderReferenceModel(std::shared_ptr<const ReferenceSet> ref
       n_refs, workers,
       [&](size_t begin, size_t end) {
         for (size_t r = begin; r < end; ++r) {
+          for (int order = 1; order <= orders; ++order)
+            for (const NgramCount& e : refs_->ngrams().at(r, order)) df_->prefetch(e.key);
           for (int order = 1; order <= orders; ++order) {
             const NgramSpan span = refs_->ngrams().at(r, order);
             double* w = weights_.data() + offsets_[slot(r, order)];

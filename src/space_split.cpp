@@ -12,15 +12,25 @@ namespace {
 
 // text without the leading and trailing characters Python's str.strip() removes.
 std::string_view strip_python_whitespace(std::string_view text) {
-  size_t begin = text.size(), end = 0, pos = 0;
-  while (pos < text.size()) {
-    const size_t start = pos;
-    if (!is_python_whitespace(decode_utf8(text, pos))) {
-      begin = std::min(begin, start);
-      end = pos;
-    }
+  size_t begin = 0;
+  while (begin < text.size()) {
+    size_t next = begin;
+    if (!is_python_whitespace(decode_utf8(text, next))) break;
+    begin = next;
   }
-  return begin >= end ? std::string_view() : text.substr(begin, end - begin);
+  size_t end = text.size();
+  // Trailing ASCII is stripped byte by byte; a non-ASCII tail is decoded from the front.
+  while (end > begin && static_cast<unsigned char>(text[end - 1]) < 0x80 &&
+         is_python_whitespace(static_cast<unsigned char>(text[end - 1])))
+    --end;
+  if (end > begin && static_cast<unsigned char>(text[end - 1]) >= 0x80) {
+    size_t last_kept = begin, pos = begin;
+    while (pos < end) {
+      if (!is_python_whitespace(decode_utf8(text, pos))) last_kept = pos;
+    }
+    end = last_kept;
+  }
+  return text.substr(begin, end - begin);
 }
 
 }  // namespace

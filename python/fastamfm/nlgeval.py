@@ -36,7 +36,7 @@ class MetricFamily:
     family cannot run (and how to enable it), or None."""
 
     keys: tuple
-    compute: Callable[[list, References, dict], dict]
+    compute: Callable[[Hypotheses, References, dict], dict]
     options: tuple = ()
     missing: Callable[[dict], "str | None"] = lambda options: None
 
