@@ -26,10 +26,11 @@ def test_dstc6_all_systems_equal_the_published_objective_results(dstc6_dir, dstc
 
 def test_dstc6_one_system_from_files_equals_pycocoevalcap(dstc6_dir, dstc6_refs, dstc6_systems):
     paths = [dstc6_dir / "references" / f for f in REFERENCE_FILES]
-    scores = fastamfm.compute_metrics(str(dstc6_dir / "hypotheses" / "S_7.txt"), [str(p) for p in paths])
+    scores = fastamfm.compute_metrics(str(dstc6_dir / "hypotheses" / "S_7.txt"), [str(p) for p in paths],
+                                      metrics=KEYS)
     hyps = dstc6_systems["S_7"][:400]
     refs = dstc6_refs[:400]
-    small = fastamfm.compute_metrics(hyps, refs)
+    small = fastamfm.compute_metrics(hyps, refs, metrics=KEYS)
     bleu, _ = oracle.pycoco_bleu(hyps, refs)
     rouge, _ = oracle.pycoco_rouge_l(hyps, refs)
     cider, _ = oracle.pycoco_cider(hyps, refs)
@@ -47,7 +48,35 @@ def test_compute_individual_metrics_nlgeval_example():
     assert scores["Bleu_4"] == pytest.approx(0.0000903602, rel=1e-5)
     assert scores["ROUGE_L"] == pytest.approx(0.9070631, rel=1e-6)
     assert scores["CIDEr"] == 0.0
-    assert list(scores) == KEYS
+    assert scores["METEOR"] == pytest.approx(0.44434387, abs=1e-8)
+    assert 0.0 <= scores["AM"] <= 1.0 and 0.0 <= scores["FM"] <= 1.0
+    assert list(scores) == ["Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "METEOR", "ROUGE_L", "CIDEr",
+                            "AM", "FM", "AM-FM"]
+
+
+def test_default_keys_leave_out_what_has_no_resources():
+    with pytest.warns(UserWarning, match="GreedyMatchingScore left out: no word vectors given"):
+        scores = fastamfm.compute_metrics(["the flight is late"], [["the flight is late today"]])
+    assert "EmbeddingAverageCosineSimilarity" not in scores
+    with pytest.warns(UserWarning, match="AM left out: model=None"):
+        scores = fastamfm.compute_metrics(["a"], [["a"]], metrics=["AM", "Bleu_1"], model=None)
+    assert list(scores) == ["Bleu_1"]
+
+
+def test_embedding_and_amfm_families_equal_their_functions(tmp_path):
+    hyps = ["the flight is late", "your bag is at gate 12"]
+    refs = [["the flight is late today", "delayed"], ["the bag is at gate twelve"]]
+    words = sorted({w for t in hyps + [r for rs in refs for r in rs] for w in t.split()})
+    vec_file = tmp_path / "v.txt"
+    vec_file.write_text("".join(f"{w} {' '.join(str((i * 7 + d) % 5 - 2) for d in range(4))}\n"
+                                for i, w in enumerate(words)))
+    vectors = fastamfm.WordVectors.load(vec_file, cache_dir=tmp_path)
+    scores = fastamfm.compute_metrics(hyps, refs, vectors=vectors, metrics=list(nlgeval.GLOVE_KEYS) + ["AM-FM"])
+    assert scores["EmbeddingAverageCosineSimilarity"] == pytest.approx(
+        float(fastamfm.embedding_average(hyps, refs, vectors=vectors).corpus), abs=1e-12)
+    assert scores["GreedyMatchingScore"] == pytest.approx(
+        float(fastamfm.greedy_matching(hyps, refs, vectors=vectors).corpus), abs=1e-12)
+    assert scores["AM-FM"] == pytest.approx(fastamfm.AMFM.default().score(hyps, refs).corpus["AM-FM"], abs=1e-12)
 
 
 def test_compute_individual_metrics_accepts_nlgevals_joined_string():
@@ -82,7 +111,9 @@ def test_metrics_selects_keys_and_no_overlap_drops_them():
     hyps, refs = ["a b c"], [["a b c"]]
     assert list(fastamfm.compute_metrics(hyps, refs, metrics=["CIDEr", "Bleu_2"])) == ["CIDEr", "Bleu_2"]
     assert list(fastamfm.compute_metrics(hyps, refs, metrics="ROUGE_L")) == ["ROUGE_L"]
-    assert fastamfm.compute_metrics(hyps, refs, no_overlap=True, no_glove=True, no_skipthoughts=True) == {}
+    # nlg-eval's switches leave only fastamfm's own AM-FM keys.
+    assert list(fastamfm.compute_metrics(hyps, refs, no_overlap=True, no_glove=True, no_skipthoughts=True)) == [
+        "AM", "FM", "AM-FM"]
 
 
 def test_options_reach_the_metrics():

@@ -3,8 +3,8 @@
 Each metric family is one small function in ``FAMILIES``: it names the keys it
 produces, the options it reads, and how to tell that its resources (word vectors,
 METEOR data, a model) are missing. A family whose resources are missing is left out
-with a warning that says how to enable it, never replaced by a wrong number. Other
-families (METEOR, embeddings, AM-FM) register themselves with ``register_family``.
+with a warning that says how to enable it, never replaced by a wrong number. Users can
+add their own families with ``register_family``.
 """
 from __future__ import annotations
 
@@ -58,10 +58,69 @@ def _cider(hyps, refs, options):
     return {"CIDEr": cider(hyps, refs, **_common(options)).corpus}
 
 
+def _raw_refs(refs: References) -> list[list]:
+    return [refs[i] for i in range(len(refs))]
+
+
+def _meteor(hyps, refs, options):
+    from .metrics.meteor import meteor
+
+    return {"METEOR": meteor(hyps.texts, refs, resources=options.get("meteor_resources", "auto"),
+                             workers=options.get("workers", -1)).corpus}
+
+
+def _meteor_missing(options):
+    from .meteor_resources import MeteorResourcesNotFound, locate
+
+    try:
+        locate(options.get("meteor_resources", "auto"))
+    except MeteorResourcesNotFound as exc:
+        return str(exc)
+    return None
+
+
+def _vectors(options):
+    from .vectors import WordVectors
+
+    vectors = options.get("vectors")
+    return WordVectors.load(vectors) if isinstance(vectors, (str, os.PathLike)) else vectors
+
+
+def _embedding(hyps, refs, options):
+    from .metrics.embedding import embedding_metrics
+
+    # The embedding metrics tokenize as nlg-eval does (whitespace), whatever tokenize= says.
+    return embedding_metrics(hyps.texts, _raw_refs(refs), vectors=_vectors(options),
+                             workers=options.get("workers", -1))
+
+
+def _embedding_missing(options):
+    if options.get("vectors") is None:
+        return ("no word vectors given: pass vectors=fastamfm.WordVectors.load(path) or a path to GloVe "
+                "text, word2vec binary or fastText .vec vectors")
+    return None
+
+
+def _amfm(hyps, refs, options):
+    from .amfm import amfm_metrics
+
+    # The AM-FM model carries its own tokenizer, so it gets the raw texts.
+    return amfm_metrics(hyps.texts, _raw_refs(refs), model=options.get("model", "default"))
+
+
+def _amfm_missing(options):
+    if options.get("model", "default") is None:
+        return "model=None; pass model='default' (shipped) or an AM-FM model directory"
+    return None
+
+
 FAMILIES: list[MetricFamily] = [
     MetricFamily(("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"), _bleu),
+    MetricFamily(("METEOR",), _meteor, ("meteor_resources",), _meteor_missing),
     MetricFamily(("ROUGE_L",), _rouge_l),
     MetricFamily(("CIDEr",), _cider),
+    MetricFamily(GLOVE_KEYS, _embedding, ("vectors",), _embedding_missing),
+    MetricFamily(("AM", "FM", "AM-FM"), _amfm, ("model",), _amfm_missing),
 ]
 
 
