@@ -313,6 +313,10 @@ bool LsiModel::project(const TokenId* ids, size_t n_tokens, size_t dims_used, do
   if (scratch.empty()) return false;
   std::sort(scratch.begin(), scratch.end());
   const size_t k = dims();
+  // The rows are scattered over U: ask for all of them before the first is used,
+  // so their cache misses overlap instead of queueing one after another.
+  for (uint32_t t : scratch)
+    for (size_t c = 0; c < dims_used; c += 16) __builtin_prefetch(components_ + static_cast<size_t>(t) * k + c);
   double norm2 = 0.0;
   for (size_t a = 0; a < scratch.size();) {
     size_t b = a + 1;

@@ -7,13 +7,14 @@ term-document matrix A (terms x sentences) in chunks, in memory or, with
 finds the top ``dims`` left singular vectors:
 
     Y = A @ Omega                          Omega Gaussian, generated from the seed, never stored
-    repeat power_iterations times:  Q = qr(Y);  Y = A @ (A.T @ Q)
-    Q = qr(Y);  G = Q.T @ A @ A.T @ Q      (l x l, with l = dims + oversampling)
+    repeat power_iterations times:  Q = orth(Y);  Y = A @ (A.T @ Q)
+    Q = orth(Y);  G = Q.T @ A @ A.T @ Q    (l x l, with l = dims + oversampling)
     G = V diag(s**2) V.T;   U = Q @ V
 
 The sparse products run in C++ on all cores chunk by chunk; only term-sized blocks
 (terms x l) and one chunk are ever in memory, never anything of size sentences x l.
-QR and the small eigendecomposition use numpy's LAPACK. The result is identical bit
+orth (CholeskyQR2, Householder QR when Y is ill conditioned) and the small
+eigendecomposition use numpy's LAPACK. The result is identical bit
 for bit for the same seed on the same machine, whatever ``workers`` or ``max_memory``.
 
 Tokenization defaults to the AM-FM toolkit's ``"amfm"`` preset (NFKC, lowercase,
@@ -121,6 +122,27 @@ def _stable_signs(u: np.ndarray) -> np.ndarray:
     return u * signs
 
 
+def _orthonormal_basis(y: np.ndarray) -> np.ndarray:
+    """Orthonormal columns spanning those of y (terms x l).
+
+    CholeskyQR2 (Fukaya et al. 2014): Q = Y R^-1 with R^T R = Y^T Y, done twice; it is
+    all matrix products, 5-10x faster than Householder QR on a tall thin matrix, and
+    orthogonal to machine precision while cond(Y) < ~1e8, which the range finder's
+    blocks satisfy unless the matrix is (nearly) rank deficient. Then, or if the
+    result is not orthonormal, Householder QR (LAPACK) decides.
+    """
+    q = y
+    try:
+        for _ in range(2):
+            r = np.linalg.cholesky(q.T @ q).T
+            q = q @ np.linalg.inv(r)
+        if np.all(np.isfinite(q)) and np.abs(q.T @ q - np.eye(q.shape[1])).max() < 1e-10:
+            return q
+    except np.linalg.LinAlgError:
+        pass
+    return np.linalg.qr(y)[0]
+
+
 def _one_blas_thread():
     """The dense steps (QR, G, eigh) run on one BLAS thread: their bits then never depend
     on the BLAS thread count, and OpenBLAS's spinning threads cannot stall a busy
@@ -159,10 +181,10 @@ def _range_finder_svd(matrix, dims, width, power_iterations, seed, workers, pass
     passes = power_iterations + 2
     y = matrix.multiply_gaussian(seed, width, workers, pass_progress(0))
     for i in range(power_iterations):
-        q, _ = np.linalg.qr(y)
+        q = _orthonormal_basis(y)
         y = matrix.multiply_a_at(q, workers, pass_progress(1 + i))
         log.debug("%s: power iteration %d/%d done", what, i + 1, power_iterations)
-    q, _ = np.linalg.qr(y)
+    q = _orthonormal_basis(y)
     del y
     w = matrix.multiply_a_at(q, workers, pass_progress(passes - 1))
     gram = q.T @ w  # = (Q^T A)(Q^T A)^T, l x l
