@@ -145,3 +145,20 @@ def test_bad_input_names_the_problem(small_model):
     whitespace_refs = fastamfm.References([["a"]])
     with pytest.raises(ValueError, match="References were encoded with tok:whitespace but the metric asks for tok:amfm"):
         fastamfm.adequacy(["a"], whitespace_refs, small_model)
+
+
+@pytest.mark.skipif(fastamfm.HAS_CUDA, reason="checks the error raised when no CUDA device is present")
+def test_cuda_device_without_gpu_is_a_clear_error(small_model):
+    with pytest.raises(RuntimeError, match="device='cuda' requested but CUDA is unavailable"):
+        fastamfm.adequacy(["a b"], [["a b"]], small_model, device="cuda")
+
+
+@pytest.mark.skipif(not fastamfm.HAS_CUDA, reason="needs a CUDA device")
+@pytest.mark.parametrize("combine", ["max", "mean"])
+def test_cuda_scores_equal_the_cpu_path(twcs_model, dstc6_refs, dstc6_systems, combine):
+    hyps = dstc6_systems["S_1"]
+    cpu = fastamfm.adequacy(hyps, dstc6_refs, twcs_model, combine=combine)
+    gpu = fastamfm.adequacy(hyps, dstc6_refs, twcs_model, combine=combine, device="cuda")
+    np.testing.assert_allclose(gpu.sentences, cpu.sentences, atol=1e-5)
+    with pytest.raises(ValueError, match="centroid' has no CUDA kernel"):
+        fastamfm.adequacy(hyps, dstc6_refs, twcs_model, combine="centroid", device="cuda")

@@ -22,6 +22,7 @@ from typing import Optional
 import numpy as np
 
 from . import _core
+from ._backend import resolve_device
 from ._validation import as_text_list
 from .lsi import LsiModel
 from .references import References, as_references
@@ -49,12 +50,14 @@ def projected_references(references: References, model: LsiModel, dims: int, wor
 
 
 def adequacy(hyps, refs, model: LsiModel, *, dims: Optional[int] = None, combine: str = "max",
-             workers: int = -1) -> MetricResult:
+             workers: int = -1, device: str = "cpu") -> MetricResult:
     """AM of each response: ``.sentences`` (n scores in [0, 1]) and ``.corpus`` (their mean).
 
     ``refs``: one list of references per response, or ``fastamfm.References`` encoded
     with the model's tokenizer (``References(refs, tokenize=model.tokenizer.preset)``).
     ``dims``: how many of the model's dimensions to use (default: all).
+    ``device``: "cpu", "cuda" (cosines over the references on the GPU; projection stays
+    in the C++ core) or "auto". "centroid" has no CUDA kernel.
     """
     if not isinstance(model, LsiModel):
         raise TypeError(f"adequacy: model must be a fastamfm.LsiModel, got {type(model).__name__}")
@@ -62,13 +65,22 @@ def adequacy(hyps, refs, model: LsiModel, *, dims: Optional[int] = None, combine
         raise ValueError(f"adequacy: combine must be one of {COMBINE_MODES}, got {combine!r}")
     dims = model.check_dims(dims, "adequacy")
     _core.resolve_workers(workers)
+    device = resolve_device(device)
+    if device == "cuda" and combine == "centroid":
+        raise ValueError("adequacy: combine='centroid' has no CUDA kernel; use device='cpu' or combine='max'/'mean'")
     hyps = as_text_list(hyps, "hyps")
     tokenizer = model.tokenizer
     references = as_references(refs, len(hyps), tokenize=tokenizer.preset, lowercase=tokenizer.lowercase,
                                max_order=1, workers=workers, what="adequacy")
     hyp_vectors = model._core.unit_vectors(prepare_texts(hyps, tokenizer, "hyps"), dims, workers)
     ref_vectors, offsets = projected_references(references, model, dims, workers)
-    scores = _core.adequacy_scores(hyp_vectors, ref_vectors, offsets, combine, workers)
+    if device == "cuda":
+        from . import gpu
+
+        scores = np.asarray(gpu.cosine_over_references(hyp_vectors, ref_vectors, offsets, combine=combine, clip=True),
+                            dtype=np.float64)
+    else:
+        scores = _core.adequacy_scores(hyp_vectors, ref_vectors, offsets, combine, workers)
     signature = make_signature("am", combine=combine, dims=dims, model=model.fingerprint,
                                tok=tokenizer.describe(), weighting=model.weighting)
     return MetricResult("AM", float(scores.mean()), scores, signature)
