@@ -260,3 +260,54 @@ def test_from_lsi_with_a_real_lsi_model():
     assert np.array_equal(wv.vectors, np.asarray(lsi.components, dtype=np.float32))
     hyps, refs = ["the flight is late", "sorry"], [["the crew is late"], ["we are sorry"]]
     assert_matches_oracle(hyps, refs, wv, Lookup(list(lsi.vocabulary), lsi.components))
+
+
+# --- the CUDA path: its inputs are checked here, its kernels on a GPU ---------------------------
+def _glue_scores(hyps, refs, vectors):
+    """Score the token rows cuda_inputs builds with the GPU oracle (numpy)."""
+    import oracles_gpu
+    from fastamfm.metrics.embedding import cuda_inputs
+
+    (hyp_ids, hyp_off), (ref_ids, ref_off), ref_offsets, table = cuda_inputs(hyps, refs, vectors, "test")
+    table = table.astype(np.float64)
+    hyp_rows = [list(hyp_ids[hyp_off[i]:hyp_off[i + 1]]) for i in range(len(hyp_off) - 1)]
+    ref_rows = [list(ref_ids[ref_off[j]:ref_off[j + 1]]) for j in range(len(ref_off) - 1)]
+    groups = [ref_rows[ref_offsets[i]:ref_offsets[i + 1]] for i in range(len(hyp_rows))]
+    return {"average": oracles_gpu.embedding_average(hyp_rows, groups, table),
+            "extrema": oracles_gpu.vector_extrema(hyp_rows, groups, table),
+            "greedy": oracles_gpu.greedy_matching(hyp_rows, groups, table)}
+
+
+@pytest.mark.parametrize("oov", ["mean", "zero", "skip"])
+def test_cuda_token_rows_reproduce_the_cpu_scores(oov):
+    rng = np.random.default_rng(3)
+    words = [f"w{i}" for i in range(40)]
+    vectors = WordVectors.from_arrays(words, rng.normal(size=(40, 8)).astype(np.float32), oov=oov)
+    vocab = words + ["unknown1", "unknown2"]
+    texts = [" ".join(rng.choice(words, 2)) + " " + " ".join(rng.choice(vocab, rng.integers(0, 5)))
+             for _ in range(60)]
+    hyps, refs = texts[:20], [[texts[20 + 2 * i], texts[21 + 2 * i]] for i in range(20)]
+    glue = _glue_scores(hyps, refs, vectors)
+    for name, fn in (("average", embedding_average), ("extrema", vector_extrema), ("greedy", greedy_matching)):
+        np.testing.assert_allclose(glue[name], fn(hyps, refs, vectors=vectors).sentences, atol=1e-6)
+
+
+def test_cuda_path_errors(small_vectors):
+    if not fastamfm.HAS_CUDA:
+        with pytest.raises(RuntimeError, match="device='cuda' requested but CUDA is unavailable"):
+            embedding_average(["a"], [["b"]], vectors=small_vectors, device="cuda")
+    from fastamfm.metrics.embedding import cuda_inputs
+
+    with pytest.raises(ValueError, match=r"refs\[1\]\[0\] has no token with a vector"):
+        cuda_inputs(["a", "b"], [["a"], [""]], small_vectors, "test")
+
+
+@pytest.mark.skipif(not fastamfm.HAS_CUDA, reason="needs a CUDA device")
+def test_cuda_scores_equal_the_cpu_path(twcs_svd_vectors, dstc6_systems, dstc6_refs):
+    vectors = WordVectors.from_arrays(*twcs_svd_vectors)
+    hyps = dstc6_systems["S_1"][:500]
+    refs = dstc6_refs[:500]
+    for fn in (embedding_average, vector_extrema, greedy_matching):
+        cpu = fn(hyps, refs, vectors=vectors)
+        gpu = fn(hyps, refs, vectors=vectors, device="cuda")
+        np.testing.assert_allclose(gpu.sentences, cpu.sentences, atol=1e-5)
