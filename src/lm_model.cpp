@@ -365,12 +365,28 @@ TokenScore NgramModel::advance(State& state, Lookup& lookup) const {
   return TokenScore{log10_prob, static_cast<uint8_t>(matched), oov};
 }
 
+void NgramModel::prefetch_ending_at(const TokenId* tokens, size_t n_tokens, size_t end) const {
+  auto word = [&](size_t j) { return j < n_tokens ? tokens[j] : eos_token_; };
+  const int longest = static_cast<int>(std::min<size_t>(static_cast<size_t>(order()), end + 1));
+  uint64_t key = lm_key_start(word(end));
+  __builtin_prefetch(tables_[0] + lm_slot_of(key, slots_[0]));
+  for (int len = 2; len <= longest; ++len) {
+    key = lm_key_extend(key, word(end + 1 - static_cast<size_t>(len)));
+    __builtin_prefetch(tables_[len - 1] + lm_slot_of(key, slots_[len - 1]));
+  }
+}
+
 double NgramModel::score(const TokenId* tokens, size_t n_tokens, bool bos, bool eos, TokenScore* out) const {
   State state = begin_sentence(bos);
   Lookup lookup;
   double total = 0.0;
   const size_t predictions = n_tokens + (eos ? 1 : 0);
+  // The coming words are known, so the slots their lookups will touch are
+  // prefetched a few predictions ahead and the cache misses overlap.
+  constexpr size_t kAhead = 2;
+  for (size_t i = 0; i < std::min(kAhead, predictions); ++i) prefetch_ending_at(tokens, n_tokens, i);
   for (size_t i = 0; i < predictions; ++i) {
+    if (i + kAhead < predictions) prefetch_ending_at(tokens, n_tokens, i + kAhead);
     prepare(state, i < n_tokens ? tokens[i] : eos_token_, lookup);
     const TokenScore scored = advance(state, lookup);
     total += scored.log10_prob;

@@ -27,8 +27,10 @@ struct TokenScore {
 
 class NgramModel {
  public:
-  // Throws FormatError for duplicate n-grams, missing prefixes are allowed.
-  // A model without <unk> gets one with log10 p = -100, as kenlm does.
+  // Builds the tables (one order per thread). Throws FormatError for duplicate
+  // n-grams. A model without <unk> gets one with log10 p = -100, as kenlm does.
+  // Queries rely, as kenlm's do, on every n-gram's prefix and suffix being in the
+  // model, which ARPA files and the estimators guarantee.
   static NgramModel build(const LmContent& content);
   // Maps a file written by save(); throws FormatError if it is corrupt.
   static NgramModel load(const std::string& path);
@@ -69,10 +71,12 @@ class NgramModel {
   State begin_sentence(bool bos) const;
   void prepare(const State& state, TokenId word, Lookup& lookup) const;
   TokenScore advance(State& state, Lookup& lookup) const;
-  TokenId end_of_sentence() const { return eos_token_; }
 
  private:
   inline const LmSlot* find(int n, uint64_t key) const;
+  // Prefetches the slots of the n-grams ending at prediction `end` of a sentence
+  // (tokens, then </s>), however long a context turns out to exist.
+  void prefetch_ending_at(const TokenId* tokens, size_t n_tokens, size_t end) const;
   void bind(std::shared_ptr<const void> storage, const uint8_t* base);
 
   std::shared_ptr<const void> storage_;  // owns the bytes (vector or mapping)
