@@ -168,17 +168,20 @@ void register_lm(py::module_& m) {
       .def(
           "fluency",
           [](const NgramModel& model, py::handle hyps, const ReferenceSet& refs, const std::string& normalization,
-             const std::string& combine, int workers) {
+             const std::string& combine, const std::string& oov, int workers) {
             const FluencyNormalization norm = parse_fluency_normalization(normalization);
             const FluencyCombine comb = parse_fluency_combine(combine);
+            const FluencyOov unknown = parse_fluency_oov(oov);
             const TokenizedBatch batch = tokenize_texts(hyps, refs.tokenizer(), workers, "hyps");
             const auto check = python_interrupt_check();
             const FluencyScores scores = without_gil([&] {
-              return fluency_scores(model, batch, refs.tokens(), refs.segment_offsets(), norm, comb, workers, check);
+              return fluency_scores(model, batch, refs.tokens(), refs.segment_offsets(), norm, comb, unknown, workers,
+                                    check);
             });
             return py::make_tuple(to_array(scores.fm), to_array(scores.hyp_prob), to_array(scores.ref_prob));
           },
-          py::arg("hyps"), py::arg("refs"), py::arg("normalization"), py::arg("combine"), py::arg("workers"));
+          py::arg("hyps"), py::arg("refs"), py::arg("normalization"), py::arg("combine"), py::arg("oov"),
+          py::arg("workers"));
 }
 
 }  // namespace fastamfm::bindings

@@ -20,6 +20,12 @@ FluencyCombine parse_fluency_combine(const std::string& name) {
   throw InputError("combine must be 'mean', 'max' or 'maxmin', got '" + name + "'");
 }
 
+FluencyOov parse_fluency_oov(const std::string& name) {
+  if (name == "skip") return FluencyOov::Skip;
+  if (name == "score") return FluencyOov::Score;
+  throw InputError("oov must be 'skip' or 'score', got '" + name + "'");
+}
+
 double normalized_sentence_probability(double log10_prob, size_t n_words, FluencyNormalization normalization) {
   const double divisor = normalization == FluencyNormalization::PerWord ? static_cast<double>(std::max<size_t>(n_words, 1))
                                                                         : static_cast<double>(n_words + 1);
@@ -27,6 +33,37 @@ double normalized_sentence_probability(double log10_prob, size_t n_words, Fluenc
 }
 
 namespace {
+// Normalised probability of every sentence of `batch` (with <s> and </s>).
+std::vector<double> sentence_probabilities(const NgramModel& model, const TokenizedBatch& batch,
+                                           FluencyNormalization normalization, FluencyOov oov, int workers,
+                                           const InterruptCheck& interrupted) {
+  std::vector<double> probs(batch.size());
+  parallel_for(
+      batch.size(), workers,
+      [&](size_t begin, size_t end) {
+        std::vector<TokenScore> tokens;
+        for (size_t i = begin; i < end; ++i) {
+          const size_t n = batch.num_tokens(i);
+          if (oov == FluencyOov::Score) {
+            probs[i] = normalized_sentence_probability(model.score(batch.ids(i), n, true, true), n, normalization);
+            continue;
+          }
+          tokens.resize(n + 1);
+          model.score(batch.ids(i), n, true, true, tokens.data());
+          double log10_prob = 0.0;
+          size_t known = 0;
+          for (size_t t = 0; t <= n; ++t) {
+            if (tokens[t].oov) continue;
+            log10_prob += tokens[t].log10_prob;
+            if (t < n) ++known;  // the last prediction is </s>, not a word
+          }
+          probs[i] = normalized_sentence_probability(log10_prob, known, normalization);
+        }
+      },
+      interrupted, 1024);
+  return probs;
+}
+
 double ratio(double a, double b) {
   const double hi = std::max(a, b);
   return hi > 0.0 ? std::min(a, b) / hi : 1.0;
@@ -35,7 +72,8 @@ double ratio(double a, double b) {
 
 FluencyScores fluency_scores(const NgramModel& model, const TokenizedBatch& hyps, const TokenizedBatch& refs,
                              const std::vector<uint64_t>& segment_offsets, FluencyNormalization normalization,
-                             FluencyCombine combine, int workers, const InterruptCheck& interrupted) {
+                             FluencyCombine combine, FluencyOov oov, int workers,
+                             const InterruptCheck& interrupted) {
   if (segment_offsets.size() != hyps.size() + 1 || segment_offsets.back() != refs.size())
     throw InputError("fluency: " + std::to_string(hyps.size()) + " hypotheses but references for " +
                      std::to_string(segment_offsets.size() - 1) + " segments");
@@ -43,13 +81,8 @@ FluencyScores fluency_scores(const NgramModel& model, const TokenizedBatch& hyps
     if (segment_offsets[i + 1] <= segment_offsets[i])
       throw InputError("fluency: hypothesis " + std::to_string(i) + " has no reference");
   FluencyScores out;
-  auto normalize = [&](const TokenizedBatch& batch, std::vector<double>& probs) {
-    probs = score_batch(model, batch, true, true, workers, interrupted);
-    for (size_t i = 0; i < probs.size(); ++i)
-      probs[i] = normalized_sentence_probability(probs[i], batch.num_tokens(i), normalization);
-  };
-  normalize(hyps, out.hyp_prob);
-  normalize(refs, out.ref_prob);
+  out.hyp_prob = sentence_probabilities(model, hyps, normalization, oov, workers, interrupted);
+  out.ref_prob = sentence_probabilities(model, refs, normalization, oov, workers, interrupted);
   out.fm.resize(hyps.size());
   for (size_t i = 0; i < hyps.size(); ++i) {
     double sum = 0.0, lo = 1.0, hi = 0.0;

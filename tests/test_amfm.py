@@ -322,8 +322,13 @@ def test_dstc6_scores_equal_sklearn_and_kenlm_oracle(twcs_dir, dstc6_systems, ds
     scorer.lm.save_arpa(tmp_path / "lm.arpa")
     lm = kenlm.Model(str(tmp_path / "lm.arpa"))
 
-    def prob(text):  # per-word normalised sentence probability, </s> prediction included
-        return 10.0 ** (lm.score(text, bos=True, eos=True) / max(len(text.split()), 1))
+    def prob(text):
+        # Per-word normalised sentence probability, </s> prediction included; unknown
+        # words leave the sum and the word count (fm_oov="skip", SRILM -ppl's rule).
+        scores = list(lm.full_scores(text, bos=True, eos=True))
+        log10 = sum(p for p, _, unknown in scores if not unknown)
+        words = sum(1 for _, _, unknown in scores[:-1] if not unknown)
+        return 10.0 ** (log10 / max(words, 1))
 
     for i, (h, rs) in enumerate(zip(hyps, refs)):
         hv, rv = unit([h])[0], unit(rs)

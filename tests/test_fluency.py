@@ -27,12 +27,19 @@ def fm_oracle(hyp_log10, ref_log10, hyp_words, ref_words, normalization, combine
     return max(ratios) if combine == "max" else max(ratios) - min(ratios)
 
 
-def _oracle_scores(hyps, refs, log10_of, normalization, combine):
-    return np.array([
-        fm_oracle(log10_of(h), [log10_of(r) for r in rs], len(h.split()), [len(r.split()) for r in rs],
-                  normalization, combine)
-        for h, rs in zip(hyps, refs)
-    ])
+def _oracle_scores(hyps, refs, stats_of, normalization, combine):
+    """stats_of(sentence) -> (log10 P, N) as the OOV policy counts them."""
+    def fm(h, rs):
+        (hyp_log10, hyp_words), ref_stats = stats_of(h), [stats_of(r) for r in rs]
+        return fm_oracle(hyp_log10, [s[0] for s in ref_stats], hyp_words, [s[1] for s in ref_stats],
+                         normalization, combine)
+    return np.array([fm(h, rs) for h, rs in zip(hyps, refs)])
+
+
+def skip_oov_stats(token_log10, token_oov):
+    """SRILM -ppl's counting: unknown words leave the sum and N (the last prediction is </s>)."""
+    log10 = math.fsum(p for p, unknown in zip(token_log10, token_oov) if not unknown)
+    return log10, sum(1 for unknown in token_oov[:-1] if not unknown)
 
 
 @pytest.fixture(scope="module")
@@ -42,17 +49,23 @@ def small_lm():
 
 @pytest.mark.parametrize("normalization", ["per-word", "inverse-perplexity"])
 @pytest.mark.parametrize("combine", ["mean", "max", "maxmin"])
-def test_fluency_equals_definition(small_lm, normalization, combine):
-    hyps = zipf_corpus(200, vocabulary=350, seed=12) + [""]
+@pytest.mark.parametrize("oov", ["skip", "score"])
+def test_fluency_equals_definition(small_lm, normalization, combine, oov):
+    hyps = zipf_corpus(200, vocabulary=350, seed=12) + ["", "unseenword", "w1 unseenword w2"]
     refs = [zipf_corpus(1 + i % 3, vocabulary=350, seed=100 + i) for i in range(len(hyps))]
-    scores = dict(zip(hyps + [r for rs in refs for r in rs],
-                      small_lm.score(hyps + [r for rs in refs for r in rs])))
-    result = fastamfm.fluency(hyps, refs, small_lm, normalization=normalization, combine=combine)
-    expected = _oracle_scores(hyps, refs, scores.__getitem__, normalization, combine)
+    sentences = hyps + [r for rs in refs for r in rs]
+    if oov == "score":
+        stats = {s: (log10, len(s.split())) for s, log10 in zip(sentences, small_lm.score(sentences))}
+    else:
+        tokens = small_lm.token_scores(sentences)
+        stats = {s: skip_oov_stats(*tokens[i]) for i, s in enumerate(sentences)}
+    result = fastamfm.fluency(hyps, refs, small_lm, normalization=normalization, combine=combine, oov=oov)
+    expected = _oracle_scores(hyps, refs, stats.__getitem__, normalization, combine)
     np.testing.assert_allclose(result.sentences, expected, rtol=1e-12, atol=1e-15)
     assert result.corpus == pytest.approx(expected.mean())
     assert result.name == "FM" and f"normalization={normalization}" in result.signature
     assert f"combine={combine}" in result.signature and f"lm={small_lm.fingerprint}" in result.signature
+    assert f"oov={oov}" in result.signature
     assert result.extra["hyp_prob"].shape == (len(hyps),)
 
 
@@ -65,12 +78,18 @@ def test_fluency_on_dstc6_equals_definition_with_kenlm(tmp_path, twcs_dir, dstc6
     hyps = dstc6_systems["S_3"][:500]
     refs = dstc6_refs[:500]
     # Sum kenlm's token scores in double (Model.score sums in float32).
-    expected = _oracle_scores(hyps, refs, lambda s: math.fsum(t[0] for t in model.full_scores(s)), "per-word",
-                              "mean")
+    def kenlm_stats(s, oov):
+        scores = list(model.full_scores(s))
+        if oov == "score":
+            return math.fsum(t[0] for t in scores), len(s.split())
+        return skip_oov_stats([t[0] for t in scores], [t[2] for t in scores])
+
     references = fastamfm.References(refs)
-    result = fastamfm.fluency(hyps, references, lm)
-    np.testing.assert_allclose(result.sentences, expected, rtol=1e-4)
-    np.testing.assert_array_equal(fastamfm.fluency(hyps, refs, lm).sentences, result.sentences)
+    for oov in ("skip", "score"):
+        expected = _oracle_scores(hyps, refs, lambda s: kenlm_stats(s, oov), "per-word", "mean")
+        result = fastamfm.fluency(hyps, references, lm, oov=oov)
+        np.testing.assert_allclose(result.sentences, expected, rtol=1e-4)
+        np.testing.assert_array_equal(fastamfm.fluency(hyps, refs, lm, oov=oov).sentences, result.sentences)
 
 
 def test_identical_sentences_score_one(small_lm):
@@ -102,3 +121,12 @@ def test_bad_input(small_lm, args, options, error, what):
 def test_lm_must_be_an_ngram_lm():
     with pytest.raises(TypeError, match="lm must be a fastamfm.NgramLM"):
         fastamfm.fluency(["a"], [["a"]], "model.arpa")
+
+
+def test_unknown_words_are_skipped_by_default_and_scored_on_request(small_lm):
+    hyps, refs = ["w1 w2 zzunknown"], [["w1 w2"]]
+    skip = fastamfm.fluency(hyps, refs, small_lm)
+    score = fastamfm.fluency(hyps, refs, small_lm, oov="score")
+    assert "oov=skip" in skip.signature and skip.sentences[0] > score.sentences[0]
+    with pytest.raises(ValueError, match="oov must be one of"):
+        fastamfm.fluency(hyps, refs, small_lm, oov="drop")

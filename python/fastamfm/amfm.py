@@ -36,6 +36,7 @@ MEANS = ("arithmetic", "geometric", "harmonic")
 AM_COMBINES = ("max", "mean", "centroid")
 FM_COMBINES = ("mean", "max", "maxmin")
 FM_NORMALIZATIONS = ("per-word", "inverse-perplexity")
+FM_OOV_POLICIES = ("skip", "score")
 MODEL_FORMAT = "fastamfm-amfm"
 MODEL_FORMAT_VERSION = 1
 SETTINGS_FILE = "amfm.json"
@@ -85,6 +86,7 @@ class AMFMSettings:
     am_combine: str = "max"          # over references: the paper's maximum
     fm_combine: str = "mean"         # over references: the paper's average
     fm_normalization: str = "per-word"  # the toolkit's; "inverse-perplexity" for Deep AM-FM
+    fm_oov: str = "skip"             # unknown words leave FM's sums, as SRILM -ppl (the toolkit's); or "score"
 
     def check(self, lsi_dims: int) -> None:
         _check_lam(self.lam)
@@ -96,6 +98,8 @@ class AMFMSettings:
             raise ValueError(f"fm_combine must be one of {FM_COMBINES}, got {self.fm_combine!r}")
         if self.fm_normalization not in FM_NORMALIZATIONS:
             raise ValueError(f"fm_normalization must be one of {FM_NORMALIZATIONS}, got {self.fm_normalization!r}")
+        if self.fm_oov not in FM_OOV_POLICIES:
+            raise ValueError(f"fm_oov must be one of {FM_OOV_POLICIES}, got {self.fm_oov!r}")
         if self.dims is not None:
             if isinstance(self.dims, bool) or not isinstance(self.dims, (int, np.integer)) or self.dims < 1:
                 raise ValueError(f"dims must be a positive integer or None, got {self.dims!r}")
@@ -141,7 +145,8 @@ class AMFM:
 
     def __init__(self, lsi, lm, *, lam: float = 0.5, mean: str = "arithmetic", dims: int | None = None,
                  combine: str | None = None, am_combine: str | None = None, fm_combine: str | None = None,
-                 fm_normalization: str = "per-word", tokenize: str | None = None, workers: int = -1):
+                 fm_normalization: str = "per-word", fm_oov: str = "skip", tokenize: str | None = None,
+                 workers: int = -1):
         LsiModel, NgramLM, _, _ = _engines()
         if not isinstance(lsi, LsiModel):
             raise TypeError(f"lsi must be a fastamfm.LsiModel, got {type(lsi).__name__}")
@@ -161,7 +166,7 @@ class AMFM:
             raise ValueError(f"the LSI model tokenizes with {lsi.tokenizer.describe()} but the LM with "
                              f"{lm.tokenizer.describe()}; train (or load) both with the same tokenize=")
         settings = AMFMSettings(lam=lam, mean=mean, dims=dims, am_combine=am_combine or "max",
-                                fm_combine=fm_combine or "mean", fm_normalization=fm_normalization)
+                                fm_combine=fm_combine or "mean", fm_normalization=fm_normalization, fm_oov=fm_oov)
         settings.check(lsi.dims)
         settings = replace(settings, lam=float(lam), dims=None if dims is None else int(dims))
         self._lsi = lsi
@@ -179,7 +184,7 @@ class AMFM:
         iterable of str) and return the scorer. ``dims``: LSI dimensions trained (scoring
         uses all; ``with_settings(dims=k)`` scores with fewer). ``tokenize``: "amfm" (the
         toolkit's normalisation, default) or "whitespace". ``settings`` are AMFM's own
-        (lam, mean, combine, am_combine, fm_combine, fm_normalization)."""
+        (lam, mean, combine, am_combine, fm_combine, fm_normalization, fm_oov)."""
         LsiModel, NgramLM, _, _ = _engines()
         if not isinstance(corpus, (str, os.PathLike)):
             if isinstance(corpus, bytes):
@@ -313,7 +318,7 @@ class AMFM:
         """Every setting that changes the number, and content hashes of both models."""
         s = self._settings
         return make_signature("amfm", lam=s.lam, mean=s.mean, dims=self.dims, am=s.am_combine, fm=s.fm_combine,
-                              fm_norm=s.fm_normalization, tok=self._lsi.tokenizer.describe(),
+                              fm_norm=s.fm_normalization, fm_oov=s.fm_oov, tok=self._lsi.tokenizer.describe(),
                               lsi=self._lsi.fingerprint, lm=self._lm.fingerprint, order=self._lm.order)
 
     def __repr__(self) -> str:
@@ -339,7 +344,7 @@ class AMFM:
         w = self._workers if workers is None else workers
         s = self._settings
         am = adequacy(hyps, refs, self._lsi, dims=s.dims, combine=s.am_combine, workers=w).sentences
-        fm = fluency(hyps, refs, self._lm, combine=s.fm_combine, normalization=s.fm_normalization,
+        fm = fluency(hyps, refs, self._lm, combine=s.fm_combine, normalization=s.fm_normalization, oov=s.fm_oov,
                      workers=w).sentences
         return np.asarray(am, dtype=np.float64), np.asarray(fm, dtype=np.float64)
 

@@ -177,7 +177,7 @@ def tune(systems: Mapping, refs, human, *, corpus=None, model: AMFM | None = Non
             raise ValueError(f"a given model has only its own LM order ({model.lm.order}); "
                              "pass corpus= to tune the order")
         lms = {model.lm.order: model.lm}
-        normalization = model.settings.fm_normalization
+        normalization, oov = model.settings.fm_normalization, model.settings.fm_oov
     else:
         dims = _positive_ints(dims if dims is not None else [100], "dims")
         orders = _positive_ints(orders if orders is not None else [3], "orders")
@@ -187,14 +187,14 @@ def tune(systems: Mapping, refs, human, *, corpus=None, model: AMFM | None = Non
         lsi = LsiModel.train(corpus, dims=dims[-1], weighting=weighting, min_count=min_count,
                              max_vocab=max_vocab, seed=seed, workers=workers, **tok)
         lms = {o: NgramLM.train(corpus, order=o, smoothing=smoothing, workers=workers, **tok) for o in orders}
-        normalization = "per-word"
+        normalization, oov = "per-word", "skip"
 
     # One encoding of the references serves every setting (both models tokenize alike).
     encoded = AMFM(lsi, next(iter(lms.values())), workers=workers).references(refs, len(hyps[names[0]]))
     am = {(d, a): {s: np.asarray(adequacy(hyps[s], encoded, lsi, dims=d, combine=a, workers=workers).sentences)
                    for s in names}
           for d in dims for a in dict.fromkeys(p[0] for p in pairs)}
-    fm = {(o, f): {s: np.asarray(fluency(hyps[s], encoded, lm, combine=f, normalization=normalization,
+    fm = {(o, f): {s: np.asarray(fluency(hyps[s], encoded, lm, combine=f, normalization=normalization, oov=oov,
                                          workers=workers).sentences)
                    for s in names}
           for o, lm in lms.items() for f in dict.fromkeys(p[1] for p in pairs)}
