@@ -12,12 +12,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import fastamfm
 from fastamfm import AMFM
 from fastamfm.cli import main
 
 from amfm_helpers import tiny_corpus, tiny_pairs, train_tiny
 
-PYTHON_DIR = Path(__file__).resolve().parents[1] / "python"
+# The folder holding the fastamfm these tests imported (installed, or the developer tree),
+# so subprocesses run the same build.
+PYTHON_DIR = Path(fastamfm.__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
