@@ -260,7 +260,13 @@ class SegmentClipper {
     const size_t ngrams = ids.size() * static_cast<size_t>(max_order_);
     size_t capacity = 64;
     while (capacity < 2 * ngrams) capacity *= 2;
-    table_.assign(capacity, Entry{});
+    // The table only grows, and only the slots the previous hypothesis used are
+    // dirty: clearing those is far cheaper than wiping the table for every segment.
+    if (capacity > table_.size()) {
+      table_.assign(capacity, Entry{});
+    } else {
+      for (uint32_t slot : used_) table_[slot] = Entry{};
+    }
     used_.clear();
     for_each_ngram(ids, [&](NgramKey key, int order) {
       const size_t slot = find_slot(key);
@@ -319,7 +325,7 @@ class SegmentClipper {
 
   size_t find_slot(NgramKey key) const {
     const size_t mask = table_.size() - 1;
-    size_t slot = mix64(key) & mask;
+    size_t slot = key & mask;  // keys are mix64 outputs already: their low bits are uniform
     while (table_[slot].used && table_[slot].key != key) slot = (slot + 1) & mask;
     return slot;
   }
