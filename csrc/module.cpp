@@ -14,4 +14,5 @@ PYBIND11_MODULE(_core, m) {
   register_nlg_metrics(m);
   register_meteor(m);
   register_flatten_references(m);
+  register_hash_testing(m);
 }

@@ -27,16 +27,9 @@ inline uint64_t mix64(uint64_t x) {
 // with at most three loads: overlapping reads put the same byte at the same place.
 inline uint64_t load_tail(const char* p, size_t n) {
   auto byte = [p](size_t k) { return static_cast<uint64_t>(static_cast<unsigned char>(p[k])); };
-  if (n >= 4) {
-    uint32_t lo, hi;
-    std::memcpy(&lo, p, 4);
-    std::memcpy(&hi, p + n - 4, 4);
-    if constexpr (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__) {
-      lo = __builtin_bswap32(lo);
-      hi = __builtin_bswap32(hi);
-    }
-    return uint64_t{lo} | (uint64_t{hi} << (8 * (n - 4)));
-  }
+  // Assembled from bytes so any byte order gives the same value; compilers emit one load.
+  auto load4 = [&](size_t k) { return byte(k) | byte(k + 1) << 8 | byte(k + 2) << 16 | byte(k + 3) << 24; };
+  if (n >= 4) return load4(0) | (load4(n - 4) << (8 * (n - 4)));
   if (n == 0) return 0;
   return byte(0) | (byte(n / 2) << (8 * (n / 2))) | (byte(n - 1) << (8 * (n - 1)));
 }

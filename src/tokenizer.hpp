@@ -10,7 +10,6 @@
 // Unicode-database steps (NFKC, full lowercasing, non-ASCII punctuation) are applied
 // by the Python layer before the text reaches the core (fastamfm/tokenize.py says why).
 #pragma once
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,33 +54,32 @@ class Tokenizer {
   TokenizerOptions options_;
 };
 
-// True when s[i] starts a whitespace character; width receives its length in bytes.
-inline bool whitespace_at(std::string_view s, size_t i, size_t& width) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  if (c < 0x80) {
-    width = 1;
-    // ' ', \t..\r and \x1c..\x1f as bits of one mask: one compare for ordinary characters.
-    constexpr uint64_t kAsciiSpaces = (uint64_t{1} << ' ') | (uint64_t{0x1f} << 0x09) | (uint64_t{0xf} << 0x1c);
-    return c <= ' ' && ((kAsciiSpaces >> c) & 1);
-  }
-  size_t pos = i;
-  const bool space = is_python_whitespace(decode_utf8(s, pos));
-  width = pos - i;
-  return space;
-}
-
 template <class Emit>
 void Tokenizer::for_each_token(std::string_view text, std::string& scratch, Emit&& emit) const {
   const std::string_view s = normalize(text, scratch);
+  size_t i = 0;
   const size_t n = s.size();
-  size_t i = 0, width = 1;
-  while (true) {
-    while (i < n && whitespace_at(s, i, width)) i += width;
-    if (i >= n) return;
-    const size_t start = i;
-    while (i < n && !whitespace_at(s, i, width)) i += width;
-    emit(s.substr(start, i - start));
+  size_t start = std::string_view::npos;
+  while (i < n) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t width = 1;
+    bool space;
+    if (c < 0x80) {
+      space = c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F);
+    } else {
+      size_t pos = i;
+      space = is_python_whitespace(decode_utf8(s, pos));
+      width = pos - i;
+    }
+    if (space) {
+      if (start != std::string_view::npos) emit(s.substr(start, i - start));
+      start = std::string_view::npos;
+    } else if (start == std::string_view::npos) {
+      start = i;
+    }
+    i += width;
   }
+  if (start != std::string_view::npos) emit(s.substr(start, n - start));
 }
 
 }  // namespace fastamfm
