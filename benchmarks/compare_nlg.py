@@ -48,9 +48,13 @@ def median_time(fn, repeats=REPEATS):
     return Timing(statistics.median(walls), statistics.median(cpus)), result
 
 
+# The metrics pycocoevalcap computes here (compute_metrics' default now adds METEOR and AM-FM).
+OVERLAP_KEYS = ["Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "ROUGE_L", "CIDEr"]
+
+
 def fastamfm_dstc6(workers):
     refs = fastamfm.References.from_files(REFERENCE_FILES, workers=workers)
-    return [fastamfm.compute_metrics(str(path), refs, workers=workers) for path in SYSTEM_FILES]
+    return [fastamfm.compute_metrics(str(path), refs, metrics=OVERLAP_KEYS, workers=workers) for path in SYSTEM_FILES]
 
 
 def row(task, peer_name, peer: Timing, ours: Timing, items_peer=None, items_ours=None):

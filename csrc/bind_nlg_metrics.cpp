@@ -170,11 +170,8 @@ py::array_t<double> rouge_l_text(py::handle hyps, py::handle flat_refs, const st
   const RougeMultiRef mode = parse_rouge_multi_ref(multi_ref);
   const auto check = python_interrupt_check();
   return to_array(without_gil([&] {
-    auto tokens = [&](const TextBatch& texts) {
-      return split_like_pycoco ? split_on_spaces(texts, tokenizer.lowercases(), workers, check)
-                               : tokenize_batch(texts, tokenizer, workers, check);
-    };
-    return rouge_l_scores(tokens(hyp_texts), tokens(ref_texts), segment_offsets, beta, mode, workers, check);
+    return rouge_l_scores_from_text(hyp_texts, ref_texts, segment_offsets, tokenizer, split_like_pycoco, beta, mode,
+                                    workers, check);
   }));
 }
 

@@ -260,7 +260,13 @@ class SegmentClipper {
     const size_t ngrams = ids.size() * static_cast<size_t>(max_order_);
     size_t capacity = 64;
     while (capacity < 2 * ngrams) capacity *= 2;
-    table_.assign(capacity, Entry{});
+    // The table only grows, and only the slots the previous hypothesis used are
+    // dirty: clearing those is far cheaper than wiping the table for every segment.
+    if (capacity > table_.size()) {
+      table_.assign(capacity, Entry{});
+    } else {
+      for (uint32_t slot : used_) table_[slot] = Entry{};
+    }
     used_.clear();
     for_each_ngram(ids, [&](NgramKey key, int order) {
       const size_t slot = find_slot(key);
@@ -274,11 +280,18 @@ class SegmentClipper {
   }
 
   void add_reference(const std::vector<TokenId>& ids) {
-    for_each_ngram(ids, [&](NgramKey key, int) {
-      Entry& e = table_[find_slot(key)];
-      if (!e.used) return;
-      if (e.ref_count++ == 0) touched_.push_back(static_cast<uint32_t>(&e - table_.data()));
-    });
+    const size_t n = ids.size();
+    for (size_t i = 0; i < n; ++i) {
+      NgramKey key = ids[i];
+      for (size_t order = 1;; ++order) {
+        Entry& e = table_[find_slot(key)];
+        // An n-gram the hypothesis lacks has no extension it holds: stop here.
+        if (!e.used) break;
+        if (e.ref_count++ == 0) touched_.push_back(static_cast<uint32_t>(&e - table_.data()));
+        if (order == static_cast<size_t>(max_order_) || i + order >= n) break;
+        key = extend_key(key, ids[i + order]);
+      }
+    }
     for (uint32_t slot : touched_) {
       Entry& e = table_[slot];
       e.max_ref = std::max(e.max_ref, e.ref_count);
@@ -304,6 +317,9 @@ class SegmentClipper {
     bool used = false;
   };
 
+  // The key of an n-gram from its prefix's key and its last token.
+  static NgramKey extend_key(NgramKey prefix, TokenId last) { return mix64(prefix + last * 0x9e3779b97f4a7c15ULL); }
+
   template <class Fn>
   void for_each_ngram(const std::vector<TokenId>& ids, Fn&& fn) const {
     const size_t n = ids.size();
@@ -311,7 +327,7 @@ class SegmentClipper {
       NgramKey key = ids[i];
       fn(key, 1);
       for (int order = 2; order <= max_order_ && i + static_cast<size_t>(order) <= n; ++order) {
-        key = mix64(key + ids[i + static_cast<size_t>(order) - 1] * 0x9e3779b97f4a7c15ULL);
+        key = extend_key(key, ids[i + static_cast<size_t>(order) - 1]);
         fn(key, order);
       }
     }
@@ -319,7 +335,7 @@ class SegmentClipper {
 
   size_t find_slot(NgramKey key) const {
     const size_t mask = table_.size() - 1;
-    size_t slot = mix64(key) & mask;
+    size_t slot = key & mask;  // keys are mix64 outputs already: their low bits are uniform
     while (table_[slot].used && table_[slot].key != key) slot = (slot + 1) & mask;
     return slot;
   }

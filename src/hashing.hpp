@@ -23,6 +23,17 @@ inline uint64_t mix64(uint64_t x) {
   return x;
 }
 
+// The 0..7 bytes p[0..n) as a little-endian integer (byte k at bits 8k..8k+7), read
+// with at most three loads: overlapping reads put the same byte at the same place.
+inline uint64_t load_tail(const char* p, size_t n) {
+  auto byte = [p](size_t k) { return static_cast<uint64_t>(static_cast<unsigned char>(p[k])); };
+  // Assembled from bytes so any byte order gives the same value; compilers emit one load.
+  auto load4 = [&](size_t k) { return byte(k) | byte(k + 1) << 8 | byte(k + 2) << 16 | byte(k + 3) << 24; };
+  if (n >= 4) return load4(0) | (load4(n - 4) << (8 * (n - 4)));
+  if (n == 0) return 0;
+  return byte(0) | (byte(n / 2) << (8 * (n / 2))) | (byte(n - 1) << (8 * (n - 1)));
+}
+
 inline TokenId hash_token(std::string_view token) {
   uint64_t h = 0x9e3779b97f4a7c15ULL ^ (token.size() * 0xff51afd7ed558ccdULL);
   size_t i = 0;
@@ -32,10 +43,7 @@ inline TokenId hash_token(std::string_view token) {
       word |= static_cast<uint64_t>(static_cast<unsigned char>(token[i + b])) << (8 * b);
     h = mix64(h ^ word);
   }
-  uint64_t tail = 0;
-  for (int b = 0; i < token.size(); ++i, ++b)
-    tail |= static_cast<uint64_t>(static_cast<unsigned char>(token[i])) << (8 * b);
-  return mix64(h ^ tail ^ 0x2545f4914f6cdd1dULL);
+  return mix64(h ^ load_tail(token.data() + i, token.size() - i) ^ 0x2545f4914f6cdd1dULL);
 }
 
 // Key of the n-gram ids[0..n): order-sensitive, and the order n is part of the key

@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "parallel.hpp"
+#include "text_batch.hpp"
 #include "tokenized_batch.hpp"
+#include "tokenizer.hpp"
 
 namespace fastamfm {
 
@@ -23,5 +25,13 @@ RougeMultiRef parse_rouge_multi_ref(std::string_view name);
 std::vector<double> rouge_l_scores(const TokenizedBatch& hyps, const TokenizedBatch& refs,
                                    const std::vector<uint64_t>& segment_offsets, double beta, RougeMultiRef multi_ref,
                                    int workers, const InterruptCheck& interrupted = {});
+
+// The same scores straight from text, for a one-off scoring: each text is tokenized
+// into ids as its segment is scored (with split_on_spaces' rule when
+// split_like_pycoco, else the tokenizer), so no token text is ever stored.
+std::vector<double> rouge_l_scores_from_text(const TextBatch& hyps, const TextBatch& refs,
+                                             const std::vector<uint64_t>& segment_offsets, const Tokenizer& tokenizer,
+                                             bool split_like_pycoco, double beta, RougeMultiRef multi_ref, int workers,
+                                             const InterruptCheck& interrupted = {});
 
 }  // namespace fastamfm

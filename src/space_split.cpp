@@ -8,9 +8,6 @@
 
 namespace fastamfm {
 
-namespace {
-
-// text without the leading and trailing characters Python's str.strip() removes.
 std::string_view strip_python_whitespace(std::string_view text) {
   size_t begin = 0;
   while (begin < text.size()) {
@@ -33,8 +30,6 @@ std::string_view strip_python_whitespace(std::string_view text) {
   return text.substr(begin, end - begin);
 }
 
-}  // namespace
-
 TokenizedBatch split_on_spaces(const TextBatch& texts, bool lowercase, int workers, const InterruptCheck& interrupted) {
   constexpr size_t kPartSize = 4096;
   const size_t n = texts.size();
@@ -45,20 +40,8 @@ TokenizedBatch split_on_spaces(const TextBatch& texts, bool lowercase, int worke
       [&](size_t p) {
         std::string lowered;
         for (size_t i = p * kPartSize; i < std::min(n, (p + 1) * kPartSize); ++i) {
-          std::string_view text = strip_python_whitespace(texts[i]);
-          if (lowercase) {
-            lowered.assign(text.data(), text.size());
-            for (char& c : lowered)
-              if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + ('a' - 'A'));
-            text = lowered;
-          }
-          size_t start = 0;
-          for (size_t j = 0; j <= text.size(); ++j) {
-            if (j == text.size() || text[j] == ' ') {
-              partial[p].add_token(text.substr(start, j - start));
-              start = j + 1;
-            }
-          }
+          for_each_space_split_token(texts[i], lowercase, lowered,
+                                     [&](std::string_view token) { partial[p].add_token(token); });
           partial[p].end_sentence();
         }
       },

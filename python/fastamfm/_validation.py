@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from . import _core
+
 
 def as_text_list(texts, name: str, *, allow_empty: bool = False) -> list:
     """A list of str/bytes from any sequence or iterable, with a clear error otherwise."""
@@ -22,7 +24,12 @@ def as_text_list(texts, name: str, *, allow_empty: bool = False) -> list:
 
 
 def flatten_references(refs, n_expected: int | None, name: str = "refs") -> tuple[list, list[int]]:
-    """Ragged references -> (flat list, segment offsets). Every segment needs >= 1 reference."""
+    """Ragged references -> (flat list, segment offsets). Every segment needs >= 1 reference.
+
+    ``refs[i]`` must be a sequence (not a str/bytes) of at least one reference:
+    ``TypeError`` "refs[i] is a single string; ..." / "refs[i] is int, expected a list
+    of strings", ``ValueError`` "refs[i] has no reference".
+    """
     if isinstance(refs, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of reference lists, not a single string")
     if not isinstance(refs, Sequence):
@@ -31,21 +38,8 @@ def flatten_references(refs, n_expected: int | None, name: str = "refs") -> tupl
         raise ValueError(f"{n_expected} hypotheses but {len(refs)} reference lists in {name}")
     if len(refs) == 0:
         raise ValueError(f"{name} is empty")
-    flat: list = []
-    offsets = [0]
-    for i, group in enumerate(refs):
-        if isinstance(group, (str, bytes)):
-            raise TypeError(
-                f"{name}[{i}] is a single string; {name} must hold one list of references per "
-                f"hypothesis (for one reference each, wrap it: [[r] for r in refs])"
-            )
-        if not isinstance(group, Sequence):
-            raise TypeError(f"{name}[{i}] is {type(group).__name__}, expected a list of strings")
-        if len(group) == 0:
-            raise ValueError(f"{name}[{i}] has no reference")
-        flat.extend(group)
-        offsets.append(len(flat))
-    return flat, offsets
+    # The per-segment loop (same checks and messages for each reference list) runs in C++.
+    return _core.flatten_ragged(refs, name)
 
 
 def check_same_length(n_hyps: int, n_refs: int, what: str = "references") -> None:
