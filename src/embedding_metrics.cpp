@@ -163,8 +163,10 @@ class SegmentScorer {
  private:
   // Cosine of every distinct hypothesis vector with every distinct reference vector.
   // The hypothesis vectors are widened into a small float64 buffer; the reference
-  // vectors stream from the float32 table in 4 x 2 register tiles (a tile row
-  // beyond the end repeats the last vector and its results are dropped).
+  // vectors stream from the float32 table in register tiles (the loops put one
+  // tile of references outermost, so it stays in L1 across all hypothesis
+  // vectors; a tile column beyond the end repeats the last vector and its
+  // results are dropped, the last hypothesis tile is just shorter).
   void fill_similarities() {
     const size_t nh = hyp_distinct_.size(), nr = ref_distinct_.size();
     sims_.resize(nh * nr);
@@ -182,15 +184,17 @@ class SegmentScorer {
       b_index_.push_back(r);
     }
     const size_t nb = b_.size();
-    for (size_t h = 0; h < nh; h += 4) {
-      const double* a[4];
-      for (size_t k = 0; k < 4; ++k) a[k] = hyp_values_.data() + std::min(h + k, nh - 1) * dim_;
-      for (size_t j = 0; j < nb; j += 2) {
-        const float* b[2] = {b_[j], b_[std::min(j + 1, nb - 1)]};
-        double out[8];
-        dense_dot_4x2(a, b, dim_, out);
-        for (size_t k = 0; k < 4 && h + k < nh; ++k)
-          for (size_t m = 0; m < 2 && j + m < nb; ++m) sims_[(h + k) * nr + b_index_[j + m]] = out[2 * k + m];
+    for (size_t j = 0; j < nb; j += kTileB) {
+      const float* b[kTileB];
+      for (size_t m = 0; m < kTileB; ++m) b[m] = b_[std::min(j + m, nb - 1)];
+      for (size_t h = 0; h < nh; h += kTileA) {
+        const size_t na = std::min(kTileA, nh - h);
+        const double* a[kTileA];
+        for (size_t k = 0; k < na; ++k) a[k] = hyp_values_.data() + (h + k) * dim_;
+        double out[kTileA * kTileB];
+        dense_dot_tile(a, na, b, dim_, out);
+        for (size_t k = 0; k < na; ++k)
+          for (size_t m = 0; m < kTileB && j + m < nb; ++m) sims_[(h + k) * nr + b_index_[j + m]] = out[kTileB * k + m];
       }
     }
     for (size_t h = 0; h < nh; ++h) {

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 // The helpers below pass 32-byte vectors by value; they are always inlined, so the
 // ABI GCC warns about (AVX vs. no AVX) is never used across a call.
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -47,23 +51,36 @@ FASTAMFM_INLINE double dot_body(const double* a, const T* b, size_t n) {
   return sum;
 }
 
-FASTAMFM_INLINE void dot4x2_body(const double* const a[4], const float* const b[2], size_t n, double out[8]) {
-  Lanes acc[8] = {};
+// NA a-vectors against kTileB b-vectors, out[kTileB * k + m] = dot(a[k], b[m]). Every
+// dot is summed in the same order whatever NA, so the tile height never changes a result.
+template <size_t NA, class Widen>
+FASTAMFM_INLINE void dot_tile_body(Widen widen, const double* const a[], const float* const b[kTileB], size_t n,
+                                   double out[]) {
+  Lanes acc[NA * kTileB] = {};
   size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
-    const Lanes b0 = load(b[0] + i), b1 = load(b[1] + i);
-    for (int k = 0; k < 4; ++k) {
+    Lanes y[kTileB];
+    for (size_t m = 0; m < kTileB; ++m) y[m] = widen(b[m] + i);
+    for (size_t k = 0; k < NA; ++k) {
       const Lanes x = load(a[k] + i);
-      acc[2 * k] += x * b0;
-      acc[2 * k + 1] += x * b1;
+      for (size_t m = 0; m < kTileB; ++m) acc[kTileB * k + m] += x * y[m];
     }
   }
-  for (int k = 0; k < 8; ++k) out[k] = lane_sum(acc[k]);
+  for (size_t k = 0; k < NA * kTileB; ++k) out[k] = lane_sum(acc[k]);
   for (; i < n; ++i)
-    for (int k = 0; k < 4; ++k) {
-      out[2 * k] += a[k][i] * static_cast<double>(b[0][i]);
-      out[2 * k + 1] += a[k][i] * static_cast<double>(b[1][i]);
-    }
+    for (size_t k = 0; k < NA; ++k)
+      for (size_t m = 0; m < kTileB; ++m) out[kTileB * k + m] += a[k][i] * static_cast<double>(b[m][i]);
+}
+
+// A tile of na (1 to kTileA) rows: a full-height tile would compute and drop the missing rows.
+template <class Widen>
+FASTAMFM_INLINE void dot_tile_any(Widen widen, const double* const a[], size_t na, const float* const b[kTileB],
+                                  size_t n, double out[]) {
+  switch (na) {
+    case 1: return dot_tile_body<1>(widen, a, b, n, out);
+    case 2: return dot_tile_body<2>(widen, a, b, n, out);
+    default: return dot_tile_body<kTileA>(widen, a, b, n, out);
+  }
 }
 
 template <class T>
@@ -91,7 +108,7 @@ FASTAMFM_INLINE void min_max_body(double* lo, double* hi, const T* v, size_t n) 
 struct Kernels {
   double (*dot_d)(const double*, const double*, size_t);
   double (*dot_f)(const double*, const float*, size_t);
-  void (*dot4x2)(const double* const[4], const float* const[2], size_t, double[8]);
+  void (*dot_tile)(const double* const[], size_t, const float* const[kTileB], size_t, double[]);
   void (*add_f)(double*, const float*, size_t);
   void (*add_d)(double*, const double*, size_t);
   void (*min_max_f)(double*, double*, const float*, size_t);
@@ -101,8 +118,9 @@ struct Kernels {
 #define FASTAMFM_KERNELS(suffix, attributes)                                                                    \
   attributes double dot_d_##suffix(const double* a, const double* b, size_t n) { return dot_body(a, b, n); }    \
   attributes double dot_f_##suffix(const double* a, const float* b, size_t n) { return dot_body(a, b, n); }     \
-  attributes void dot4x2_##suffix(const double* const a[4], const float* const b[2], size_t n, double out[8]) {  \
-    dot4x2_body(a, b, n, out);                                                                                \
+  attributes void dot_tile_##suffix(const double* const a[], size_t na, const float* const b[kTileB], size_t n,  \
+                                    double out[]) {                                                           \
+    dot_tile_any(widen_##suffix, a, na, b, n, out);                                                           \
   }                                                                                                           \
   attributes void add_f_##suffix(double* acc, const float* v, size_t n) { add_body(acc, v, n); }               \
   attributes void add_d_##suffix(double* acc, const double* v, size_t n) { add_body(acc, v, n); }              \
@@ -112,8 +130,18 @@ struct Kernels {
   attributes void min_max_d_##suffix(double* lo, double* hi, const double* v, size_t n) {                     \
     min_max_body(lo, hi, v, n);                                                                               \
   }                                                                                                           \
-  const Kernels kernels_##suffix = {dot_d_##suffix, dot_f_##suffix,     dot4x2_##suffix,   add_f_##suffix,     \
+  const Kernels kernels_##suffix = {dot_d_##suffix, dot_f_##suffix,     dot_tile_##suffix, add_f_##suffix,      \
                                     add_d_##suffix, min_max_f_##suffix, min_max_d_##suffix};
+
+// Four float32 values widened to float64 (exact). The generic load serves the
+// baseline; for AVX2 GCC splits it into two half-width conversions and a lane
+// insert, so that variant uses the one-instruction intrinsic.
+FASTAMFM_INLINE Lanes widen_baseline(const float* p) { return load(p); }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx2,fma"))) FASTAMFM_INLINE Lanes widen_avx2(const float* p) {
+  return reinterpret_cast<Lanes>(_mm256_cvtps_pd(_mm_loadu_ps(p)));
+}
+#endif
 
 FASTAMFM_KERNELS(baseline, )
 
@@ -135,8 +163,8 @@ const Kernels& kernels = pick_kernels();
 
 double dense_dot(const double* a, const double* b, size_t n) { return kernels.dot_d(a, b, n); }
 double dense_dot(const double* a, const float* b, size_t n) { return kernels.dot_f(a, b, n); }
-void dense_dot_4x2(const double* const a[4], const float* const b[2], size_t n, double out[8]) {
-  kernels.dot4x2(a, b, n, out);
+void dense_dot_tile(const double* const a[], size_t na, const float* const b[kTileB], size_t n, double out[]) {
+  kernels.dot_tile(a, na, b, n, out);
 }
 void add_into(double* acc, const float* v, size_t n) { kernels.add_f(acc, v, n); }
 void add_into(double* acc, const double* v, size_t n) { kernels.add_d(acc, v, n); }
