@@ -178,11 +178,7 @@ BleuReferenceCounts::BleuReferenceCounts(std::shared_ptr<const ReferenceSet> ref
       },
       interrupted);
   offsets_.assign(1, 0);
-  offsets_.reserve(n * static_cast<size_t>(max_order_) + 1);
-  for (size_t p = 0; p < parts; ++p) {
-    entries_.insert(entries_.end(), part_entries[p].begin(), part_entries[p].end());
-    for (uint64_t size : part_sizes[p]) offsets_.push_back(offsets_.back() + size);
-  }
+  join_ngram_parts(part_entries, part_sizes, entries_, offsets_);
 }
 
 namespace {
@@ -195,11 +191,14 @@ void check_bleu_inputs(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams,
     throw InputError("bleu: max_order " + std::to_string(max_order) + " exceeds the n-gram orders counted (" +
                      std::to_string(std::min(hyp_ngrams.max_order(), ref_orders)) + ")");
 }
-}  // namespace
 
-BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams, const ReferenceSet& refs,
-                               int max_order, RefLength ref_length, int workers, const InterruptCheck& interrupted) {
-  check_bleu_inputs(hyps, hyp_ngrams, refs, max_order, refs.max_order());
+
+// Scores every segment; ref_spans(i, order, fn) calls fn(span) for the reference
+// n-gram counts that segment i is clipped against.
+template <class RefSpans>
+BleuStatistics segment_statistics(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams, const ReferenceSet& refs,
+                                  int max_order, RefLength ref_length, int workers, const InterruptCheck& interrupted,
+                                  RefSpans&& ref_spans) {
   const size_t n = hyps.size();
   BleuStatistics stats = empty_statistics(n, max_order);
   parallel_for(
@@ -212,14 +211,22 @@ BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp
             scratch.ref_lens.push_back(refs.tokens().num_tokens(r));
           fill_segment(
               stats, i, hyps.num_tokens(i), ref_length, [&](int order) { return hyp_ngrams.at(i, order); },
-              [&](int order, auto&& fn) {
-                for (size_t r = refs.refs_begin(i); r < refs.refs_end(i); ++r) fn(refs.ngrams().at(r, order));
-              },
-              scratch);
+              [&](int order, auto&& fn) { ref_spans(i, order, fn); }, scratch);
         }
       },
       interrupted, 256);
   return stats;
+}
+}  // namespace
+
+BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams, const ReferenceSet& refs,
+                               int max_order, RefLength ref_length, int workers, const InterruptCheck& interrupted) {
+  check_bleu_inputs(hyps, hyp_ngrams, refs, max_order, refs.max_order());
+  return segment_statistics(hyps, hyp_ngrams, refs, max_order, ref_length, workers, interrupted,
+                            [&](size_t i, int order, auto&& fn) {
+                              for (size_t r = refs.refs_begin(i); r < refs.refs_end(i); ++r)
+                                fn(refs.ngrams().at(r, order));
+                            });
 }
 
 BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams,
@@ -227,23 +234,8 @@ BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp
                                const InterruptCheck& interrupted) {
   const ReferenceSet& refs = ref_counts.references();
   check_bleu_inputs(hyps, hyp_ngrams, refs, max_order, ref_counts.max_order());
-  const size_t n = hyps.size();
-  BleuStatistics stats = empty_statistics(n, max_order);
-  parallel_for(
-      n, workers,
-      [&](size_t begin, size_t end) {
-        SegmentScratch scratch;
-        for (size_t i = begin; i < end; ++i) {
-          scratch.ref_lens.clear();
-          for (size_t r = refs.refs_begin(i); r < refs.refs_end(i); ++r)
-            scratch.ref_lens.push_back(refs.tokens().num_tokens(r));
-          fill_segment(
-              stats, i, hyps.num_tokens(i), ref_length, [&](int order) { return hyp_ngrams.at(i, order); },
-              [&](int order, auto&& fn) { fn(ref_counts.max_counts(i, order)); }, scratch);
-        }
-      },
-      interrupted, 256);
-  return stats;
+  return segment_statistics(hyps, hyp_ngrams, refs, max_order, ref_length, workers, interrupted,
+                            [&](size_t i, int order, auto&& fn) { fn(ref_counts.max_counts(i, order)); });
 }
 
 namespace {

@@ -48,13 +48,20 @@ NgramTable::NgramTable(const TokenizedBatch& batch, int max_order, int workers,
         }
       },
       interrupted);
-  size_t total = 0;
-  for (const auto& e : part_entries) total += e.size();
-  entries_.reserve(total);
-  offsets_.reserve(n * static_cast<size_t>(max_order) + 1);
-  for (size_t p = 0; p < parts; ++p) {
-    entries_.insert(entries_.end(), part_entries[p].begin(), part_entries[p].end());
-    for (uint64_t s : part_sizes[p]) offsets_.push_back(offsets_.back() + s);
+  join_ngram_parts(part_entries, part_sizes, entries_, offsets_);
+}
+
+void join_ngram_parts(const std::vector<std::vector<NgramCount>>& part_entries,
+                      const std::vector<std::vector<uint64_t>>& part_sizes, std::vector<NgramCount>& entries,
+                      std::vector<uint64_t>& offsets) {
+  size_t total_entries = 0, total_spans = 0;
+  for (const auto& e : part_entries) total_entries += e.size();
+  for (const auto& sizes : part_sizes) total_spans += sizes.size();
+  entries.reserve(entries.size() + total_entries);
+  offsets.reserve(offsets.size() + total_spans);
+  for (size_t p = 0; p < part_entries.size(); ++p) {
+    entries.insert(entries.end(), part_entries[p].begin(), part_entries[p].end());
+    for (uint64_t size : part_sizes[p]) offsets.push_back(offsets.back() + size);
   }
 }
 

@@ -28,6 +28,12 @@ struct NgramSpan {
 void count_ngrams(const TokenId* ids, size_t n_tokens, int order, std::vector<NgramKey>& keys,
                   std::vector<NgramCount>& out);
 
+// Joins counts built in parts (part p: its entries, and the size of each span in
+// order) into one flat array and span offsets (offsets starts as {0}).
+void join_ngram_parts(const std::vector<std::vector<NgramCount>>& part_entries,
+                      const std::vector<std::vector<uint64_t>>& part_sizes, std::vector<NgramCount>& entries,
+                      std::vector<uint64_t>& offsets);
+
 class NgramTable {
  public:
   NgramTable() = default;

@@ -31,24 +31,9 @@ std::string_view strip_python_whitespace(std::string_view text) {
 }
 
 TokenizedBatch split_on_spaces(const TextBatch& texts, bool lowercase, int workers, const InterruptCheck& interrupted) {
-  constexpr size_t kPartSize = 4096;
-  const size_t n = texts.size();
-  const size_t parts = part_count(n, kPartSize);
-  std::vector<TokenizedBatch> partial(parts);
-  parallel_parts(
-      parts, workers,
-      [&](size_t p) {
-        std::string lowered;
-        for (size_t i = p * kPartSize; i < std::min(n, (p + 1) * kPartSize); ++i) {
-          for_each_space_split_token(texts[i], lowercase, lowered,
-                                     [&](std::string_view token) { partial[p].add_token(token); });
-          partial[p].end_sentence();
-        }
-      },
-      interrupted);
-  TokenizedBatch out;
-  for (const auto& part : partial) out.append(part);
-  return out;
+  return tokenize_in_parts(texts, workers, interrupted, [&](std::string_view text, std::string& scratch, auto&& emit) {
+    for_each_space_split_token(text, lowercase, scratch, emit);
+  });
 }
 
 }  // namespace fastamfm

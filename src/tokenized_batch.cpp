@@ -30,29 +30,9 @@ void TokenizedBatch::append(const TokenizedBatch& other) {
 
 TokenizedBatch tokenize_batch(const TextBatch& texts, const Tokenizer& tokenizer, int workers,
                               const InterruptCheck& interrupted) {
-  constexpr size_t kPartSize = 4096;
-  const size_t n = texts.size();
-  const size_t parts = part_count(n, kPartSize);
-  std::vector<TokenizedBatch> partial(parts);
-  parallel_parts(
-      parts, workers,
-      [&](size_t p) {
-        const size_t begin = p * kPartSize, end = std::min(n, begin + kPartSize);
-        TokenizedBatch& out = partial[p];
-        std::string scratch;
-        for (size_t i = begin; i < end; ++i) {
-          tokenizer.for_each_token(texts[i], scratch, [&](std::string_view tok) { out.add_token(tok); });
-          out.end_sentence();
-        }
-      },
-      interrupted);
-  if (parts == 1) return std::move(partial[0]);
-  TokenizedBatch result;
-  size_t tokens = 0;
-  for (const auto& part : partial) tokens += part.total_tokens();
-  result.reserve(n, tokens, texts.total_bytes());
-  for (const auto& part : partial) result.append(part);
-  return result;
+  return tokenize_in_parts(texts, workers, interrupted, [&](std::string_view text, std::string& scratch, auto&& emit) {
+    tokenizer.for_each_token(text, scratch, emit);
+  });
 }
 
 }  // namespace fastamfm

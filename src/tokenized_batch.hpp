@@ -1,5 +1,6 @@
 // n sentences after tokenization: per token its 64-bit id and its text.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -46,11 +47,41 @@ class TokenizedBatch {
   std::vector<uint64_t> sentence_offsets_;  // n + 1 offsets into the token arrays
 };
 
-// Tokenizes every text on `workers` threads; the result does not depend on workers.
-TokenizedBatch tokenize_batch(const TextBatch& texts, const Tokenizer& tokenizer, int workers,
-                              const InterruptCheck& interrupted = {});
-
 // Splits [0, n) into parts of about `part_size` items for parallel_parts.
 inline size_t part_count(size_t n, size_t part_size) { return (n + part_size - 1) / part_size; }
+
+// Tokenizes every text on `workers` threads with split_text(text, scratch, emit),
+// which calls emit(token) for each token. Fixed-size parts are tokenized apart and
+// joined in order, so the result never depends on the thread count.
+template <class SplitText>
+TokenizedBatch tokenize_in_parts(const TextBatch& texts, int workers, const InterruptCheck& interrupted,
+                                 SplitText&& split_text) {
+  constexpr size_t kPartSize = 4096;
+  const size_t n = texts.size();
+  const size_t parts = part_count(n, kPartSize);
+  std::vector<TokenizedBatch> partial(parts);
+  parallel_parts(
+      parts, workers,
+      [&](size_t p) {
+        TokenizedBatch& out = partial[p];
+        std::string scratch;
+        for (size_t i = p * kPartSize; i < std::min(n, (p + 1) * kPartSize); ++i) {
+          split_text(texts[i], scratch, [&](std::string_view token) { out.add_token(token); });
+          out.end_sentence();
+        }
+      },
+      interrupted);
+  if (parts == 1) return std::move(partial[0]);
+  TokenizedBatch result;
+  size_t tokens = 0;
+  for (const auto& part : partial) tokens += part.total_tokens();
+  result.reserve(n, tokens, texts.total_bytes());
+  for (const auto& part : partial) result.append(part);
+  return result;
+}
+
+// Tokenizes every text with `tokenizer`; the result does not depend on workers.
+TokenizedBatch tokenize_batch(const TextBatch& texts, const Tokenizer& tokenizer, int workers,
+                              const InterruptCheck& interrupted = {});
 
 }  // namespace fastamfm
