@@ -23,7 +23,7 @@ import fastamfm  # noqa: E402
 from conftest import dstc6_dir, dstc6_refs, dstc6_systems  # noqa: E402,F401  (the shared data fixtures)
 from fastamfm.metrics.embedding import embedding_metrics  # noqa: E402
 from big_vector_file import write_big_glove  # noqa: E402
-from oracles_embedding import Lookup, sentence_scores  # noqa: E402
+from oracles.embedding import Lookup, sentence_scores  # noqa: E402
 
 N_RESPONSES = 300
 

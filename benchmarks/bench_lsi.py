@@ -54,7 +54,7 @@ def test_svd_sklearn(benchmark, tfidf_matrix, sklearn_singular_values):
 def twcs_turns():
     if not (SHARED / "twcs_airlines").exists():
         pytest.skip(f"{SHARED / 'twcs_airlines'} is absent")
-    from oracles_lsi import twcs_agent_turns
+    from oracles.lsi import twcs_agent_turns
 
     return twcs_agent_turns(SHARED / "twcs_airlines")
 

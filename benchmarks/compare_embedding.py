@@ -2,7 +2,7 @@
 
 1. Embedding Average, Vector Extrema and Greedy Matching on the 20 DSTC-6 systems
    (2000 responses x 11 references each) against the numpy port of nlg-eval's
-   formulas in tests/oracles_embedding.py (nlg-eval's own code needs GloVe and
+   formulas in tests/oracles/embedding.py (nlg-eval's own code needs GloVe and
    gensim, neither of which is available here; the port follows its formulas one
    sentence at a time, as nlg-eval does). Every system's scores are checked equal
    within 1e-6 before any time is reported.
@@ -37,7 +37,7 @@ import fastamfm  # noqa: E402
 from fastamfm.io import read_lines, read_parallel_files  # noqa: E402
 from fastamfm.metrics.embedding import embedding_metrics  # noqa: E402
 from big_vector_file import write_big_glove  # noqa: E402
-from oracles_embedding import Lookup, sentence_scores  # noqa: E402
+from oracles.embedding import Lookup, sentence_scores  # noqa: E402
 from vector_files import write_glove  # noqa: E402
 
 REFERENCE_FILES = ["original_refs.txt"] + [f"refgen_result{i}.txt" for i in range(1, 11)]

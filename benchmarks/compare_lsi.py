@@ -213,7 +213,7 @@ def compare_am(repeats: int, dims: int) -> None:
     import fastamfm
     from fastamfm.io import read_lines, read_parallel_files
 
-    from oracles_lsi import twcs_agent_turns
+    from oracles.lsi import twcs_agent_turns
 
     dstc6 = SHARED / "dstc6_t2_evaluation"
     refs = read_parallel_files([dstc6 / "references" / "original_refs.txt"] +

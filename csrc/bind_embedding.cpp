@@ -5,11 +5,11 @@
 #include <cmath>
 
 #include "bindings.hpp"
-#include "embedding_metrics.hpp"
-#include "reference_set.hpp"
-#include "tokenized_batch.hpp"
-#include "vector_file_reader.hpp"
-#include "word_vectors.hpp"
+#include "vectors/embedding_metrics.hpp"
+#include "overlap/reference_set.hpp"
+#include "text/tokenized_batch.hpp"
+#include "vectors/vector_file_reader.hpp"
+#include "vectors/word_vectors.hpp"
 
 namespace fastamfm::bindings {
 

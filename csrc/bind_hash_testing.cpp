@@ -3,7 +3,7 @@
 #include <string>
 
 #include "bindings.hpp"
-#include "hashing.hpp"
+#include "text/hashing.hpp"
 
 namespace fastamfm::bindings {
 

@@ -2,14 +2,14 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
-#include "arpa_reader.hpp"
-#include "arpa_writer.hpp"
+#include "lm/arpa_reader.hpp"
+#include "lm/arpa_writer.hpp"
 #include "bindings.hpp"
-#include "lm_counter.hpp"
-#include "lm_fluency.hpp"
-#include "lm_model.hpp"
-#include "lm_training.hpp"
-#include "reference_set.hpp"
+#include "lm/lm_counter.hpp"
+#include "lm/lm_fluency.hpp"
+#include "lm/lm_model.hpp"
+#include "lm/lm_training.hpp"
+#include "overlap/reference_set.hpp"
 
 namespace fastamfm::bindings {
 

@@ -3,12 +3,12 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
-#include "adequacy.hpp"
+#include "lsi/adequacy.hpp"
 #include "bindings.hpp"
-#include "lsi_model.hpp"
-#include "reference_set.hpp"
-#include "sparse_products.hpp"
-#include "term_document.hpp"
+#include "lsi/lsi_model.hpp"
+#include "overlap/reference_set.hpp"
+#include "lsi/sparse_products.hpp"
+#include "lsi/term_document.hpp"
 
 namespace fastamfm::bindings {
 

@@ -3,9 +3,9 @@
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
-#include "meteor_normalizer.hpp"
-#include "meteor_scorer.hpp"
-#include "meteor_stemmer.hpp"
+#include "meteor/meteor_normalizer.hpp"
+#include "meteor/meteor_scorer.hpp"
+#include "meteor/meteor_stemmer.hpp"
 
 namespace fastamfm::bindings {
 

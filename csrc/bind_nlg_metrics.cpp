@@ -8,12 +8,12 @@
 #include <optional>
 
 #include "bindings.hpp"
-#include "bleu.hpp"
-#include "cider.hpp"
-#include "distinct.hpp"
-#include "document_frequency.hpp"
-#include "rouge_l.hpp"
-#include "space_split.hpp"
+#include "overlap/bleu.hpp"
+#include "overlap/cider.hpp"
+#include "overlap/distinct.hpp"
+#include "overlap/document_frequency.hpp"
+#include "overlap/rouge_l.hpp"
+#include "text/space_split.hpp"
 
 namespace fastamfm::bindings {
 

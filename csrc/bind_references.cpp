@@ -3,7 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
-#include "reference_set.hpp"
+#include "overlap/reference_set.hpp"
 
 namespace fastamfm::bindings {
 

@@ -2,11 +2,11 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
-#include "atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "bindings.hpp"
-#include "line_reader.hpp"
-#include "tokenized_batch.hpp"
-#include "tokenizer.hpp"
+#include "io/line_reader.hpp"
+#include "text/tokenized_batch.hpp"
+#include "text/tokenizer.hpp"
 
 namespace fastamfm::bindings {
 

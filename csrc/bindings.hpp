@@ -6,9 +6,9 @@
 #include <string>
 #include <utility>
 
-#include "errors.hpp"
-#include "parallel.hpp"
-#include "text_batch.hpp"
+#include "common/errors.hpp"
+#include "parallel/parallel.hpp"
+#include "text/text_batch.hpp"
 
 namespace fastamfm::bindings {
 

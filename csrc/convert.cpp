@@ -1,7 +1,7 @@
 #include <string>
 
 #include "bindings.hpp"
-#include "utf8.hpp"
+#include "text/utf8.hpp"
 
 namespace fastamfm::bindings {
 

@@ -29,6 +29,12 @@ def dstc6_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
+def dstc10_dir() -> Path:
+    """The five DSTC-10 track-5 development sets of turn-level human ratings."""
+    return _require(SHARED_DATA / "dstc10_dev")
+
+
+@pytest.fixture(scope="session")
 def twcs_dir() -> Path:
     return _require(TWCS)
 

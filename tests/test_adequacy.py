@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 import fastamfm
 
 from fastamfm.adequacy import projected_references
-from oracles_lsi import am_scores, project, twcs_agent_turns, unit_rows
+from oracles.lsi import am_scores, project, twcs_agent_turns, unit_rows
 
 COMBINE = ["max", "mean", "centroid"]
 

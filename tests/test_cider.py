@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 
 import fastamfm
-import oracles_nlg as oracle
+from oracles import nlg as oracle
 
 corpus = oracle.text_strategies()
 

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastamfm
-import oracles_nlg as oracle
+from oracles import nlg as oracle
 
 texts = st.lists(st.lists(st.sampled_from(["a", "b", "c", "日本", "café"]), max_size=8).map(" ".join),
                  min_size=1, max_size=20)

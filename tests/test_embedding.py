@@ -15,7 +15,7 @@ from fastamfm import References, WordVectors, embedding_average, greedy_matching
 from fastamfm.metrics.embedding import NLGEVAL_KEYS, embedding_metrics
 
 sys.path.insert(0, str(Path(__file__).parent))
-from oracles_embedding import Lookup, sentence_scores  # noqa: E402
+from oracles.embedding import Lookup, sentence_scores  # noqa: E402
 from vector_files import SUFFIX, WRITERS  # noqa: E402
 
 TOLERANCE = 1e-6
@@ -265,7 +265,7 @@ def test_from_lsi_with_a_real_lsi_model():
 # --- the CUDA path: its inputs are checked here, its kernels on a GPU ---------------------------
 def _glue_scores(hyps, refs, vectors):
     """Score the token rows cuda_inputs builds with the GPU oracle (numpy)."""
-    import oracles_gpu
+    from oracles import gpu as oracles_gpu
     from fastamfm.metrics.embedding import cuda_inputs
 
     (hyp_ids, hyp_off), (ref_ids, ref_off), ref_offsets, table = cuda_inputs(hyps, refs, vectors, "test")

@@ -11,7 +11,7 @@ import scipy.sparse
 import fastamfm
 from fastamfm import gpu
 
-import oracles_gpu as oracle
+from oracles import gpu as oracle
 
 needs_cuda = pytest.mark.skipif(not fastamfm.HAS_CUDA, reason="needs a CUDA device and fastamfm._cuda "
                                 f"({fastamfm._backend.cuda_unavailable_reason()})")

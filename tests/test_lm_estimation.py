@@ -8,7 +8,7 @@ import pytest
 
 import fastamfm
 from lm_corpora import zipf_corpus
-from oracles_lm import BackoffModel, context_sums, katz, kneser_ney, read_arpa
+from oracles.lm import BackoffModel, context_sums, katz, kneser_ney, read_arpa
 
 SMALL = zipf_corpus(400, vocabulary=150, seed=3)
 TINY = ["a b c", "a b", "b c a", "c"]  # too small for KN discounts: the fallback is used

@@ -11,7 +11,7 @@ from sklearn.utils.extmath import randomized_svd
 import fastamfm
 from fastamfm.lsi import sparse_randomized_svd
 
-from oracles_lsi import exact_lsi, fitted_vocabulary, project, subspace_cosines, weighted_matrix
+from oracles.lsi import exact_lsi, fitted_vocabulary, project, subspace_cosines, weighted_matrix
 
 
 def topic_corpus(n_docs: int, seed: int = 0, n_topics: int = 8, words_per_topic: int = 40) -> list[str]:

@@ -6,7 +6,7 @@ import warnings
 import pytest
 
 import fastamfm
-import oracles_nlg as oracle
+from oracles import nlg as oracle
 from conftest import REFERENCE_FILES, SYSTEMS
 from fastamfm import nlgeval
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import fastamfm
 from fastamfm import _core
 from fastamfm.references import as_references
-from oracles_text import tokenize as oracle_tokenize
+from oracles.text import tokenize as oracle_tokenize
 
 
 def oracle_ngrams(tokens: list[str], n: int) -> Counter:

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastamfm
-import oracles_nlg as oracle
+from oracles import nlg as oracle
 
 corpus = oracle.text_strategies()
 

@@ -1,4 +1,4 @@
-"""The C++ tokenizer against the readable Python oracle (tests/oracles_text.py)."""
+"""The C++ tokenizer against the readable Python oracle (tests/oracles/text.py)."""
 from __future__ import annotations
 
 import pytest
@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 import fastamfm
 from fastamfm import _core
-from oracles_text import tokenize as oracle
+from oracles.text import tokenize as oracle
 
 PRESETS = [("whitespace", False), ("whitespace", True), ("amfm", False)]
 

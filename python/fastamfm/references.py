@@ -1,6 +1,8 @@
 """``References``: ragged references encoded once and reused across systems."""
 from __future__ import annotations
 
+import threading
+
 from . import _core
 from ._validation import flatten_references
 from .tokenize import make_tokenizer, prepare_texts
@@ -22,6 +24,9 @@ class References:
         self._offsets = offsets
         prepared = prepare_texts(flat, self._tokenizer, "references")
         self._encoded = _core.ReferenceSet(prepared, offsets, self._tokenizer, max_order, workers)
+        # What metrics derived from these references (registry.Metric.prepare), by key.
+        self._derived: dict = {}
+        self._derived_lock = threading.Lock()
 
     # --- construction from files -------------------------------------------------
     @classmethod
@@ -81,6 +86,20 @@ class References:
     def encoded(self) -> _core.ReferenceSet:
         """The C++ ReferenceSet handed to the metric kernels."""
         return self._encoded
+
+    def derived(self, key, build):
+        """The state ``build()`` derives from these references, built once per ``key``.
+
+        ``key`` names the metric and every setting the state depends on (tokenizer,
+        model fingerprint, ...). Two threads asking at once may both build; the first
+        stored value is kept and returned to both.
+        """
+        with self._derived_lock:
+            if key in self._derived:
+                return self._derived[key]
+        value = build()
+        with self._derived_lock:
+            return self._derived.setdefault(key, value)
 
     def tokens(self, segment: int) -> list[list[str]]:
         return [self._encoded.tokens(r) for r in range(self._offsets[segment], self._offsets[segment + 1])]

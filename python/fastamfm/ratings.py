@@ -1,0 +1,174 @@
+"""Human-rated responses: what tuning, correlation and learned scorers read.
+
+``RatedTurns`` holds n responses with their dialogue contexts, references (when the
+set has them), the system that produced each one and one human rating per response
+(the mean over raters of one aspect). ``load_rated_turns`` reads the DSTC-10 track-5
+JSON layout (a list of turns: ``context`` with turns joined by newlines, ``response``,
+optional ``reference`` list, ``model``/``model_name``, ``annotations`` {aspect: [score
+per rater]}) and jsonl records ``{"hyp", "refs"?, "context"?, "rating", "system"?}``.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+# The aspect each DSTC-10 set is usually judged on (the track's convention).
+USUAL_ASPECTS = ("appropriateness", "Overall", "relevance")
+
+
+@dataclass(frozen=True)
+class RatedTurns:
+    """n rated responses. ``refs`` is None when the set has no references."""
+
+    name: str
+    hyps: list
+    contexts: list          # per response: the dialogue so far as a list of turns (last turn last)
+    refs: list | None       # per response: a list of references, or None for the whole set
+    systems: list           # per response: the system (model) that produced it
+    ratings: np.ndarray     # per response: mean human rating of ``aspect``
+    aspect: str
+
+    def __len__(self) -> int:
+        return len(self.hyps)
+
+    def subset(self, index) -> "RatedTurns":
+        index = np.asarray(index)
+        pick = lambda xs: [xs[i] for i in index]  # noqa: E731
+        return RatedTurns(self.name, pick(self.hyps), pick(self.contexts),
+                          None if self.refs is None else pick(self.refs), pick(self.systems),
+                          self.ratings[index], self.aspect)
+
+
+def _usual_aspect(annotations: dict, where: str) -> str:
+    for aspect in USUAL_ASPECTS:
+        if aspect in annotations:
+            return aspect
+    raise ValueError(f"{where}: none of the usual aspects {USUAL_ASPECTS} among {sorted(annotations)}; "
+                     f"pass aspect=")
+
+
+def _rating(scores, where: str) -> float:
+    if not isinstance(scores, list) or not scores:
+        raise ValueError(f"{where}: expected a non-empty list of rater scores, got {scores!r}")
+    values = []
+    for s in scores:
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s):
+            raise ValueError(f"{where}: rater score {s!r} is not a finite number")
+        values.append(float(s))
+    return float(np.mean(values))
+
+
+def _text(value, what: str, where: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{where}: {what} must be a string, got {type(value).__name__}")
+    return value
+
+
+def _from_dstc10(records: list, name: str, aspect: str | None, path) -> RatedTurns:
+    hyps, contexts, refs, systems, ratings = [], [], [], [], []
+    has_refs = None
+    for i, rec in enumerate(records, 1):
+        where = f"{path}: record {i}"
+        if not isinstance(rec, dict):
+            raise ValueError(f"{where}: expected a JSON object")
+        for key in ("response", "context", "annotations"):
+            if key not in rec:
+                raise ValueError(f"{where}: missing {key!r}")
+        annotations = rec["annotations"]
+        if not isinstance(annotations, dict):
+            raise ValueError(f"{where}: annotations must be an object")
+        aspect = aspect or _usual_aspect(annotations, where)
+        if aspect not in annotations:
+            raise ValueError(f"{where}: no ratings of aspect {aspect!r} (has {sorted(annotations)})")
+        hyps.append(_text(rec["response"], "response", where))
+        contexts.append(_text(rec["context"], "context", where).split("\n"))
+        systems.append(str(rec.get("model", rec.get("model_name", "unknown"))))
+        ratings.append(_rating(annotations[aspect], f"{where}: annotations[{aspect!r}]"))
+        reference = rec.get("reference")
+        if has_refs is None:
+            has_refs = reference is not None
+        if has_refs != (reference is not None):
+            raise ValueError(f"{where}: some records have references and some do not")
+        if has_refs:
+            reference = [reference] if isinstance(reference, str) else reference
+            if not isinstance(reference, list) or not reference:
+                raise ValueError(f"{where}: reference must be a string or a non-empty list of strings")
+            refs.append([_text(r, "reference", where) for r in reference])
+    if not hyps:
+        raise ValueError(f"{path}: holds no rated response")
+    return RatedTurns(name, hyps, contexts, refs if has_refs else None, systems,
+                      np.asarray(ratings, dtype=np.float64), aspect)
+
+
+def _from_jsonl(path, name: str) -> RatedTurns:
+    hyps, contexts, refs, systems, ratings = [], [], [], [], []
+    has_refs = None
+    with open(path, encoding="utf-8") as f:
+        for line_number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            where = f"{path}:{line_number}"
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{where}: invalid JSON: {exc.msg} (column {exc.colno})") from None
+            if not isinstance(rec, dict) or "hyp" not in rec or "rating" not in rec:
+                raise ValueError(f"{where}: expected an object with 'hyp' and 'rating'")
+            rating = rec["rating"]
+            if isinstance(rating, bool) or not isinstance(rating, (int, float)) or not math.isfinite(rating):
+                raise ValueError(f"{where}: rating {rating!r} is not a finite number")
+            hyps.append(_text(rec["hyp"], "hyp", where))
+            context = rec.get("context", [])
+            context = context.split("\n") if isinstance(context, str) else context
+            if not isinstance(context, list) or not all(isinstance(t, str) for t in context):
+                raise ValueError(f"{where}: context must be a string or a list of strings")
+            contexts.append(context)
+            systems.append(str(rec.get("system", "unknown")))
+            ratings.append(float(rating))
+            if has_refs is None:
+                has_refs = "refs" in rec
+            if has_refs != ("refs" in rec):
+                raise ValueError(f"{where}: some records have refs and some do not")
+            if has_refs:
+                r = rec["refs"]
+                if not isinstance(r, list) or not r or not all(isinstance(x, str) for x in r):
+                    raise ValueError(f"{where}: refs must be a non-empty list of strings")
+                refs.append(r)
+    if not hyps:
+        raise ValueError(f"{path}: holds no rated response")
+    return RatedTurns(name, hyps, contexts, refs if has_refs else None, systems,
+                      np.asarray(ratings, dtype=np.float64), "rating")
+
+
+def load_rated_turns(path, *, aspect: str | None = None) -> RatedTurns:
+    """Rated responses from a DSTC-10 JSON file (``aspect``: default the set's usual one)
+    or a jsonl file of ``{"hyp", "rating", "refs"?, "context"?, "system"?}`` records."""
+    path = Path(os.fspath(path))
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    name = path.name.split("_eval")[0].split(".")[0]
+    if path.suffix == ".jsonl":
+        return _from_jsonl(path, name)
+    try:
+        records = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: invalid UTF-8 at byte {exc.start}") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg} (column {exc.colno})") from None
+    if not isinstance(records, list):
+        raise ValueError(f"{path}: expected a JSON list of rated turns")
+    return _from_dstc10(records, name, aspect, path)
+
+
+def load_dstc10_dev(directory) -> dict:
+    """Every ``*_eval.json`` set in ``directory`` (e.g. ``../shared/data/dstc10_dev``), by name."""
+    directory = Path(os.fspath(directory))
+    files = sorted(directory.glob("*_eval.json"))
+    if not files:
+        raise FileNotFoundError(f"{directory}: no *_eval.json rated sets")
+    return {(s := load_rated_turns(f)).name: s for f in files}

@@ -1,0 +1,115 @@
+#include "io/line_reader.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/errors.hpp"
+#include "text/utf8.hpp"
+
+namespace fastamfm {
+
+namespace {
+constexpr size_t kBlock = size_t{1} << 20;
+
+std::FILE* open_or_throw(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+  return f;
+}
+}  // namespace
+
+LineReader::LineReader(std::string path, size_t max_line_bytes)
+    : path_(std::move(path)), max_line_bytes_(max_line_bytes), file_(open_or_throw(path_)), buffer_(kBlock) {}
+
+LineReader::~LineReader() {
+  if (file_) std::fclose(file_);
+}
+
+bool LineReader::refill() {
+  if (eof_) return false;
+  if (begin_ > 0) {  // keep the unfinished line at the front
+    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);
+  const size_t got = std::fread(buffer_.data() + end_, 1, buffer_.size() - end_, file_);
+  if (got == 0) {
+    if (std::ferror(file_)) throw std::runtime_error(path_ + ": read error: " + std::strerror(errno));
+    eof_ = true;
+    return false;
+  }
+  end_ += got;
+  return true;
+}
+
+bool LineReader::next(std::string& line) {
+  size_t scanned = begin_;
+  for (;;) {
+    const char* nl = static_cast<const char*>(std::memchr(buffer_.data() + scanned, '\n', end_ - scanned));
+    size_t line_end;
+    size_t consumed;
+    if (nl) {
+      line_end = static_cast<size_t>(nl - buffer_.data());
+      consumed = line_end + 1;
+    } else {
+      if (end_ - begin_ > max_line_bytes_ + 1) {
+        throw FormatError(path_ + ":" + std::to_string(line_number_ + 1) + ": line longer than " +
+                          std::to_string(max_line_bytes_) + " bytes");
+      }
+      const size_t offset_in_line = end_ - begin_;
+      if (refill()) {
+        scanned = begin_ + offset_in_line;
+        continue;
+      }
+      if (end_ == begin_) return false;  // clean end of file
+      line_end = end_;
+      consumed = end_;
+    }
+    size_t length = line_end - begin_;
+    if (length > 0 && buffer_[begin_ + length - 1] == '\r') --length;
+    ++line_number_;
+    if (length > max_line_bytes_) {
+      throw FormatError(path_ + ":" + std::to_string(line_number_) + ": line longer than " +
+                        std::to_string(max_line_bytes_) + " bytes");
+    }
+    line.assign(buffer_.data() + begin_, length);
+    bytes_consumed_ += consumed - begin_;
+    begin_ = consumed;
+    const size_t bad = find_invalid_utf8(line);
+    if (bad != SIZE_MAX) {
+      throw FormatError(path_ + ":" + std::to_string(line_number_) + ": invalid UTF-8 at byte " +
+                        std::to_string(bad) + " of the line");
+    }
+    return true;
+  }
+}
+
+size_t LineReader::read_into(TextBatch& out, size_t max_lines) {
+  std::string line;
+  size_t n = 0;
+  while (n < max_lines && next(line)) {
+    out.push_back(line);
+    ++n;
+  }
+  return n;
+}
+
+uint64_t count_lines(const std::string& path) {
+  std::FILE* f = open_or_throw(path);
+  std::vector<char> block(kBlock);
+  uint64_t lines = 0;
+  char last = '\n';
+  size_t got;
+  while ((got = std::fread(block.data(), 1, block.size(), f)) > 0) {
+    for (const char* p = block.data(); (p = static_cast<const char*>(std::memchr(p, '\n', got - static_cast<size_t>(p - block.data())))); ++p)
+      ++lines;
+    last = block[got - 1];
+  }
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) throw std::runtime_error(path + ": read error");
+  return lines + (last != '\n' ? 1 : 0);
+}
+
+}  // namespace fastamfm

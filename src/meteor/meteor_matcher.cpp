@@ -1,0 +1,195 @@
+#include "meteor/meteor_matcher.hpp"
+
+#include <algorithm>
+
+#include "meteor/meteor_normalizer.hpp"
+#include "meteor/meteor_stemmer.hpp"
+
+namespace fastamfm {
+
+MeteorWord describe_meteor_word(const std::string& word, const MeteorResources* resources,
+                                const MeteorStageSet& stages) {
+  MeteorWord w;
+  w.key = java_string_hash(word);
+  if (stages[static_cast<size_t>(MeteorStage::kStem)]) w.stem_key = java_string_hash(snowball_english_stem(word));
+  if (resources != nullptr) {
+    w.function_word = resources->is_function_word(word);
+    if (stages[static_cast<size_t>(MeteorStage::kSynonym)]) {
+      w.synsets = resources->synonym_sets(word);
+      for (uint32_t id : w.synsets) w.synset_signature |= uint64_t{1} << (id % 64);
+    }
+    if (stages[static_cast<size_t>(MeteorStage::kParaphrase)]) w.paraphrase_id = resources->paraphrase_word_id(word);
+  }
+  return w;
+}
+
+namespace {
+
+size_t synset_slot(uint32_t synset, size_t mask) { return (synset * size_t{0x9E3779B97F4A7C15ULL} >> 20) & mask; }
+
+void build_synset_table(MeteorLine& line) {
+  line.synset_slots.clear();
+  line.synset_positions.clear();
+  if (line.words.size() > 64) return;
+  size_t entries = 0;
+  for (const MeteorWord* w : line.words) entries += w->synsets.size();
+  if (entries == 0) return;
+  size_t capacity = 16;
+  while (capacity < 2 * entries) capacity *= 2;
+  line.synset_slots.assign(capacity, MeteorLine::kNoSynset);
+  line.synset_positions.assign(capacity, 0);
+  for (size_t i = 0; i < line.words.size(); ++i) {
+    for (uint32_t synset : line.words[i]->synsets) {
+      size_t slot = synset_slot(synset, capacity - 1);
+      while (line.synset_slots[slot] != MeteorLine::kNoSynset && line.synset_slots[slot] != synset)
+        slot = (slot + 1) & (capacity - 1);
+      line.synset_slots[slot] = synset;
+      line.synset_positions[slot] |= uint64_t{1} << i;
+    }
+  }
+}
+
+}  // namespace
+
+uint64_t MeteorLine::synonym_positions(uint32_t synset) const {
+  const size_t mask = synset_slots.size() - 1;
+  for (size_t slot = synset_slot(synset, mask);; slot = (slot + 1) & mask) {
+    if (synset_slots[slot] == synset) return synset_positions[slot];
+    if (synset_slots[slot] == kNoSynset) return 0;
+  }
+}
+
+void prepare_meteor_line(MeteorLine& line, const MeteorResources* resources, const MeteorStageSet& stages) {
+  line.function_words = 0;
+  for (const MeteorWord* w : line.words) line.function_words += w->function_word ? 1 : 0;
+  if (stages[static_cast<size_t>(MeteorStage::kSynonym)]) build_synset_table(line);
+  line.paraphrase_ids.clear();
+  line.paraphrase_paths.clear();
+  line.paraphrase_positions.clear();
+  line.paraphrase_signature.fill(0);
+  if (resources == nullptr || !stages[static_cast<size_t>(MeteorStage::kParaphrase)]) return;
+  for (const MeteorWord* w : line.words) {
+    line.paraphrase_ids.push_back(w->paraphrase_id);
+    if (w->paraphrase_id >= 0) {
+      line.paraphrase_positions.push_back(static_cast<uint64_t>(w->paraphrase_id) << 32 |
+                                          (line.paraphrase_ids.size() - 1));
+      const uint32_t bit = (static_cast<uint32_t>(w->paraphrase_id) * 0x9E3779B1u) >> 23;
+      line.paraphrase_signature[bit >> 6] |= uint64_t{1} << (bit & 63);
+    }
+  }
+  std::sort(line.paraphrase_positions.begin(), line.paraphrase_positions.end());
+  for (size_t a = 0; a < line.words.size(); ++a)
+    resources->paraphrase_paths(line.paraphrase_ids.data(), line.paraphrase_ids.size(), a, line.paraphrase_paths);
+}
+
+namespace {
+
+bool share_synset(const MeteorWord& a, const MeteorWord& b) {
+  if ((a.synset_signature & b.synset_signature) == 0) return false;
+  auto i = a.synsets.begin(), j = b.synsets.begin();
+  while (i != a.synsets.end() && j != b.synsets.end()) {
+    if (*i == *j) return true;
+    if (*i < *j) ++i;
+    else ++j;
+  }
+  return false;
+}
+
+void add(MeteorCandidates& c, int32_t start, int32_t length, int32_t match_start, int32_t match_length, MeteorStage stage) {
+  c.found.push_back({start, length, match_start, match_length, static_cast<int32_t>(stage)});
+  for (int32_t k = 0; k < match_length; ++k) ++c.coverage1[static_cast<size_t>(match_start + k)];
+  for (int32_t k = 0; k < length; ++k) ++c.coverage2[static_cast<size_t>(start + k)];
+}
+
+// Word-to-word stages: for each line-2 word, each line-1 word in order.
+template <class Pred>
+void match_words(const MeteorLine& l1, const MeteorLine& l2, MeteorStage stage, Pred pred, MeteorCandidates& c) {
+  for (size_t j = 0; j < l2.words.size(); ++j) {
+    const MeteorWord& b = *l2.words[j];
+    for (size_t i = 0; i < l1.words.size(); ++i)
+      if (pred(*l1.words[i], b)) add(c, static_cast<int32_t>(j), 1, static_cast<int32_t>(i), 1, stage);
+  }
+}
+
+// Phrases of `from` whose paraphrase occurs in `to`; `from_is_line2` orients the matches.
+void match_paraphrases(const MeteorLine& from, const MeteorLine& to, bool from_is_line2, const MeteorResources& r,
+                       MeteorCandidates& c) {
+  const std::vector<int32_t>& words = to.paraphrase_ids;
+  for (size_t p = 0; p < from.paraphrase_paths.size(); p += 4) {
+    const auto first = static_cast<int32_t>(from.paraphrase_paths[p + 3]);
+    if (!to.may_contain(static_cast<uint32_t>(first))) continue;
+    const auto a = static_cast<int32_t>(from.paraphrase_paths[p]);
+    const auto len = static_cast<int32_t>(from.paraphrase_paths[p + 1]);
+    const FlatArray<uint32_t> par = r.paraphrase(from.paraphrase_paths[p + 2]);
+    const auto plen = static_cast<int32_t>(par.size());
+    const uint64_t key = static_cast<uint64_t>(first) << 32;
+    for (auto it = std::lower_bound(to.paraphrase_positions.begin(), to.paraphrase_positions.end(), key);
+         it != to.paraphrase_positions.end() && (*it >> 32) == static_cast<uint64_t>(first); ++it) {
+      const auto b = static_cast<size_t>(*it & UINT32_MAX);
+      if (b + par.size() > words.size()) continue;
+      bool match = true;
+      for (size_t k = 1; k < par.size() && match; ++k) match = words[b + k] == static_cast<int32_t>(par[k]);
+      if (!match) continue;
+      if (from_is_line2) add(c, a, len, static_cast<int32_t>(b), plen, MeteorStage::kParaphrase);
+      else add(c, static_cast<int32_t>(b), plen, a, len, MeteorStage::kParaphrase);
+    }
+  }
+}
+
+}  // namespace
+
+void find_meteor_candidates(const MeteorLine& l1, const MeteorLine& l2, const MeteorResources* resources,
+                            const MeteorStageSet& stages, MeteorCandidates& c) {
+  const size_t n1 = l1.words.size(), n2 = l2.words.size();
+  c.found.clear();
+  c.coverage1.assign(n1, 0);
+  c.coverage2.assign(n2, 0);
+
+  bool identical = n1 == n2;
+  for (size_t i = 0; identical && i < n1; ++i) identical = l1.words[i]->key == l2.words[i]->key;
+  // Identical lines need the first stage only (the jar's guard against beam errors).
+  size_t stages_left = identical ? 1 : kMeteorStages;
+  const auto run = [&](MeteorStage stage) {
+    if (!stages[static_cast<size_t>(stage)] || stages_left == 0) return false;
+    --stages_left;
+    return true;
+  };
+  if (run(MeteorStage::kExact))
+    match_words(l1, l2, MeteorStage::kExact, [](const MeteorWord& a, const MeteorWord& b) { return a.key == b.key; }, c);
+  if (run(MeteorStage::kStem))
+    match_words(l1, l2, MeteorStage::kStem,
+                [](const MeteorWord& a, const MeteorWord& b) { return a.stem_key == b.stem_key && a.key != b.key; }, c);
+  if (run(MeteorStage::kSynonym)) {
+    if (n1 <= 64) {
+      // Same order as the pairwise loop: line-2 words, then line-1 positions ascending.
+      for (size_t j = 0; j < n2; ++j) {
+        const MeteorWord& b = *l2.words[j];
+        uint64_t positions = 0;
+        if (!l1.synset_slots.empty())
+          for (uint32_t synset : b.synsets) positions |= l1.synonym_positions(synset);
+        for (; positions != 0; positions &= positions - 1) {
+          const auto i = static_cast<size_t>(__builtin_ctzll(positions));
+          if (l1.words[i]->key != b.key) add(c, static_cast<int32_t>(j), 1, static_cast<int32_t>(i), 1, MeteorStage::kSynonym);
+        }
+      }
+    } else {
+      match_words(l1, l2, MeteorStage::kSynonym,
+                  [](const MeteorWord& a, const MeteorWord& b) { return a.key != b.key && share_synset(a, b); }, c);
+    }
+  }
+  if (run(MeteorStage::kParaphrase) && resources != nullptr) {
+    match_paraphrases(l2, l1, true, *resources, c);
+    match_paraphrases(l1, l2, false, *resources, c);
+  }
+
+  // Group by start, keeping discovery order within a start (a stable counting sort).
+  c.begin.assign(n2 + 1, 0);
+  for (const MeteorMatch& m : c.found) ++c.begin[static_cast<size_t>(m.start) + 1];
+  for (size_t j = 0; j < n2; ++j) c.begin[j + 1] += c.begin[j];
+  c.matches.resize(c.found.size());
+  for (const MeteorMatch& m : c.found) c.matches[static_cast<size_t>(c.begin[static_cast<size_t>(m.start)]++)] = m;
+  for (size_t j = n2; j > 0; --j) c.begin[j] = c.begin[j - 1];
+  c.begin[0] = 0;
+}
+
+}  // namespace fastamfm

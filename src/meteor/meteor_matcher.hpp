@@ -1,0 +1,89 @@
+// METEOR's matching stages: every candidate match between a hypothesis (line 1)
+// and a reference (line 2), found by exact, stem, synonym and paraphrase matching
+// in that order. Like the jar, each stage matches independently of the others
+// (a later stage may repeat an earlier stage's pair), words are compared by their
+// Java hash keys, and the order in which candidates are listed is the jar's, since
+// the alignment search breaks ties by it.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "meteor/meteor_resources.hpp"
+
+namespace fastamfm {
+
+enum class MeteorStage : uint8_t { kExact = 0, kStem = 1, kSynonym = 2, kParaphrase = 3 };
+constexpr size_t kMeteorStages = 4;
+
+// Which stages run (in the fixed order exact, stem, synonym, paraphrase).
+using MeteorStageSet = std::array<bool, kMeteorStages>;
+
+// Everything the matchers need to know about one word, computed once per distinct
+// word of a batch.
+struct MeteorWord {
+  int32_t key = 0;       // Java String.hashCode of the word
+  int32_t stem_key = 0;  // Java String.hashCode of its Snowball stem
+  int32_t paraphrase_id = MeteorResources::kUnknownWord;
+  bool function_word = false;
+  std::vector<uint32_t> synsets;  // sorted
+  // A 64-bit filter of the synsets: disjoint filters, disjoint sets.
+  uint64_t synset_signature = 0;
+};
+
+MeteorWord describe_meteor_word(const std::string& word, const MeteorResources* resources,
+                                const MeteorStageSet& stages);
+
+// A line ready for matching: its words, and the paraphrase-table phrases that
+// start at each of its positions (found once per line, reused for every pairing).
+struct MeteorLine {
+  std::vector<const MeteorWord*> words;
+  std::vector<int32_t> paraphrase_ids;
+  // (paraphrase word id << 32 | position) of every known word, sorted: where each word occurs.
+  std::vector<uint64_t> paraphrase_positions;
+  // A 512-bit filter of the paraphrase word ids present in the line.
+  std::array<uint64_t, 8> paraphrase_signature{};
+  bool may_contain(uint32_t word_id) const {
+    const uint32_t bit = (word_id * 0x9E3779B1u) >> 23;
+    return (paraphrase_signature[bit >> 6] >> (bit & 63) & 1) != 0;
+  }
+  // (start, length, pair, first paraphrase word) per phrase of the table found in
+  // the line: positions ascending, then the table's order.
+  std::vector<uint32_t> paraphrase_paths;
+  size_t function_words = 0;
+  // For lines of at most 64 words: synset -> bitmask of the positions whose words
+  // belong to it (open addressing, kNoSynset marks empty slots), so a partner word
+  // finds its synonyms here with one probe per synset.
+  static constexpr uint32_t kNoSynset = UINT32_MAX;
+  std::vector<uint32_t> synset_slots;
+  std::vector<uint64_t> synset_positions;
+  uint64_t synonym_positions(uint32_t synset) const;
+};
+
+void prepare_meteor_line(MeteorLine& line, const MeteorResources* resources, const MeteorStageSet& stages);
+
+// One candidate: words [start, start + length) of line 2 with
+// [match_start, match_start + match_length) of line 1.
+struct MeteorMatch {
+  int32_t start;
+  int32_t length;
+  int32_t match_start;
+  int32_t match_length;
+  int32_t stage;
+};
+
+// Candidates grouped by their start in line 2, in the order the jar lists them.
+struct MeteorCandidates {
+  std::vector<MeteorMatch> found;    // in discovery order
+  std::vector<MeteorMatch> matches;  // grouped by start: [begin[j], begin[j + 1])
+  std::vector<int32_t> begin;
+  std::vector<int32_t> coverage1;    // candidates covering each line-1 word
+  std::vector<int32_t> coverage2;
+  size_t count(size_t j) const { return static_cast<size_t>(begin[j + 1] - begin[j]); }
+};
+
+void find_meteor_candidates(const MeteorLine& line1, const MeteorLine& line2, const MeteorResources* resources,
+                            const MeteorStageSet& stages, MeteorCandidates& out);
+
+}  // namespace fastamfm

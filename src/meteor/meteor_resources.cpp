@@ -1,0 +1,427 @@
+#include "meteor/meteor_resources.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "io/atomic_file.hpp"
+#include "common/errors.hpp"
+
+namespace fastamfm {
+
+namespace {
+
+constexpr char kMagic[8] = {'F', 'A', 'M', 'E', 'T', 'E', 'O', 'R'};
+constexpr uint32_t kFormatVersion = 4;
+constexpr size_t kHeaderBytes = 16;
+
+// Splits text into lines the way Java's BufferedReader.readLine does (\n, \r\n or \r).
+std::vector<std::string_view> split_lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  size_t begin = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n' || text[i] == '\r') {
+      lines.push_back(text.substr(begin, i - begin));
+      if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      begin = i + 1;
+    }
+  }
+  if (begin < text.size()) lines.push_back(text.substr(begin));
+  return lines;
+}
+
+// java.util.StringTokenizer with its default delimiters.
+template <class Fn>
+void for_each_token(std::string_view line, Fn fn) {
+  const auto is_delim = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; };
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && is_delim(line[i])) ++i;
+    size_t j = i;
+    while (j < line.size() && !is_delim(line[j])) ++j;
+    if (j > i) fn(line.substr(i, j - i));
+    i = j;
+  }
+}
+
+uint32_t parse_synset_id(std::string_view token, const char* file, size_t line) {
+  uint64_t v = 0;
+  if (token.empty() || token.size() > 10) v = UINT64_MAX;
+  for (char c : token) {
+    if (c < '0' || c > '9') {
+      v = UINT64_MAX;
+      break;
+    }
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (v > INT32_MAX)
+    throw FormatError(std::string(file) + ":" + std::to_string(line) + ": synset id '" + std::string(token) +
+                      "' is not a non-negative integer");
+  return static_cast<uint32_t>(v);
+}
+
+struct SynonymTables {
+  StringIndexBuilder words;
+  std::vector<std::vector<uint32_t>> sets;
+};
+
+SynonymTables parse_synsets(std::string_view text) {
+  SynonymTables t;
+  const auto lines = split_lines(text);
+  if (lines.size() % 2 != 0)
+    throw FormatError("english.synsets:" + std::to_string(lines.size()) + ": a word without its synset line");
+  for (size_t i = 0; i < lines.size(); i += 2) {
+    const uint32_t id = t.words.intern(lines[i]);
+    if (id == t.sets.size()) t.sets.emplace_back();
+    // A repeated word replaces its earlier synsets, as the jar's Hashtable.put does.
+    std::vector<uint32_t>& set = t.sets[id];
+    set.clear();
+    for_each_token(lines[i + 1], [&](std::string_view tok) { set.push_back(parse_synset_id(tok, "english.synsets", i + 2)); });
+    std::sort(set.begin(), set.end());
+    set.erase(std::unique(set.begin(), set.end()), set.end());
+  }
+  return t;
+}
+
+// Nonbreaking prefixes by kind; a prefix listed twice keeps its last kind, as the
+// jar's Hashtable does. Comment lines start with '#'.
+void write_prefixes(std::string_view text, FlatArrayWriter& w) {
+  StringIndexBuilder all;
+  std::vector<bool> numeric_only;
+  for (std::string_view line : split_lines(text)) {
+    std::vector<std::string_view> tokens;
+    for_each_token(line, [&](std::string_view t) { tokens.push_back(t); });
+    if (tokens.empty() || tokens[0][0] == '#') continue;
+    const uint32_t id = all.intern(tokens[0]);
+    if (id == numeric_only.size()) numeric_only.push_back(false);
+    numeric_only[id] = tokens.size() > 1 && tokens[1] == "#NUMERIC_ONLY#";
+  }
+  StringIndexBuilder any, numeric;
+  for (uint32_t id = 0; id < numeric_only.size(); ++id) (numeric_only[id] ? numeric : any).intern(all.at(id));
+  any.write(w);
+  numeric.write(w);
+}
+
+// Irregular form -> union of the synsets of its base forms.
+void write_exceptions(std::string_view text, const SynonymTables& syn, FlatArrayWriter& w) {
+  const auto lines = split_lines(text);
+  if (lines.size() % 2 != 0)
+    throw FormatError("english.exceptions:" + std::to_string(lines.size()) + ": a base form without its forms line");
+  StringIndexBuilder forms;
+  std::vector<std::vector<uint32_t>> sets;
+  for (size_t i = 0; i < lines.size(); i += 2) {
+    const uint32_t base = syn.words.find(lines[i]);
+    for_each_token(lines[i + 1], [&](std::string_view form) {
+      const uint32_t id = forms.intern(form);
+      if (id == sets.size()) sets.emplace_back();
+      if (base != StringIndex::kMissing) sets[id].insert(sets[id].end(), syn.sets[base].begin(), syn.sets[base].end());
+    });
+  }
+  std::vector<uint64_t> begin{0};
+  std::vector<uint32_t> ids;
+  for (auto& s : sets) {
+    std::sort(s.begin(), s.end());
+    s.erase(std::unique(s.begin(), s.end()), s.end());
+    ids.insert(ids.end(), s.begin(), s.end());
+    begin.push_back(ids.size());
+  }
+  forms.write(w);
+  w.add(begin);
+  w.add(ids);
+}
+
+// The paraphrase table as a trie over the phrase word ids (children sorted by
+// word id for binary search) whose nodes emit the pairs ending there.
+void write_paraphrases(std::string_view text, FlatArrayWriter& w) {
+  StringIndexBuilder vocab;
+  std::vector<uint32_t> ref_begin{0}, ref_words, par_begin{0}, par_words;
+  const auto lines = split_lines(text);
+  if (lines.size() % 3 != 0)
+    throw FormatError("paraphrase-en:" + std::to_string(lines.size()) + ": the file does not hold whole (probability, phrase, paraphrase) triples");
+  for (size_t i = 0; i < lines.size(); i += 3) {
+    for_each_token(lines[i + 1], [&](std::string_view tok) { ref_words.push_back(vocab.intern(tok)); });
+    for_each_token(lines[i + 2], [&](std::string_view tok) { par_words.push_back(vocab.intern(tok)); });
+    if (ref_words.size() == ref_begin.back() || par_words.size() == par_begin.back())
+      throw FormatError("paraphrase-en:" + std::to_string(i + 2) + ": empty phrase");
+    ref_begin.push_back(static_cast<uint32_t>(ref_words.size()));
+    par_begin.push_back(static_cast<uint32_t>(par_words.size()));
+  }
+  const size_t n_pairs = ref_begin.size() - 1;
+
+  // Sorting the phrases (stably: equal phrases keep table order) lays the trie out
+  // in preorder and gives every node's children in increasing word order.
+  std::vector<uint32_t> order(n_pairs);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return std::lexicographical_compare(ref_words.begin() + ref_begin[a], ref_words.begin() + ref_begin[a + 1],
+                                        ref_words.begin() + ref_begin[b], ref_words.begin() + ref_begin[b + 1]);
+  });
+  struct Edge {
+    uint32_t parent, word, child;
+  };
+  std::vector<Edge> edges;
+  std::vector<std::pair<uint32_t, uint32_t>> emits;  // (node, pair) in sorted order
+  std::vector<uint32_t> path{0};                     // node ids along the previous phrase
+  uint32_t n_nodes = 1;
+  const uint32_t* prev = nullptr;
+  size_t prev_len = 0;
+  for (uint32_t pair : order) {
+    const uint32_t* words = ref_words.data() + ref_begin[pair];
+    const size_t len = ref_begin[pair + 1] - ref_begin[pair];
+    size_t common = 0;
+    while (prev != nullptr && common < len && common < prev_len && words[common] == prev[common]) ++common;
+    path.resize(common + 1);
+    for (size_t d = common; d < len; ++d) {
+      edges.push_back({path.back(), words[d], n_nodes});
+      path.push_back(n_nodes++);
+    }
+    emits.emplace_back(path[len], pair);
+    prev = words;
+    prev_len = len;
+  }
+  // CSR by parent: a stable counting sort keeps children in word order and each
+  // node's emits in table order.
+  std::vector<uint32_t> child_begin(n_nodes + 1, 0), child_word(edges.size()), child_node(edges.size());
+  for (const Edge& e : edges) ++child_begin[e.parent + 1];
+  std::partial_sum(child_begin.begin(), child_begin.end(), child_begin.begin());
+  {
+    std::vector<uint32_t> fill(child_begin.begin(), child_begin.end() - 1);
+    for (const Edge& e : edges) {
+      child_word[fill[e.parent]] = e.word;
+      child_node[fill[e.parent]++] = e.child;
+    }
+  }
+  // Each emit also records the first word of its paraphrase: matching filters on
+  // it, and reading it here avoids a random access into the phrase arrays.
+  std::vector<uint32_t> emit_begin(n_nodes + 1, 0), emit_pair(emits.size()), emit_first(emits.size());
+  for (const auto& e : emits) ++emit_begin[e.first + 1];
+  std::partial_sum(emit_begin.begin(), emit_begin.end(), emit_begin.begin());
+  {
+    std::vector<uint32_t> fill(emit_begin.begin(), emit_begin.end() - 1);
+    for (const auto& e : emits) {
+      emit_first[fill[e.first]] = par_words[par_begin[e.second]];
+      emit_pair[fill[e.first]++] = e.second;
+    }
+  }
+  // The root's children by word id (0: none), so that the first step of every
+  // lookup, where the fan-out is largest, is one array read.
+  std::vector<uint32_t> root_child(vocab.size(), 0);
+  for (uint32_t e = child_begin[0]; e < child_begin[1]; ++e) root_child[child_word[e]] = child_node[e];
+  vocab.write(w);
+  w.add(root_child);
+  w.add(child_begin);
+  w.add(child_word);
+  w.add(child_node);
+  w.add(emit_begin);
+  w.add(emit_pair);
+  w.add(emit_first);
+  w.add(par_begin);
+  w.add(par_words);
+}
+
+}  // namespace
+
+std::shared_ptr<const MeteorResources> MeteorResources::build(const MeteorResourceTexts& texts) {
+  FlatArrayWriter w;
+  char header[kHeaderBytes] = {};
+  std::memcpy(header, kMagic, 8);
+  const uint32_t flags[2] = {kFormatVersion, texts.has_paraphrases ? 1u : 0u};
+  std::memcpy(header + 8, flags, 8);
+  w.bytes().append(header, kHeaderBytes);
+
+  StringIndexBuilder function_words;
+  for (std::string_view line : split_lines(texts.function_words)) function_words.intern(line);
+  function_words.write(w);
+  write_prefixes(texts.nonbreaking_prefixes, w);
+
+  const SynonymTables syn = parse_synsets(texts.synsets);
+  syn.words.write(w);
+  std::vector<uint64_t> begin{0};
+  std::vector<uint32_t> ids;
+  for (const auto& s : syn.sets) {
+    ids.insert(ids.end(), s.begin(), s.end());
+    begin.push_back(ids.size());
+  }
+  w.add(begin);
+  w.add(ids);
+  write_exceptions(texts.exceptions, syn, w);
+  write_paraphrases(texts.has_paraphrases ? std::string_view(texts.paraphrases) : std::string_view(), w);
+
+  std::shared_ptr<MeteorResources> r(new MeteorResources());
+  r->buffer_.swap(w.bytes());
+  r->attach(r->buffer_.data(), r->buffer_.size(), "<built METEOR resources>");
+  return r;
+}
+
+std::shared_ptr<const MeteorResources> MeteorResources::load(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError("cannot open METEOR resource cache '" + path + "': " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || st.st_size < static_cast<off_t>(kHeaderBytes)) {
+    ::close(fd);
+    throw FormatError(path + ": byte 0: truncated (a corrupt METEOR resource cache; delete it to rebuild)");
+  }
+  void* map = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (map == MAP_FAILED) throw InputError("cannot map METEOR resource cache '" + path + "': " + std::strerror(errno));
+  std::shared_ptr<MeteorResources> r(new MeteorResources());
+  r->map_ = map;
+  r->map_size_ = static_cast<size_t>(st.st_size);
+  r->attach(static_cast<const char*>(map), r->map_size_, path);
+  return r;
+}
+
+MeteorResources::~MeteorResources() {
+  if (map_ != nullptr) ::munmap(map_, map_size_);
+}
+
+void MeteorResources::save(const std::string& path) const {
+  AtomicFile file(path);
+  if (map_ != nullptr) file.write(map_, map_size_);
+  else file.write(buffer_);
+  file.commit();
+}
+
+void MeteorResources::attach(const char* data, size_t size, const std::string& where) {
+  if (size < kHeaderBytes || std::memcmp(data, kMagic, 8) != 0)
+    throw FormatError(where + ": byte 0: not a fastamfm METEOR resource cache");
+  uint32_t flags[2];
+  std::memcpy(flags, data + 8, 8);
+  if (flags[0] != kFormatVersion)
+    throw FormatError(where + ": byte 8: cache format version " + std::to_string(flags[0]) + ", expected " +
+                      std::to_string(kFormatVersion) + " (delete it to rebuild)");
+  has_paraphrases_ = flags[1] != 0;
+  FlatArrayReader r(data + kHeaderBytes, size - kHeaderBytes, where);
+  function_words_ = StringIndex(r);
+  prefixes_any_ = StringIndex(r);
+  prefixes_numeric_ = StringIndex(r);
+  synonym_words_ = StringIndex(r);
+  synset_begin_ = r.next<uint64_t>();
+  synset_ids_ = r.next<uint32_t>();
+  exception_forms_ = StringIndex(r);
+  exception_begin_ = r.next<uint64_t>();
+  exception_synsets_ = r.next<uint32_t>();
+  paraphrase_vocab_ = StringIndex(r);
+  root_child_ = r.next<uint32_t>();
+  child_begin_ = r.next<uint32_t>();
+  child_word_ = r.next<uint32_t>();
+  child_node_ = r.next<uint32_t>();
+  emit_begin_ = r.next<uint32_t>();
+  emit_pair_ = r.next<uint32_t>();
+  emit_first_ = r.next<uint32_t>();
+  phrase_begin_ = r.next<uint32_t>();
+  phrase_words_ = r.next<uint32_t>();
+
+  // Every index the lookups follow is checked once here, so lookups need no checks.
+  const auto check_csr = [&](const auto& begin, size_t rows, size_t targets, const char* what) {
+    if (begin.size() != rows + 1 || begin[0] != 0) r.fail(what);
+    for (size_t i = 1; i < begin.size(); ++i)
+      if (begin[i] < begin[i - 1]) r.fail(what);
+    if (begin[rows] != targets) r.fail(what);
+  };
+  check_csr(synset_begin_, synonym_words_.size(), synset_ids_.size(), "synset table is inconsistent");
+  check_csr(exception_begin_, exception_forms_.size(), exception_synsets_.size(), "exception table is inconsistent");
+  const size_t n_nodes = child_begin_.size() == 0 ? 0 : child_begin_.size() - 1;
+  const size_t n_pairs = phrase_begin_.size() == 0 ? 0 : phrase_begin_.size() - 1;
+  check_csr(child_begin_, n_nodes, child_word_.size(), "paraphrase trie is inconsistent");
+  check_csr(emit_begin_, n_nodes, emit_pair_.size(), "paraphrase trie is inconsistent");
+  check_csr(phrase_begin_, n_pairs, phrase_words_.size(), "paraphrase phrases are inconsistent");
+  for (size_t i = 1; i < phrase_begin_.size(); ++i)
+    if (phrase_begin_[i] == phrase_begin_[i - 1]) r.fail("empty paraphrase");
+  if (child_node_.size() != child_word_.size() || root_child_.size() != paraphrase_vocab_.size())
+    r.fail("paraphrase trie is inconsistent");
+  for (uint32_t c : root_child_)
+    if (c >= n_nodes && c != 0) r.fail("paraphrase trie node out of range");
+  for (uint32_t c : child_node_)
+    if (c >= n_nodes) r.fail("paraphrase trie node out of range");
+  if (emit_first_.size() != emit_pair_.size()) r.fail("paraphrase trie is inconsistent");
+  for (uint32_t p : emit_pair_)
+    if (p >= n_pairs) r.fail("paraphrase pair out of range");
+  for (uint32_t wid : phrase_words_)
+    if (wid >= paraphrase_vocab_.size()) r.fail("paraphrase word out of range");
+}
+
+void MeteorResources::append_synsets(uint32_t word_id, std::vector<uint32_t>& out) const {
+  out.insert(out.end(), synset_ids_.begin() + synset_begin_[word_id], synset_ids_.begin() + synset_begin_[word_id + 1]);
+}
+
+// WordNet's morphological rules (the suffix/ending table of WordNet 3's morph.c,
+// as METEOR applies it): the first rule whose result is a WordNet word wins.
+bool MeteorResources::base_form_synsets(std::string_view word, std::vector<uint32_t>& out) const {
+  const uint32_t exc = exception_forms_.find(word);
+  if (exc != StringIndex::kMissing) {
+    out.insert(out.end(), exception_synsets_.begin() + exception_begin_[exc],
+               exception_synsets_.begin() + exception_begin_[exc + 1]);
+    return true;
+  }
+  size_t length = 0;  // in UTF-16 units, as Java counts
+  for (unsigned char c : word) length += (c & 0xC0) != 0x80 ? ((c >= 0xF0) ? 2 : 1) : 0;
+  if ((word.size() >= 2 && word.substr(word.size() - 2) == "ss") || length <= 2) {
+    const uint32_t id = synonym_words_.find(word);
+    if (id != StringIndex::kMissing) append_synsets(id, out);
+    return true;
+  }
+  static constexpr std::string_view kSuffix[20] = {"s",  "ses", "xes", "zes", "ches", "shes", "men", "ies", "s",  "ies",
+                                                   "es", "es",  "ed",  "ed",  "ing",  "ing",  "er",  "est", "er", "est"};
+  static constexpr std::string_view kEnding[20] = {"", "s", "x", "z", "ch", "sh", "man", "y", "", "y",
+                                                   "e", "",  "e", "",  "e",  "",   "",    "",  "e", "e"};
+  std::string candidate;
+  for (size_t i = 0; i < 20; ++i) {
+    const std::string_view suffix = kSuffix[i];
+    if (word.size() < suffix.size() || word.substr(word.size() - suffix.size()) != suffix) continue;
+    candidate.assign(word.substr(0, word.size() - suffix.size()));
+    candidate.append(kEnding[i]);
+    const uint32_t id = synonym_words_.find(candidate);
+    if (id != StringIndex::kMissing) {
+      append_synsets(id, out);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<uint32_t> MeteorResources::synonym_sets(std::string_view word) const {
+  std::vector<uint32_t> out;
+  const uint32_t id = synonym_words_.find(word);
+  if (id != StringIndex::kMissing) append_synsets(id, out);
+  base_form_synsets(word, out);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+int32_t MeteorResources::paraphrase_word_id(std::string_view word) const {
+  const uint32_t id = paraphrase_vocab_.find(word);
+  return id == StringIndex::kMissing ? kUnknownWord : static_cast<int32_t>(id);
+}
+
+void MeteorResources::paraphrase_paths(const int32_t* words, size_t n, size_t start, std::vector<uint32_t>& out) const {
+  uint32_t node = 0;
+  for (size_t i = start; i < n; ++i) {
+    if (words[i] < 0) return;
+    const auto word = static_cast<uint32_t>(words[i]);
+    if (i == start) {
+      node = root_child_[word];
+      if (node == 0) return;
+    } else {
+      const uint32_t* first = child_word_.data() + child_begin_[node];
+      const uint32_t* last = child_word_.data() + child_begin_[node + 1];
+      const uint32_t* it = std::lower_bound(first, last, word);
+      if (it == last || *it != word) return;
+      node = child_node_[static_cast<size_t>(it - child_word_.data())];
+    }
+    for (uint32_t e = emit_begin_[node]; e < emit_begin_[node + 1]; ++e) {
+      out.push_back(static_cast<uint32_t>(start));
+      out.push_back(static_cast<uint32_t>(i - start + 1));
+      out.push_back(emit_pair_[e]);
+      out.push_back(emit_first_[e]);
+    }
+  }
+}
+
+}  // namespace fastamfm

@@ -1,0 +1,106 @@
+// METEOR 1.5's English resources: function words, WordNet synsets with the
+// irregular-form exceptions, and the paraphrase table, held in one flat buffer
+// (memory-mapped from the binary cache file, or built in memory from the jar's
+// text files). Immutable after construction, so one instance is shared by every
+// thread and every call.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "meteor/meteor_flat_arrays.hpp"
+#include "meteor/meteor_string_index.hpp"
+
+namespace fastamfm {
+
+// The text of the resource files, as the jar ships them.
+struct MeteorResourceTexts {
+  std::string function_words;  // function/english.words: one word per line
+  std::string synsets;         // synonym/english.synsets: word line, then a line of synset ids
+  std::string exceptions;      // synonym/english.exceptions: base line, then a line of forms
+  std::string paraphrases;     // data/paraphrase-en (ungzipped): probability, phrase, paraphrase lines
+  std::string nonbreaking_prefixes;  // nonbreaking/english.prefixes: "Mr" or "No #NUMERIC_ONLY#" lines
+  bool has_paraphrases = false;
+};
+
+class MeteorResources {
+ public:
+  // Parses the jar's text files into the flat layout (takes seconds for the
+  // paraphrase table; see save/load for the cached form).
+  static std::shared_ptr<const MeteorResources> build(const MeteorResourceTexts& texts);
+  // Memory-maps a cache file written by save(). Throws FormatError for a corrupt file.
+  static std::shared_ptr<const MeteorResources> load(const std::string& path);
+  // Writes the flat layout atomically (readers never see a partial file).
+  void save(const std::string& path) const;
+
+  ~MeteorResources();
+  MeteorResources(const MeteorResources&) = delete;
+  MeteorResources& operator=(const MeteorResources&) = delete;
+
+  bool has_paraphrases() const { return has_paraphrases_; }
+  size_t num_paraphrases() const { return phrase_begin_.size() == 0 ? 0 : phrase_begin_.size() - 1; }
+  size_t num_synonym_words() const { return synonym_words_.size(); }
+
+  bool is_function_word(std::string_view word) const { return function_words_.contains(word); }
+
+  // How the normalizer treats a word ending in "." whose part before the dot is `prefix`.
+  enum class PrefixKind { kNone, kAny, kNumericOnly };
+  PrefixKind nonbreaking_prefix(std::string_view prefix) const {
+    if (prefixes_any_.contains(prefix)) return PrefixKind::kAny;
+    if (prefixes_numeric_.contains(prefix)) return PrefixKind::kNumericOnly;
+    return PrefixKind::kNone;
+  }
+
+  // WordNet synsets of `word` united with those of its base form (irregular
+  // exceptions first, else the WordNet suffix rules), sorted: the jar's
+  // getSynSets(word) + getStemSynSets(word).
+  std::vector<uint32_t> synonym_sets(std::string_view word) const;
+
+  // Paraphrase table access: word ids, phrases starting in a word-id sequence,
+  // and the paraphrase words of a phrase pair.
+  static constexpr int32_t kUnknownWord = -1;
+  int32_t paraphrase_word_id(std::string_view word) const;
+  // Appends (start, length, pair index, first word of the paraphrase) for every
+  // table entry whose phrase equals words[start, start + length), shortest
+  // first, then in table order.
+  void paraphrase_paths(const int32_t* words, size_t n, size_t start, std::vector<uint32_t>& out) const;
+  FlatArray<uint32_t> paraphrase(uint32_t pair) const {
+    return FlatArray<uint32_t>(phrase_words_.data() + phrase_begin_[pair], phrase_begin_[pair + 1] - phrase_begin_[pair]);
+  }
+
+ private:
+  MeteorResources() = default;
+  void attach(const char* data, size_t size, const std::string& where);
+  bool base_form_synsets(std::string_view word, std::vector<uint32_t>& out) const;
+  void append_synsets(uint32_t word_id, std::vector<uint32_t>& out) const;
+
+  // Owned storage: either an in-memory buffer or a memory map.
+  std::string buffer_;
+  void* map_ = nullptr;
+  size_t map_size_ = 0;
+
+  bool has_paraphrases_ = false;
+  StringIndex function_words_;
+  StringIndex prefixes_any_;
+  StringIndex prefixes_numeric_;
+  StringIndex synonym_words_;
+  FlatArray<uint64_t> synset_begin_;
+  FlatArray<uint32_t> synset_ids_;
+  StringIndex exception_forms_;
+  FlatArray<uint64_t> exception_begin_;
+  FlatArray<uint32_t> exception_synsets_;
+  StringIndex paraphrase_vocab_;
+  FlatArray<uint32_t> root_child_;
+  FlatArray<uint32_t> child_begin_;
+  FlatArray<uint32_t> child_word_;
+  FlatArray<uint32_t> child_node_;
+  FlatArray<uint32_t> emit_begin_;
+  FlatArray<uint32_t> emit_pair_;
+  FlatArray<uint32_t> emit_first_;
+  FlatArray<uint32_t> phrase_begin_;
+  FlatArray<uint32_t> phrase_words_;
+};
+
+}  // namespace fastamfm

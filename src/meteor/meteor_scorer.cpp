@@ -1,0 +1,186 @@
+#include "meteor/meteor_scorer.hpp"
+
+#include <cmath>
+#include <string>
+#include <unordered_map>
+
+#include "common/errors.hpp"
+#include "meteor/meteor_normalizer.hpp"
+#include "text/utf8.hpp"
+
+namespace fastamfm {
+
+double MeteorStats::test_matches() const {
+  double total = 0;
+  for (size_t i = 0; i < kMeteorStages; ++i) total += test_content[i] + test_function[i];
+  return total;
+}
+
+double MeteorStats::reference_matches() const {
+  double total = 0;
+  for (size_t i = 0; i < kMeteorStages; ++i) total += reference_content[i] + reference_function[i];
+  return total;
+}
+
+void MeteorStats::add(const MeteorStats& s) {
+  test_length += s.test_length;
+  reference_length += s.reference_length;
+  test_function_words += s.test_function_words;
+  reference_function_words += s.reference_function_words;
+  for (size_t i = 0; i < kMeteorStages; ++i) {
+    test_content[i] += s.test_content[i];
+    reference_content[i] += s.reference_content[i];
+    test_function[i] += s.test_function[i];
+    reference_function[i] += s.reference_function[i];
+  }
+  const bool whole_in_one_chunk =
+      s.test_matches() == s.test_length && s.reference_matches() == s.reference_length && s.chunks == 1.0;
+  if (!whole_in_one_chunk) chunks += s.chunks;
+}
+
+MeteorStats meteor_stats(const MeteorAlignment& a, size_t test_length, size_t reference_length,
+                         size_t test_function_words, size_t reference_function_words) {
+  MeteorStats s;
+  s.test_length = static_cast<double>(test_length);
+  s.reference_length = static_cast<double>(reference_length);
+  s.test_function_words = static_cast<double>(test_function_words);
+  s.reference_function_words = static_cast<double>(reference_function_words);
+  for (size_t i = 0; i < kMeteorStages; ++i) {
+    s.test_content[i] = a.content1[i];
+    s.reference_content[i] = a.content2[i];
+    s.test_function[i] = a.function1[i];
+    s.reference_function[i] = a.function2[i];
+  }
+  s.chunks = a.chunks;
+  return s;
+}
+
+// The operations run in the jar's order so that results agree to the last bit.
+double meteor_score(const MeteorStats& s, const MeteorParameters& p) {
+  const double test_weighted_length =
+      (p.delta * (s.test_length - s.test_function_words)) + ((1.0 - p.delta) * s.test_function_words);
+  const double ref_weighted_length =
+      (p.delta * (s.reference_length - s.reference_function_words)) + ((1.0 - p.delta) * s.reference_function_words);
+  double test_weighted = 0, ref_weighted = 0;
+  for (size_t i = 0; i < kMeteorStages; ++i) test_weighted += s.test_content[i] * p.stage_weights[i] * p.delta;
+  for (size_t i = 0; i < kMeteorStages; ++i) ref_weighted += s.reference_content[i] * p.stage_weights[i] * p.delta;
+  for (size_t i = 0; i < kMeteorStages; ++i) test_weighted += s.test_function[i] * p.stage_weights[i] * (1.0 - p.delta);
+  for (size_t i = 0; i < kMeteorStages; ++i)
+    ref_weighted += s.reference_function[i] * p.stage_weights[i] * (1.0 - p.delta);
+  const double precision = test_weighted / test_weighted_length;
+  const double recall = ref_weighted / ref_weighted_length;
+  const double fmean = 1.0 / (((1.0 - p.alpha) / precision) + (p.alpha / recall));
+  const double test_matches = s.test_matches(), ref_matches = s.reference_matches();
+  double frag;
+  if (test_matches == s.test_length && ref_matches == s.reference_length && s.chunks == 1.0)
+    frag = 0;
+  else
+    frag = s.chunks / ((test_matches + ref_matches) / 2);
+  const double penalty = p.gamma * std::pow(frag, p.beta);
+  const double score = fmean * (1.0 - penalty);
+  if (std::isnan(score)) return 0.0;
+  return std::max(score, 0.0);
+}
+
+MeteorPreparedTexts::MeteorPreparedTexts(const TextBatch& texts, const MeteorResources* resources,
+                                         const MeteorStageSet& stages, int workers, const InterruptCheck& interrupted) {
+  const size_t n = texts.size();
+  for (size_t i = 0; i < n; ++i) validate_utf8(texts[i], "text", i);
+  std::vector<std::vector<std::string>> normalized(n);
+  parallel_for(
+      n, workers,
+      [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) normalized[i] = meteor_normalize_words(texts[i], resources);
+      },
+      interrupted, 64);
+
+  std::vector<std::vector<uint32_t>> ids_of(n);
+  std::unordered_map<std::string, uint32_t> ids;
+  std::vector<const std::string*> spellings;
+  for (size_t i = 0; i < n; ++i) {
+    ids_of[i].reserve(normalized[i].size());
+    for (std::string& w : normalized[i]) {
+      auto [it, inserted] = ids.try_emplace(std::move(w), static_cast<uint32_t>(ids.size()));
+      if (inserted) spellings.push_back(&it->first);
+      ids_of[i].push_back(it->second);
+    }
+  }
+  words_.resize(spellings.size());
+  parallel_for(
+      spellings.size(), workers,
+      [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) words_[i] = describe_meteor_word(*spellings[i], resources, stages);
+      },
+      interrupted, 256);
+  lines_.resize(n);
+  parallel_for(
+      n, workers,
+      [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
+          for (uint32_t id : ids_of[i]) lines_[i].words.push_back(&words_[id]);
+          prepare_meteor_line(lines_[i], resources, stages);
+        }
+      },
+      interrupted, 64);
+}
+
+MeteorReferences::MeteorReferences(const TextBatch& refs, std::vector<uint64_t> segment_offsets,
+                                   std::shared_ptr<const MeteorResources> resources, const MeteorStageSet& stages,
+                                   int workers, const InterruptCheck& interrupted)
+    : resources_(std::move(resources)), stages_(stages), offsets_(std::move(segment_offsets)) {
+  if (offsets_.empty() || offsets_.front() != 0 || offsets_.back() != refs.size())
+    throw InputError("meteor: segment offsets do not describe the " + std::to_string(refs.size()) + " references");
+  for (size_t i = 0; i + 1 < offsets_.size(); ++i)
+    if (offsets_[i + 1] <= offsets_[i]) throw InputError("meteor: refs[" + std::to_string(i) + "] has no reference");
+  const bool needs_resources = stages_[static_cast<size_t>(MeteorStage::kSynonym)] ||
+                               stages_[static_cast<size_t>(MeteorStage::kParaphrase)];
+  if (needs_resources && resources_ == nullptr)
+    throw InputError("meteor: the synonym and paraphrase stages need METEOR resources");
+  if (stages_[static_cast<size_t>(MeteorStage::kParaphrase)] && !resources_->has_paraphrases())
+    throw InputError("meteor: the paraphrase stage needs resources with a paraphrase table");
+  texts_ = std::make_unique<MeteorPreparedTexts>(refs, resources_.get(), stages_, resolve_workers(workers), interrupted);
+}
+
+MeteorReferences::Result MeteorReferences::score(const TextBatch& hyps, int workers,
+                                                 const InterruptCheck& interrupted) const {
+  const size_t n = hyps.size();
+  if (n != num_segments())
+    throw InputError("meteor: " + std::to_string(n) + " hypotheses but " + std::to_string(num_segments()) +
+                     " reference segments");
+  const int threads = resolve_workers(workers);
+  const MeteorPreparedTexts tests(hyps, resources_.get(), stages_, threads, interrupted);
+
+  Result result;
+  result.sentences.assign(n, 0.0);
+  result.stats.assign(n, MeteorStats{});
+  const MeteorParameters params;
+  parallel_for(
+      n, threads,
+      [&](size_t begin, size_t end) {
+        MeteorAligner aligner;
+        for (size_t i = begin; i < end; ++i) {
+          const MeteorLine& test = tests.line(i);
+          double best = -1;
+          for (uint64_t r = offsets_[i]; r < offsets_[i + 1]; ++r) {
+            const MeteorLine& reference = texts_->line(r);
+            const MeteorAlignment a = aligner.align(test, reference, resources_.get(), stages_);
+            const MeteorStats s = meteor_stats(a, test.words.size(), reference.words.size(), test.function_words,
+                                               reference.function_words);
+            const double score = meteor_score(s, params);
+            if (score > best) {
+              best = score;
+              result.stats[i] = s;
+            }
+          }
+          result.sentences[i] = best;
+        }
+      },
+      interrupted, 8);
+
+  MeteorStats total;
+  for (const MeteorStats& s : result.stats) total.add(s);
+  result.corpus = meteor_score(total, params);
+  return result;
+}
+
+}  // namespace fastamfm

@@ -1,0 +1,426 @@
+#include "overlap/bleu.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "common/errors.hpp"
+
+namespace fastamfm {
+
+RefLength parse_ref_length(std::string_view name) {
+  if (name == "closest") return RefLength::Closest;
+  if (name == "shortest") return RefLength::Shortest;
+  if (name == "average") return RefLength::Average;
+  throw InputError("ref_length must be 'closest', 'shortest' or 'average', got '" + std::string(name) + "'");
+}
+
+BleuSmoothing parse_bleu_smoothing(std::string_view name) {
+  if (name == "none") return BleuSmoothing::None;
+  if (name == "floor") return BleuSmoothing::Floor;
+  if (name == "add-k") return BleuSmoothing::AddK;
+  if (name == "exp") return BleuSmoothing::Exp;
+  throw InputError("smooth must be 'none', 'floor', 'add-k' or 'exp', got '" + std::string(name) + "'");
+}
+
+namespace {
+
+double effective_ref_length(const std::vector<size_t>& ref_lens, size_t hyp_len, RefLength mode) {
+  if (mode == RefLength::Average) {
+    uint64_t total = 0;
+    for (size_t len : ref_lens) total += len;
+    return static_cast<double>(total) / static_cast<double>(ref_lens.size());
+  }
+  size_t best = ref_lens[0];
+  for (size_t len : ref_lens) {
+    if (mode == RefLength::Shortest) {
+      best = std::min(best, len);
+    } else {
+      // Closest to the hypothesis; on a tie the shorter reference.
+      const size_t d_len = len > hyp_len ? len - hyp_len : hyp_len - len;
+      const size_t d_best = best > hyp_len ? best - hyp_len : hyp_len - best;
+      if (d_len < d_best || (d_len == d_best && len < best)) best = len;
+    }
+  }
+  return static_cast<double>(best);
+}
+
+// Raises max_ref[j] to the count the reference has of hypothesis n-gram j.
+void raise_max_counts(NgramSpan hyp, NgramSpan ref, uint32_t* max_ref) {
+  size_t i = 0, j = 0;
+  while (i < hyp.size && j < ref.size) {
+    const NgramKey a = hyp.data[i].key, b = ref.data[j].key;
+    if (a == b) max_ref[i] = std::max(max_ref[i], ref.data[j].count);
+    // Advance without a data-dependent branch: the keys are random.
+    i += a <= b;
+    j += b <= a;
+  }
+}
+
+// One segment's statistics. ref_spans(order, fn) calls fn(span) for each reference
+// (or for one span already holding the maxima); each hypothesis n-gram counts at
+// most as often as it occurs in any single reference.
+struct SegmentScratch {
+  std::vector<uint32_t> max_ref;
+  std::vector<size_t> ref_lens;
+};
+
+template <class HypSpan, class RefSpans>
+void fill_segment(BleuStatistics& stats, size_t i, size_t hyp_len, RefLength mode, HypSpan&& hyp_span,
+                  RefSpans&& ref_spans, SegmentScratch& scratch) {
+  const size_t k_orders = static_cast<size_t>(stats.max_order);
+  stats.hyp_len[i] = static_cast<double>(hyp_len);
+  stats.ref_len[i] = effective_ref_length(scratch.ref_lens, hyp_len, mode);
+  for (size_t k = 0; k < k_orders; ++k) {
+    const int order = static_cast<int>(k + 1);
+    const NgramSpan hyp = hyp_span(order);
+    scratch.max_ref.assign(hyp.size, 0);
+    ref_spans(order, [&](NgramSpan ref) { raise_max_counts(hyp, ref, scratch.max_ref.data()); });
+    uint64_t correct = 0;
+    for (size_t j = 0; j < hyp.size; ++j) correct += std::min(hyp.data[j].count, scratch.max_ref[j]);
+    stats.guess[i * k_orders + k] = hyp_len > k ? hyp_len - k : 0;
+    stats.correct[i * k_orders + k] = correct;
+  }
+}
+
+BleuStatistics empty_statistics(size_t n, int max_order) {
+  BleuStatistics stats;
+  stats.max_order = max_order;
+  stats.hyp_len.resize(n);
+  stats.ref_len.resize(n);
+  stats.guess.resize(n * static_cast<size_t>(max_order));
+  stats.correct.resize(n * static_cast<size_t>(max_order));
+  return stats;
+}
+
+// The union of the segment's reference spans with the maximum count of each key, appended to out.
+void merge_max_counts(const ReferenceSet& refs, size_t segment, int order, std::vector<NgramCount>& scratch,
+                      std::vector<NgramCount>& out) {
+  scratch.clear();
+  for (size_t r = refs.refs_begin(segment); r < refs.refs_end(segment); ++r) {
+    const NgramSpan span = refs.ngrams().at(r, order);
+    scratch.insert(scratch.end(), span.begin(), span.end());
+  }
+  std::sort(scratch.begin(), scratch.end(), [](const NgramCount& a, const NgramCount& b) {
+    return a.key < b.key || (a.key == b.key && a.count > b.count);
+  });
+  for (size_t i = 0; i < scratch.size(); ++i)
+    if (i == 0 || scratch[i].key != scratch[i - 1].key) out.push_back(scratch[i]);  // the largest count comes first
+}
+
+// sacrebleu's my_log: log, with log(0) floored to a large negative number.
+double floored_log(double x) { return x == 0.0 ? -9999999999.0 : std::log(x); }
+
+// sacrebleu's compute_bleu with effective_order=True, on orders 1..order; 0..1 scale.
+double smoothed_bleu(double hyp_len, double ref_len, const uint64_t* guess, const uint64_t* correct, int order,
+                     BleuSmoothing smoothing, double smooth_value) {
+  double brevity = 1.0;
+  if (hyp_len < ref_len) brevity = hyp_len > 0 ? std::exp(1.0 - ref_len / hyp_len) : 0.0;
+  bool any_correct = false;
+  for (int k = 0; k < order; ++k) any_correct = any_correct || correct[k] > 0;
+  if (!any_correct) return 0.0;
+
+  std::array<double, 16> precisions{};  // orders are at most 16
+  double mteval_divisor = 1.0;
+  int effective_order = order;
+  for (int n = 1; n <= order; ++n) {
+    double c = static_cast<double>(correct[n - 1]);
+    double t = static_cast<double>(guess[n - 1]);
+    if (smoothing == BleuSmoothing::AddK && n > 1) {
+      c += smooth_value;
+      t += smooth_value;
+    }
+    if (t == 0) break;
+    effective_order = n;
+    double& p = precisions[static_cast<size_t>(n - 1)];
+    if (c == 0) {
+      if (smoothing == BleuSmoothing::Exp) {
+        mteval_divisor *= 2;
+        p = 100. / (mteval_divisor * t);
+      } else if (smoothing == BleuSmoothing::Floor) {
+        p = 100. * smooth_value / t;
+      }
+    } else {
+      p = 100. * c / t;
+    }
+  }
+  double log_sum = 0.0;
+  for (int k = 0; k < effective_order; ++k) log_sum += floored_log(precisions[static_cast<size_t>(k)]);
+  return brevity * std::exp(log_sum / effective_order) / 100.0;
+}
+
+}  // namespace
+
+BleuReferenceCounts::BleuReferenceCounts(std::shared_ptr<const ReferenceSet> refs, int max_order, int workers,
+                                         const InterruptCheck& interrupted)
+    : refs_(std::move(refs)), max_order_(max_order) {
+  if (max_order < 1 || max_order > refs_->max_order())
+    throw InputError("bleu: max_order " + std::to_string(max_order) + " but the references hold n-grams up to order " +
+                     std::to_string(refs_->max_order()));
+  constexpr size_t kPartSize = 1024;
+  const size_t n = refs_->num_segments();
+  const size_t parts = part_count(n, kPartSize);
+  std::vector<std::vector<NgramCount>> part_entries(parts);
+  std::vector<std::vector<uint64_t>> part_sizes(parts);
+  parallel_parts(
+      parts, workers,
+      [&](size_t p) {
+        std::vector<NgramCount> scratch;
+        for (size_t s = p * kPartSize; s < std::min(n, (p + 1) * kPartSize); ++s) {
+          for (int order = 1; order <= max_order_; ++order) {
+            const size_t before = part_entries[p].size();
+            merge_max_counts(*refs_, s, order, scratch, part_entries[p]);
+            part_sizes[p].push_back(part_entries[p].size() - before);
+          }
+        }
+      },
+      interrupted);
+  offsets_.assign(1, 0);
+  join_ngram_parts(part_entries, part_sizes, entries_, offsets_);
+}
+
+namespace {
+void check_bleu_inputs(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams, const ReferenceSet& refs,
+                       int max_order, int ref_orders) {
+  if (hyps.size() != refs.num_segments())
+    throw InputError("bleu: " + std::to_string(hyps.size()) + " hypotheses but " +
+                     std::to_string(refs.num_segments()) + " reference segments");
+  if (max_order < 1 || max_order > hyp_ngrams.max_order() || max_order > ref_orders)
+    throw InputError("bleu: max_order " + std::to_string(max_order) + " exceeds the n-gram orders counted (" +
+                     std::to_string(std::min(hyp_ngrams.max_order(), ref_orders)) + ")");
+}
+
+
+// Scores every segment; ref_spans(i, order, fn) calls fn(span) for the reference
+// n-gram counts that segment i is clipped against.
+template <class RefSpans>
+BleuStatistics segment_statistics(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams, const ReferenceSet& refs,
+                                  int max_order, RefLength ref_length, int workers, const InterruptCheck& interrupted,
+                                  RefSpans&& ref_spans) {
+  const size_t n = hyps.size();
+  BleuStatistics stats = empty_statistics(n, max_order);
+  parallel_for(
+      n, workers,
+      [&](size_t begin, size_t end) {
+        SegmentScratch scratch;
+        for (size_t i = begin; i < end; ++i) {
+          scratch.ref_lens.clear();
+          for (size_t r = refs.refs_begin(i); r < refs.refs_end(i); ++r)
+            scratch.ref_lens.push_back(refs.tokens().num_tokens(r));
+          fill_segment(
+              stats, i, hyps.num_tokens(i), ref_length, [&](int order) { return hyp_ngrams.at(i, order); },
+              [&](int order, auto&& fn) { ref_spans(i, order, fn); }, scratch);
+        }
+      },
+      interrupted, 256);
+  return stats;
+}
+}  // namespace
+
+BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams, const ReferenceSet& refs,
+                               int max_order, RefLength ref_length, int workers, const InterruptCheck& interrupted) {
+  check_bleu_inputs(hyps, hyp_ngrams, refs, max_order, refs.max_order());
+  return segment_statistics(hyps, hyp_ngrams, refs, max_order, ref_length, workers, interrupted,
+                            [&](size_t i, int order, auto&& fn) {
+                              for (size_t r = refs.refs_begin(i); r < refs.refs_end(i); ++r)
+                                fn(refs.ngrams().at(r, order));
+                            });
+}
+
+BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp_ngrams,
+                               const BleuReferenceCounts& ref_counts, int max_order, RefLength ref_length, int workers,
+                               const InterruptCheck& interrupted) {
+  const ReferenceSet& refs = ref_counts.references();
+  check_bleu_inputs(hyps, hyp_ngrams, refs, max_order, ref_counts.max_order());
+  return segment_statistics(hyps, hyp_ngrams, refs, max_order, ref_length, workers, interrupted,
+                            [&](size_t i, int order, auto&& fn) { fn(ref_counts.max_counts(i, order)); });
+}
+
+namespace {
+
+// Clipped n-gram matches of one segment without sorting: the hypothesis n-grams go
+// into a small open-addressing table (it stays in L1), and each reference only
+// probes it, counting the n-grams the hypothesis has. Keys are chained hashes
+// (order n extends order n-1 by one token), consistent within this counter only.
+class SegmentClipper {
+ public:
+  explicit SegmentClipper(int max_order) : max_order_(max_order) {}
+
+  void set_hypothesis(const std::vector<TokenId>& ids) {
+    const size_t ngrams = ids.size() * static_cast<size_t>(max_order_);
+    size_t capacity = 64;
+    while (capacity < 2 * ngrams) capacity *= 2;
+    // The table only grows, and only the slots the previous hypothesis used are
+    // dirty: clearing those is far cheaper than wiping the table for every segment.
+    if (capacity > table_.size()) {
+      table_.assign(capacity, Entry{});
+    } else {
+      for (uint32_t slot : used_) table_[slot] = Entry{};
+    }
+    used_.clear();
+    for_each_ngram(ids, [&](NgramKey key, int order) {
+      const size_t slot = find_slot(key);
+      Entry& e = table_[slot];
+      if (!e.used) {
+        e = Entry{key, 0, 0, 0, static_cast<uint8_t>(order), true};
+        used_.push_back(static_cast<uint32_t>(slot));
+      }
+      ++e.hyp_count;
+    });
+  }
+
+  void add_reference(const std::vector<TokenId>& ids) {
+    const size_t n = ids.size();
+    for (size_t i = 0; i < n; ++i) {
+      NgramKey key = ids[i];
+      for (size_t order = 1;; ++order) {
+        Entry& e = table_[find_slot(key)];
+        // An n-gram the hypothesis lacks has no extension it holds: stop here.
+        if (!e.used) break;
+        if (e.ref_count++ == 0) touched_.push_back(static_cast<uint32_t>(&e - table_.data()));
+        if (order == static_cast<size_t>(max_order_) || i + order >= n) break;
+        key = extend_key(key, ids[i + order]);
+      }
+    }
+    for (uint32_t slot : touched_) {
+      Entry& e = table_[slot];
+      e.max_ref = std::max(e.max_ref, e.ref_count);
+      e.ref_count = 0;
+    }
+    touched_.clear();
+  }
+
+  // correct[k] for orders k + 1 = 1..max_order.
+  void correct(uint64_t* out) const {
+    std::fill(out, out + max_order_, uint64_t{0});
+    for (uint32_t slot : used_) {
+      const Entry& e = table_[slot];
+      out[e.order - 1] += std::min(e.hyp_count, e.max_ref);
+    }
+  }
+
+ private:
+  struct Entry {
+    NgramKey key = 0;
+    uint32_t hyp_count = 0, max_ref = 0, ref_count = 0;
+    uint8_t order = 0;
+    bool used = false;
+  };
+
+  // The key of an n-gram from its prefix's key and its last token.
+  static NgramKey extend_key(NgramKey prefix, TokenId last) { return mix64(prefix + last * 0x9e3779b97f4a7c15ULL); }
+
+  template <class Fn>
+  void for_each_ngram(const std::vector<TokenId>& ids, Fn&& fn) const {
+    const size_t n = ids.size();
+    for (size_t i = 0; i < n; ++i) {
+      NgramKey key = ids[i];
+      fn(key, 1);
+      for (int order = 2; order <= max_order_ && i + static_cast<size_t>(order) <= n; ++order) {
+        key = extend_key(key, ids[i + static_cast<size_t>(order) - 1]);
+        fn(key, order);
+      }
+    }
+  }
+
+  size_t find_slot(NgramKey key) const {
+    const size_t mask = table_.size() - 1;
+    size_t slot = key & mask;  // keys are mix64 outputs already: their low bits are uniform
+    while (table_[slot].used && table_[slot].key != key) slot = (slot + 1) & mask;
+    return slot;
+  }
+
+  int max_order_;
+  std::vector<Entry> table_;
+  std::vector<uint32_t> used_, touched_;
+};
+
+}  // namespace
+
+BleuStatistics bleu_statistics_from_text(const TextBatch& hyps, const TextBatch& refs,
+                                         const std::vector<uint64_t>& segment_offsets, const Tokenizer& tokenizer,
+                                         int max_order, RefLength ref_length, int workers,
+                                         const InterruptCheck& interrupted) {
+  const size_t n = hyps.size();
+  if (segment_offsets.size() != n + 1 || segment_offsets.front() != 0 || segment_offsets.back() != refs.size())
+    throw InputError("bleu: " + std::to_string(n) + " hypotheses but the reference offsets describe " +
+                     std::to_string(segment_offsets.empty() ? 0 : segment_offsets.size() - 1) + " segments of " +
+                     std::to_string(refs.size()) + " references");
+  for (size_t i = 0; i < n; ++i)
+    if (segment_offsets[i + 1] <= segment_offsets[i])
+      throw InputError("bleu: segment " + std::to_string(i) + " has no reference");
+  if (max_order < 1 || max_order > 16) throw InputError("bleu: max_order must be in 1..16");
+  const size_t k_orders = static_cast<size_t>(max_order);
+  BleuStatistics stats = empty_statistics(n, max_order);
+  parallel_for(
+      n, workers,
+      [&](size_t begin, size_t end) {
+        SegmentClipper clipper(max_order);
+        std::vector<size_t> ref_lens;
+        std::string text_scratch;
+        std::vector<TokenId> ids;
+        auto tokenize = [&](std::string_view text) {
+          ids.clear();
+          tokenizer.for_each_token(text, text_scratch, [&](std::string_view tok) { ids.push_back(hash_token(tok)); });
+        };
+        for (size_t i = begin; i < end; ++i) {
+          tokenize(hyps[i]);
+          const size_t hyp_len = ids.size();
+          clipper.set_hypothesis(ids);
+          ref_lens.clear();
+          for (size_t r = segment_offsets[i]; r < segment_offsets[i + 1]; ++r) {
+            tokenize(refs[r]);
+            ref_lens.push_back(ids.size());
+            clipper.add_reference(ids);
+          }
+          stats.hyp_len[i] = static_cast<double>(hyp_len);
+          stats.ref_len[i] = effective_ref_length(ref_lens, hyp_len, ref_length);
+          clipper.correct(&stats.correct[i * k_orders]);
+          for (size_t k = 0; k < k_orders; ++k) stats.guess[i * k_orders + k] = hyp_len > k ? hyp_len - k : 0;
+        }
+      },
+      interrupted, 256);
+  return stats;
+}
+
+void bleu_from_totals(double hyp_len, double ref_len, const uint64_t* guess, const uint64_t* correct, int max_order,
+                      double* out) {
+  constexpr double kSmall = 1e-9;  // keeps the division defined when nothing was guessed
+  constexpr double kTiny = 1e-15;  // so that zero matches still give (almost) zero
+  double product = 1.0;
+  for (int k = 0; k < max_order; ++k) {
+    product *= (static_cast<double>(correct[k]) + kTiny) / (static_cast<double>(guess[k]) + kSmall);
+    out[k] = std::pow(product, 1.0 / (k + 1));
+  }
+  const double ratio = (hyp_len + kTiny) / (ref_len + kSmall);
+  if (ratio < 1) {
+    const double brevity = std::exp(1 - 1 / ratio);
+    for (int k = 0; k < max_order; ++k) out[k] *= brevity;
+  }
+}
+
+std::vector<double> bleu_segment_scores(const BleuStatistics& stats) {
+  const size_t k_orders = static_cast<size_t>(stats.max_order);
+  std::vector<double> out(stats.size() * k_orders);
+  for (size_t i = 0; i < stats.size(); ++i)
+    bleu_from_totals(stats.hyp_len[i], stats.ref_len[i], &stats.guess[i * k_orders], &stats.correct[i * k_orders],
+                     stats.max_order, &out[i * k_orders]);
+  return out;
+}
+
+std::vector<double> bleu_smoothed_segment_scores(const BleuStatistics& stats, BleuSmoothing smoothing,
+                                                 double smooth_value) {
+  if (smooth_value < 0) smooth_value = smoothing == BleuSmoothing::Floor ? 0.1 : 1.0;
+  const size_t k_orders = static_cast<size_t>(stats.max_order);
+  std::vector<double> out(stats.size() * k_orders);
+  for (size_t i = 0; i < stats.size(); ++i)
+    for (size_t k = 0; k < k_orders; ++k)
+      out[i * k_orders + k] = smoothed_bleu(stats.hyp_len[i], stats.ref_len[i], &stats.guess[i * k_orders],
+                                            &stats.correct[i * k_orders], static_cast<int>(k + 1), smoothing,
+                                            smooth_value);
+  return out;
+}
+
+}  // namespace fastamfm

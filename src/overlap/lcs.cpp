@@ -1,0 +1,68 @@
+#include "overlap/lcs.hpp"
+
+#include <algorithm>
+#include <bitset>
+
+namespace fastamfm {
+
+void BitParallelLcs::set_pattern(const TokenId* ids, size_t n) {
+  pattern_size_ = n;
+  words_ = (n + 63) / 64;
+  size_t capacity = 16;
+  while (capacity < 2 * n) capacity *= 2;
+  slot_token_.assign(capacity, 0);
+  slot_mask_.assign(capacity, 0);
+  masks_.clear();
+  std::fill(std::begin(filter_), std::end(filter_), uint64_t{0});
+  for (size_t i = 0; i < n; ++i) {
+    filter_[ids[i] >> 60] |= uint64_t{1} << ((ids[i] >> 54) & 63);
+    size_t slot = ids[i] & (capacity - 1);
+    while (slot_mask_[slot] != 0 && slot_token_[slot] != ids[i]) slot = (slot + 1) & (capacity - 1);
+    if (slot_mask_[slot] == 0) {
+      slot_token_[slot] = ids[i];
+      slot_mask_[slot] = static_cast<uint32_t>(masks_.size() / words_ + 1);
+      masks_.resize(masks_.size() + words_, 0);
+    }
+    masks_[(slot_mask_[slot] - 1) * words_ + i / 64] |= uint64_t{1} << (i % 64);
+  }
+}
+
+const uint64_t* BitParallelLcs::match_mask(TokenId token) const {
+  if (!(filter_[token >> 60] >> ((token >> 54) & 63) & 1)) return nullptr;
+  const size_t mask = slot_token_.size() - 1;
+  for (size_t slot = token & mask; slot_mask_[slot] != 0; slot = (slot + 1) & mask)
+    if (slot_token_[slot] == token) return masks_.data() + (slot_mask_[slot] - 1) * words_;
+  return nullptr;
+}
+
+size_t BitParallelLcs::length_with(const TokenId* text, size_t n) {
+  if (pattern_size_ == 0 || n == 0) return 0;
+  // V starts all ones; a zero bit marks a pattern position that ended a match.
+  v_.assign(words_, ~uint64_t{0});
+  for (size_t t = 0; t < n; ++t) {
+    const uint64_t* mask = match_mask(text[t]);
+    if (mask == nullptr) continue;  // a token absent from the pattern leaves V unchanged
+    uint64_t carry = 0;
+    for (size_t w = 0; w < words_; ++w) {
+      const uint64_t v = v_[w];
+      const uint64_t u = v & mask[w];
+      // V' = (V + U) | (V & ~M), the addition carried across words.
+      const uint64_t partial = v + carry;
+      const uint64_t carry_a = partial < carry ? 1 : 0;
+      const uint64_t sum = partial + u;
+      const uint64_t carry_b = sum < partial ? 1 : 0;
+      carry = carry_a | carry_b;
+      v_[w] = sum | (v & ~mask[w]);
+    }
+  }
+  // Count the zero bits among the pattern's positions (padding bits are ignored).
+  size_t zeros = 0;
+  for (size_t w = 0; w < words_; ++w) {
+    const size_t bits = std::min<size_t>(64, pattern_size_ - w * 64);
+    const uint64_t valid = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    zeros += std::bitset<64>(~v_[w] & valid).count();
+  }
+  return zeros;
+}
+
+}  // namespace fastamfm

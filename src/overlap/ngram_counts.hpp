@@ -1,0 +1,57 @@
+// Per-sentence n-gram counts, the sufficient statistics BLEU, CIDEr and Distinct-n share.
+// For each sentence and each order 1..max_order: the distinct n-grams as
+// (key, count) pairs sorted by key, so two sentences are compared by a linear merge.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "text/hashing.hpp"
+#include "parallel/parallel.hpp"
+#include "text/tokenized_batch.hpp"
+
+namespace fastamfm {
+
+struct NgramCount {
+  NgramKey key;
+  uint32_t count;
+};
+
+struct NgramSpan {
+  const NgramCount* data = nullptr;
+  size_t size = 0;
+  const NgramCount* begin() const { return data; }
+  const NgramCount* end() const { return data + size; }
+};
+
+// Counts the n-grams of one token sequence for order `order`, appending the sorted
+// (key, count) pairs to out. `keys` is scratch space.
+void count_ngrams(const TokenId* ids, size_t n_tokens, int order, std::vector<NgramKey>& keys,
+                  std::vector<NgramCount>& out);
+
+// Joins counts built in parts (part p: its entries, and the size of each span in
+// order) into one flat array and span offsets (offsets starts as {0}).
+void join_ngram_parts(const std::vector<std::vector<NgramCount>>& part_entries,
+                      const std::vector<std::vector<uint64_t>>& part_sizes, std::vector<NgramCount>& entries,
+                      std::vector<uint64_t>& offsets);
+
+class NgramTable {
+ public:
+  NgramTable() = default;
+  // Counts orders 1..max_order of every sentence of `batch`.
+  NgramTable(const TokenizedBatch& batch, int max_order, int workers, const InterruptCheck& interrupted = {});
+
+  int max_order() const { return max_order_; }
+  size_t size() const { return max_order_ == 0 ? 0 : (offsets_.size() - 1) / static_cast<size_t>(max_order_); }
+  // Counts of sentence i for order in 1..max_order.
+  NgramSpan at(size_t i, int order) const {
+    const size_t slot = i * static_cast<size_t>(max_order_) + static_cast<size_t>(order - 1);
+    return {entries_.data() + offsets_[slot], offsets_[slot + 1] - offsets_[slot]};
+  }
+
+ private:
+  int max_order_ = 0;
+  std::vector<NgramCount> entries_;
+  std::vector<uint64_t> offsets_{0};
+};
+
+}  // namespace fastamfm
