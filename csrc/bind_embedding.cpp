@@ -2,8 +2,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
-#include <cmath>
-
+#include "arrays.hpp"
 #include "bindings.hpp"
 #include "vectors/embedding_metrics.hpp"
 #include "overlap/reference_set.hpp"
@@ -23,24 +22,8 @@ std::shared_ptr<WordVectors> from_arrays(const std::vector<std::string>& words,
                                          int workers) {
   if (matrix.ndim() != 2)
     throw py::value_error("vectors must be a 2-D array [words, dims], got " + std::to_string(matrix.ndim()) + " dims");
-  const size_t rows = static_cast<size_t>(matrix.shape(0)), dim = static_cast<size_t>(matrix.shape(1));
-  if (rows != words.size())
-    throw py::value_error(std::to_string(words.size()) + " words but " + std::to_string(rows) + " vector rows");
-  if (rows == 0 || dim == 0) throw py::value_error("no word vectors (empty vocabulary or 0 dimensions)");
-  ParsedVectors parsed;
-  parsed.dim = dim;
-  parsed.rows = rows;
-  parsed.chunks.emplace_back();
-  VectorChunk& chunk = parsed.chunks.back();
-  chunk.values.assign(matrix.data(), matrix.data() + rows * dim);
-  for (size_t r = 0; r < rows; ++r) {
-    if (words[r].empty()) throw py::value_error("vocabulary[" + std::to_string(r) + "] is an empty word");
-    for (size_t j = 0; j < dim; ++j)
-      if (!std::isfinite(chunk.values[r * dim + j]))
-        throw py::value_error("vectors[" + std::to_string(r) + ", " + std::to_string(j) + "] (word '" + words[r] +
-                              "') is not finite");
-    chunk.add_word(words[r]);
-  }
+  const ParsedVectors parsed = parse_vector_matrix(words, matrix.data(), static_cast<size_t>(matrix.shape(0)),
+                                                   static_cast<size_t>(matrix.shape(1)));
   return without_gil([&] { return WordVectors::from_parsed(parsed, SourceKey{}, workers); });
 }
 
@@ -54,11 +37,12 @@ py::tuple embedding_scores(const EmbeddedReferences& refs, py::handle hyps, cons
     return score_embedding_metrics(refs, tokens, EmbeddingMetricSelection{average, extrema, greedy},
                                    empty_policy, what, workers, check);
   });
-  auto to_array = [](const std::vector<double>& v) -> py::object {
+  // A metric that was not asked for comes back as None.
+  auto column = [](const std::vector<double>& v) -> py::object {
     if (v.empty()) return py::none();
-    return py::array_t<double>(v.size(), v.data());
+    return to_array(v);
   };
-  return py::make_tuple(to_array(scores.average), to_array(scores.extrema), to_array(scores.greedy));
+  return py::make_tuple(column(scores.average), column(scores.extrema), column(scores.greedy));
 }
 
 }  // namespace

@@ -4,20 +4,21 @@
 
 #include "lm/arpa_reader.hpp"
 #include "lm/arpa_writer.hpp"
+#include "arrays.hpp"
 #include "bindings.hpp"
 #include "lm/lm_counter.hpp"
 #include "lm/lm_fluency.hpp"
 #include "lm/lm_model.hpp"
 #include "lm/lm_training.hpp"
+#include "overlap/encoded_hypotheses.hpp"
 #include "overlap/reference_set.hpp"
 
 namespace fastamfm::bindings {
 
 namespace {
-template <class T>
-py::array_t<T> to_array(const std::vector<T>& values) {
-  return py::array_t<T>(values.size(), values.data());
-}
+using F64Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
+using U64Array = py::array_t<uint64_t, py::array::c_style | py::array::forcecast>;
+
 
 TokenizedBatch tokenize_texts(py::handle texts, const Tokenizer& tokenizer, int workers, const char* what) {
   const TextBatch batch = to_text_batch(texts, what);
@@ -166,22 +167,42 @@ void register_lm(py::module_& m) {
           },
           py::arg("sentences"), py::arg("tokenizer"), py::arg("bos"), py::arg("eos"), py::arg("workers"))
       .def(
-          "fluency",
-          [](const NgramModel& model, py::handle hyps, const ReferenceSet& refs, const std::string& normalization,
-             const std::string& combine, const std::string& oov, int workers) {
+          "hypothesis_probabilities",
+          [](const NgramModel& model, const EncodedHypotheses& hyps, const std::string& normalization,
+             const std::string& oov, int workers) {
             const FluencyNormalization norm = parse_fluency_normalization(normalization);
-            const FluencyCombine comb = parse_fluency_combine(combine);
             const FluencyOov unknown = parse_fluency_oov(oov);
-            const TokenizedBatch batch = tokenize_texts(hyps, refs.tokenizer(), workers, "hyps");
             const auto check = python_interrupt_check();
-            const FluencyScores scores = without_gil([&] {
-              return fluency_scores(model, batch, refs.tokens(), refs.segment_offsets(), norm, comb, unknown, workers,
-                                    check);
-            });
-            return py::make_tuple(to_array(scores.fm), to_array(scores.hyp_prob), to_array(scores.ref_prob));
+            return to_array(
+                without_gil([&] { return sentence_probabilities(model, hyps.tokens, norm, unknown, workers, check); }));
           },
-          py::arg("hyps"), py::arg("refs"), py::arg("normalization"), py::arg("combine"), py::arg("oov"),
-          py::arg("workers"));
+          py::arg("hyps"), py::arg("normalization"), py::arg("oov"), py::arg("workers"),
+          "FM's normalised sentence probability of each hypothesis.")
+      .def(
+          "reference_probabilities",
+          [](const NgramModel& model, const ReferenceSet& refs, const std::string& normalization, const std::string& oov,
+             int workers) {
+            const FluencyNormalization norm = parse_fluency_normalization(normalization);
+            const FluencyOov unknown = parse_fluency_oov(oov);
+            const auto check = python_interrupt_check();
+            return to_array(
+                without_gil([&] { return sentence_probabilities(model, refs.tokens(), norm, unknown, workers, check); }));
+          },
+          py::arg("refs"), py::arg("normalization"), py::arg("oov"), py::arg("workers"),
+          "FM's normalised sentence probability of each reference (flattened).");
+  m.def(
+      "fluency_from_probabilities",
+      [](const F64Array& hyp_prob, const F64Array& ref_prob, const U64Array& segment_offsets,
+         const std::string& combine) {
+        const FluencyCombine comb = parse_fluency_combine(combine);
+        // Copied out of the arrays while the GIL is held (one memcpy each).
+        const std::vector<double> hyps(hyp_prob.data(), hyp_prob.data() + hyp_prob.size());
+        const std::vector<double> refs(ref_prob.data(), ref_prob.data() + ref_prob.size());
+        const std::vector<uint64_t> offsets(segment_offsets.data(), segment_offsets.data() + segment_offsets.size());
+        return to_array(without_gil([&] { return fluency_from_probabilities(hyps, refs, offsets, comb); }));
+      },
+      py::arg("hyp_prob"), py::arg("ref_prob"), py::arg("segment_offsets"), py::arg("combine"),
+      "FM per hypothesis: min/max ratio of its probability and each reference's, combined.");
 }
 
 }  // namespace fastamfm::bindings

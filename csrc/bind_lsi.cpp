@@ -4,8 +4,10 @@
 #include <pybind11/stl.h>
 
 #include "lsi/adequacy.hpp"
+#include "arrays.hpp"
 #include "bindings.hpp"
 #include "lsi/lsi_model.hpp"
+#include "overlap/encoded_hypotheses.hpp"
 #include "overlap/reference_set.hpp"
 #include "lsi/sparse_products.hpp"
 #include "lsi/term_document.hpp"
@@ -28,11 +30,6 @@ ChunkProgress with_gil(const Progress& progress) {
   };
 }
 
-py::array_t<float> unit_vectors_array(std::vector<float> v, size_t rows, size_t dims) {
-  auto* owned = new std::vector<float>(std::move(v));
-  py::capsule free_when_done(owned, [](void* p) { delete static_cast<std::vector<float>*>(p); });
-  return py::array_t<float>({rows, dims}, owned->data(), free_when_done);
-}
 
 size_t checked_dims(const LsiModel& model, size_t dims) {
   if (dims == 0 || dims > model.dims())
@@ -129,7 +126,7 @@ void register_lsi(py::module_& m) {
             std::unique_ptr<TermDocumentMatrix> matrix = without_gil([&] {
               return b.finish(VocabularyOptions{min_count, max_vocab}, w, vocabulary, workers, check);
             });
-            py::array_t<double> weights(vocabulary.global_weights.size(), vocabulary.global_weights.data());
+            py::array_t<double> weights = to_array(vocabulary.global_weights);
             return py::make_tuple(std::move(matrix), vocabulary.words, weights);
           },
           py::arg("min_count"), py::arg("max_vocab"), py::arg("weighting"), py::arg("workers") = -1);
@@ -184,12 +181,12 @@ void register_lsi(py::module_& m) {
       .def_property_readonly("singular_values",
                              [](const LsiModel& model) {
                                const auto& s = model.singular_values();
-                               return py::array_t<double>(s.size(), s.data());
+                               return to_array(s);
                              })
       .def_property_readonly("global_weights",
                              [](const LsiModel& model) {
                                const auto& w = model.global_weights();
-                               return py::array_t<double>(w.size(), w.data());
+                               return to_array(w);
                              })
       .def_property_readonly("dims", &LsiModel::dims)
       .def_property_readonly("num_terms", &LsiModel::num_terms)
@@ -218,15 +215,8 @@ void register_lsi(py::module_& m) {
             py::array_t<double> out({batch.size(), dims});
             double* data = out.mutable_data();
             without_gil([&] {
-              const TokenizedBatch tokens = tokenize_batch(batch, model.tokenizer(), workers, check);
-              parallel_for(
-                  tokens.size(), workers,
-                  [&](size_t begin, size_t end) {
-                    std::vector<uint32_t> scratch;
-                    for (size_t i = begin; i < end; ++i)
-                      model.project(tokens.ids(i), tokens.num_tokens(i), dims, data + i * dims, scratch);
-                  },
-                  check, 256);
+              project_sentences(model, tokenize_batch(batch, model.tokenizer(), workers, check), dims, data, workers,
+                                check);
               return 0;
             });
             return out;
@@ -241,9 +231,22 @@ void register_lsi(py::module_& m) {
             const auto check = python_interrupt_check();
             std::vector<float> v =
                 without_gil([&] { return project_unit_vectors(model, batch, dims, workers, check); });
-            return unit_vectors_array(std::move(v), batch.size(), dims);
+            return adopt_matrix(std::move(v), batch.size(), dims);
           },
           py::arg("texts"), py::arg("dims"), py::arg("workers") = -1)
+      .def(
+          "encoded_unit_vectors",
+          [](const LsiModel& model, const EncodedHypotheses& hyps, size_t dims, int workers) {
+            checked_dims(model, dims);
+            check_same_tokenizer(hyps.tokenizer, model.tokenizer(), "adequacy");
+            resolve_workers(workers);
+            const auto check = python_interrupt_check();
+            std::vector<float> v =
+                without_gil([&] { return project_unit_vectors(model, hyps.tokens, dims, workers, check); });
+            return adopt_matrix(std::move(v), hyps.size(), dims);
+          },
+          py::arg("hyps"), py::arg("dims"), py::arg("workers") = -1,
+          "Unit vectors of hypotheses already tokenized with the model's tokenizer.")
       .def(
           "reference_unit_vectors",
           [](const LsiModel& model, const ReferenceSet& refs, size_t dims, int workers) {
@@ -252,7 +255,7 @@ void register_lsi(py::module_& m) {
             const auto check = python_interrupt_check();
             std::vector<float> v =
                 without_gil([&] { return project_unit_vectors(model, refs.tokens(), dims, workers, check); });
-            return unit_vectors_array(std::move(v), refs.num_references(), dims);
+            return adopt_matrix(std::move(v), refs.num_references(), dims);
           },
           py::arg("references"), py::arg("dims"), py::arg("workers") = -1);
 

@@ -2,6 +2,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include "arrays.hpp"
 #include "bindings.hpp"
 #include "meteor/meteor_normalizer.hpp"
 #include "meteor/meteor_scorer.hpp"
@@ -11,28 +12,54 @@ namespace fastamfm::bindings {
 
 namespace {
 
-// The jar's 23 statistics in its own order (MeteorStats.toString).
-py::array_t<double> stats_matrix(const std::vector<MeteorStats>& stats) {
-  constexpr size_t kColumns = 4 + 4 * kMeteorStages + 3;
-  py::array_t<double> out({stats.size(), kColumns});
-  auto v = out.mutable_unchecked<2>();
-  for (size_t i = 0; i < stats.size(); ++i) {
-    const MeteorStats& s = stats[i];
-    size_t c = 0;
-    v(i, c++) = s.test_length;
-    v(i, c++) = s.reference_length;
-    v(i, c++) = s.test_function_words;
-    v(i, c++) = s.reference_function_words;
-    for (size_t k = 0; k < kMeteorStages; ++k) {
-      v(i, c++) = s.test_content[k];
-      v(i, c++) = s.reference_content[k];
-      v(i, c++) = s.test_function[k];
-      v(i, c++) = s.reference_function[k];
-    }
-    v(i, c++) = s.chunks;
-    v(i, c++) = s.test_matches();
-    v(i, c++) = s.reference_matches();
+// The jar's 23 statistics in its own order (MeteorStats.toString): 21 counts, then
+// the two match totals derived from them.
+constexpr size_t kRawStats = 4 + 4 * kMeteorStages + 1;
+constexpr size_t kStatColumns = kRawStats + 2;
+
+void write_stats(const MeteorStats& s, double* row) {
+  size_t c = 0;
+  row[c++] = s.test_length;
+  row[c++] = s.reference_length;
+  row[c++] = s.test_function_words;
+  row[c++] = s.reference_function_words;
+  for (size_t k = 0; k < kMeteorStages; ++k) {
+    row[c++] = s.test_content[k];
+    row[c++] = s.reference_content[k];
+    row[c++] = s.test_function[k];
+    row[c++] = s.reference_function[k];
   }
+  row[c++] = s.chunks;
+  row[c++] = s.test_matches();
+  row[c++] = s.reference_matches();
+}
+
+MeteorStats read_stats(const double* row) {
+  MeteorStats s;
+  size_t c = 0;
+  s.test_length = row[c++];
+  s.reference_length = row[c++];
+  s.test_function_words = row[c++];
+  s.reference_function_words = row[c++];
+  for (size_t k = 0; k < kMeteorStages; ++k) {
+    s.test_content[k] = row[c++];
+    s.reference_content[k] = row[c++];
+    s.test_function[k] = row[c++];
+    s.reference_function[k] = row[c++];
+  }
+  s.chunks = row[c++];
+  return s;
+}
+
+py::array_t<double> stats_matrix(const std::vector<MeteorStats>& stats) {
+  py::array_t<double> out({stats.size(), kStatColumns});
+  for (size_t i = 0; i < stats.size(); ++i) write_stats(stats[i], out.mutable_data(static_cast<py::ssize_t>(i)));
+  return out;
+}
+
+py::array_t<double> stats_row(const MeteorStats& stats) {
+  py::array_t<double> out(static_cast<py::ssize_t>(kStatColumns));
+  write_stats(stats, out.mutable_data());
   return out;
 }
 
@@ -100,11 +127,21 @@ void register_meteor(py::module_& m) {
             const TextBatch h = to_text_batch(hyps, "hyps");
             const auto check = python_interrupt_check();
             MeteorReferences::Result res = without_gil([&] { return refs.score(h, workers, check); });
-            py::array_t<double> sentences(res.sentences.size(), res.sentences.data());
-            return py::make_tuple(res.corpus, sentences, stats_matrix(res.stats));
+            py::array_t<double> sentences = to_array(res.sentences);
+            return py::make_tuple(res.corpus, sentences, stats_matrix(res.stats), stats_row(res.total));
           },
           py::arg("hyps"), py::arg("workers") = -1,
-          "(corpus score, sentence scores, the jar's 23 statistics per segment)");
+          "(corpus score, sentence scores, the jar's 23 statistics per segment, their corpus sum)");
+
+  m.def(
+      "meteor_corpus_score",
+      [](const py::array_t<double, py::array::c_style | py::array::forcecast>& totals) {
+        if (totals.ndim() != 1 || static_cast<size_t>(totals.size()) != kStatColumns)
+          throw py::value_error("meteor_corpus_score: expected the " + std::to_string(kStatColumns) +
+                                " corpus statistics");
+        return meteor_score(read_stats(totals.data()));
+      },
+      py::arg("totals"), "METEOR of summed corpus statistics (the jar's 23, as MeteorReferences.score returns).");
 
   m.def(
       "meteor_normalize",

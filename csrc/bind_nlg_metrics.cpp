@@ -1,17 +1,19 @@
 // BLEU, ROUGE-L, CIDEr-D and Distinct-n: the nlg-eval overlap metrics.
 // Hypotheses are copied into a TextBatch while the GIL is held; tokenizing, n-gram
-// counting and scoring then run on core objects only, with the GIL released.
+// counting (overlap/encoded_hypotheses) and scoring then run on core objects only,
+// with the GIL released.
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
-#include <cstring>
 #include <optional>
 
+#include "arrays.hpp"
 #include "bindings.hpp"
 #include "overlap/bleu.hpp"
 #include "overlap/cider.hpp"
 #include "overlap/distinct.hpp"
 #include "overlap/document_frequency.hpp"
+#include "overlap/encoded_hypotheses.hpp"
 #include "overlap/rouge_l.hpp"
 #include "text/space_split.hpp"
 
@@ -19,52 +21,13 @@ namespace fastamfm::bindings {
 
 namespace {
 
-// Hypotheses encoded once for every metric scored on them: tokens and n-gram counts
-// under the tokenizer and, for the whitespace preset, the split_on_spaces view that
-// pycocoevalcap's ROUGE-L has of the text.
-struct EncodedHypotheses {
-  Tokenizer tokenizer;
-  TokenizedBatch tokens;
-  NgramTable ngrams;
-  TokenizedBatch space_split;
-  bool has_space_split = false;
-};
-
 std::shared_ptr<EncodedHypotheses> encode(py::handle hyps, const Tokenizer& tokenizer, int max_order, int workers) {
   const TextBatch texts = to_text_batch(hyps, "hyps");
-  if (texts.empty()) throw py::value_error("hyps is empty");
   const auto check = python_interrupt_check();
-  return without_gil([&] {
-    auto out = std::make_shared<EncodedHypotheses>(EncodedHypotheses{tokenizer, {}, {}, {}, false});
-    out->tokens = tokenize_batch(texts, tokenizer, workers, check);
-    out->ngrams = NgramTable(out->tokens, max_order, workers, check);
-    if (tokenizer.options().preset == TokenizerPreset::Whitespace) {
-      out->space_split = split_on_spaces(texts, tokenizer.lowercases(), workers, check);
-      out->has_space_split = true;
-    }
-    return out;
-  });
+  return without_gil(
+      [&] { return std::make_shared<EncodedHypotheses>(encode_hypotheses(texts, tokenizer, max_order, workers, check)); });
 }
 
-void check_same_tokenizer(const EncodedHypotheses& hyps, const Tokenizer& refs_tokenizer, const char* what) {
-  if (hyps.tokenizer.describe() != refs_tokenizer.describe())
-    throw py::value_error(std::string(what) + ": hypotheses encoded with " + hyps.tokenizer.describe() +
-                          " but references with " + refs_tokenizer.describe());
-}
-
-template <class T>
-py::array_t<T> to_array(const std::vector<T>& values) {
-  py::array_t<T> out(static_cast<py::ssize_t>(values.size()));
-  if (!values.empty()) std::memcpy(out.mutable_data(), values.data(), values.size() * sizeof(T));
-  return out;
-}
-
-template <class T>
-py::array_t<T> to_matrix(const std::vector<T>& values, size_t rows, size_t cols) {
-  py::array_t<T> out({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(cols)});
-  if (!values.empty()) std::memcpy(out.mutable_data(), values.data(), values.size() * sizeof(T));
-  return out;
-}
 
 py::tuple bleu_result(const BleuStatistics& stats, std::optional<std::string> smooth, double smooth_value) {
   std::vector<double> sentences;
@@ -86,7 +49,7 @@ py::tuple bleu_result(const BleuStatistics& stats, std::optional<std::string> sm
 py::tuple bleu_once(const EncodedHypotheses& hyps, const ReferenceSet& refs, int max_order,
                     const std::string& ref_length, std::optional<std::string> smooth, double smooth_value,
                     int workers) {
-  check_same_tokenizer(hyps, refs.tokenizer(), "bleu");
+  check_same_tokenizer(hyps.tokenizer, refs.tokenizer(), "bleu");
   const RefLength length_mode = parse_ref_length(ref_length);
   if (smooth) parse_bleu_smoothing(*smooth);
   const auto check = python_interrupt_check();
@@ -98,7 +61,7 @@ py::tuple bleu_once(const EncodedHypotheses& hyps, const ReferenceSet& refs, int
 py::tuple bleu_with_maxima(const EncodedHypotheses& hyps, const BleuReferenceCounts& ref_counts, int max_order,
                            const std::string& ref_length, std::optional<std::string> smooth, double smooth_value,
                            int workers) {
-  check_same_tokenizer(hyps, ref_counts.references().tokenizer(), "bleu");
+  check_same_tokenizer(hyps.tokenizer, ref_counts.references().tokenizer(), "bleu");
   const RefLength length_mode = parse_ref_length(ref_length);
   if (smooth) parse_bleu_smoothing(*smooth);
   const auto check = python_interrupt_check();
@@ -145,21 +108,20 @@ TokenSequences split_texts(py::handle texts, bool lowercase, int workers) {
 
 py::array_t<double> rouge_l(const EncodedHypotheses& hyps, const ReferenceSet& refs, double beta,
                             const std::string& multi_ref, int workers) {
-  check_same_tokenizer(hyps, refs.tokenizer(), "rouge_l");
+  check_same_tokenizer(hyps.tokenizer, refs.tokenizer(), "rouge_l");
   const RougeMultiRef mode = parse_rouge_multi_ref(multi_ref);
   const auto check = python_interrupt_check();
   return to_array(without_gil(
       [&] { return rouge_l_scores(hyps.tokens, refs.tokens(), refs.segment_offsets(), beta, mode, workers, check); }));
 }
 
-py::array_t<double> rouge_l_split_on_spaces(const EncodedHypotheses& hyps, const TokenSequences& refs,
+py::array_t<double> rouge_l_split_on_spaces(const TokenSequences& hyps, const TokenSequences& refs,
                                             const std::vector<uint64_t>& segment_offsets, double beta,
                                             const std::string& multi_ref, int workers) {
-  if (!hyps.has_space_split) throw py::value_error("rouge_l: hypotheses were not encoded with the whitespace preset");
   const RougeMultiRef mode = parse_rouge_multi_ref(multi_ref);
   const auto check = python_interrupt_check();
   return to_array(without_gil(
-      [&] { return rouge_l_scores(hyps.space_split, refs.tokens, segment_offsets, beta, mode, workers, check); }));
+      [&] { return rouge_l_scores(hyps.tokens, refs.tokens, segment_offsets, beta, mode, workers, check); }));
 }
 
 py::array_t<double> rouge_l_text(py::handle hyps, py::handle flat_refs, const std::vector<uint64_t>& segment_offsets,
@@ -176,7 +138,7 @@ py::array_t<double> rouge_l_text(py::handle hyps, py::handle flat_refs, const st
 }
 
 py::array_t<double> cider(const EncodedHypotheses& hyps, const CiderReferenceModel& model, double sigma, int workers) {
-  check_same_tokenizer(hyps, model.references().tokenizer(), "cider");
+  check_same_tokenizer(hyps.tokenizer, model.references().tokenizer(), "cider");
   const auto check = python_interrupt_check();
   return to_array(without_gil([&] { return cider_d_scores(hyps.tokens, hyps.ngrams, model, sigma, workers, check); }));
 }
@@ -190,6 +152,9 @@ py::dict distinct(const EncodedHypotheses& hyps, const std::vector<int>& orders,
   out["total"] = to_matrix(counts.total, n, orders.size());
   out["corpus_unique"] = to_array(counts.corpus_unique);
   out["corpus_total"] = to_array(counts.corpus_total);
+  py::list keys;
+  for (const auto& order_keys : counts.corpus_keys) keys.append(to_array(order_keys));
+  out["corpus_keys"] = keys;
   return out;
 }
 
@@ -199,7 +164,7 @@ void register_nlg_metrics(py::module_& m) {
   py::class_<EncodedHypotheses, std::shared_ptr<EncodedHypotheses>>(m, "EncodedHypotheses")
       .def(py::init(&encode), py::arg("hyps"), py::arg("tokenizer"), py::arg("max_order"), py::arg("workers") = -1)
       .def_property_readonly("size", [](const EncodedHypotheses& h) { return h.tokens.size(); })
-      .def_property_readonly("max_order", [](const EncodedHypotheses& h) { return h.ngrams.max_order(); })
+      .def_property_readonly("max_order", &EncodedHypotheses::max_order)
       .def_property_readonly("tokenizer", [](const EncodedHypotheses& h) { return h.tokenizer; })
       .def("tokens", [](const EncodedHypotheses& h, size_t i) {
         if (i >= h.tokens.size()) throw py::index_error("hypothesis index out of range");
@@ -234,7 +199,7 @@ void register_nlg_metrics(py::module_& m) {
         "Texts stripped, then split on single spaces (pycocoevalcap's ROUGE-L view of nlg-eval's lines).");
   m.def("rouge_l", &rouge_l, py::arg("hyps"), py::arg("refs"), py::arg("beta"), py::arg("multi_ref"),
         py::arg("workers"));
-  m.def("rouge_l_split_on_spaces", &rouge_l_split_on_spaces, py::arg("hyps"), py::arg("ref_tokens"),
+  m.def("rouge_l_split_on_spaces", &rouge_l_split_on_spaces, py::arg("hyp_tokens"), py::arg("ref_tokens"),
         py::arg("segment_offsets"), py::arg("beta"), py::arg("multi_ref"), py::arg("workers"));
   m.def("rouge_l_text", &rouge_l_text, py::arg("hyps"), py::arg("flat_refs"), py::arg("segment_offsets"),
         py::arg("tokenizer"), py::arg("split_like_pycoco"), py::arg("beta"), py::arg("multi_ref"), py::arg("workers"),

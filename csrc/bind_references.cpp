@@ -2,6 +2,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include "arrays.hpp"
 #include "bindings.hpp"
 #include "overlap/reference_set.hpp"
 
@@ -27,7 +28,7 @@ void register_references(py::module_& m) {
       .def_property_readonly("segment_offsets",
                              [](const ReferenceSet& r) {
                                const auto& o = r.segment_offsets();
-                               return py::array_t<uint64_t>(o.size(), o.data());
+                               return to_array(o);
                              })
       .def_property_readonly("lengths",
                              [](const ReferenceSet& r) {

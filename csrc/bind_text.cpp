@@ -5,6 +5,7 @@
 #include "io/atomic_file.hpp"
 #include "bindings.hpp"
 #include "io/line_reader.hpp"
+#include "io/score_rows.hpp"
 #include "text/tokenized_batch.hpp"
 #include "text/tokenizer.hpp"
 
@@ -85,6 +86,26 @@ void register_text(py::module_& m) {
         });
       },
       py::arg("path"), py::arg("data"));
+
+  m.def(
+      "format_score_rows",
+      [](uint64_t first_id, const std::vector<py::array_t<double, py::array::c_style | py::array::forcecast>>& columns,
+         const std::vector<std::string>& json_keys, const std::string& format, int workers) {
+        const ScoreRowFormat how = parse_score_row_format(format);
+        std::vector<const double*> data;
+        const size_t rows = columns.empty() ? 0 : static_cast<size_t>(columns[0].size());
+        for (const auto& c : columns) {
+          if (c.ndim() != 1 || static_cast<size_t>(c.size()) != rows)
+            throw py::value_error("format_score_rows: columns must be 1-d arrays of one length");
+          data.push_back(c.data());
+        }
+        const auto check = python_interrupt_check();
+        const std::string text =
+            without_gil([&] { return format_score_rows(first_id, data, rows, json_keys, how, workers, check); });
+        return py::bytes(text);
+      },
+      py::arg("first_id"), py::arg("columns"), py::arg("json_keys"), py::arg("format"), py::arg("workers") = -1,
+      "Score lines (jsonl records or tsv rows, numbers as '%.9g') of one chunk, as UTF-8 bytes.");
 
   m.def("resolve_workers", &resolve_workers, py::arg("workers"));
 }

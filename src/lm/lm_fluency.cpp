@@ -32,8 +32,6 @@ double normalized_sentence_probability(double log10_prob, size_t n_words, Fluenc
   return std::exp(log10_prob * std::log(10.0) / divisor);
 }
 
-namespace {
-// Normalised probability of every sentence of `batch` (with <s> and </s>).
 std::vector<double> sentence_probabilities(const NgramModel& model, const TokenizedBatch& batch,
                                            FluencyNormalization normalization, FluencyOov oov, int workers,
                                            const InterruptCheck& interrupted) {
@@ -64,11 +62,36 @@ std::vector<double> sentence_probabilities(const NgramModel& model, const Tokeni
   return probs;
 }
 
+namespace {
+
 double ratio(double a, double b) {
   const double hi = std::max(a, b);
   return hi > 0.0 ? std::min(a, b) / hi : 1.0;
 }
 }  // namespace
+
+std::vector<double> fluency_from_probabilities(const std::vector<double>& hyp_prob, const std::vector<double>& ref_prob,
+                                               const std::vector<uint64_t>& segment_offsets, FluencyCombine combine) {
+  if (segment_offsets.size() != hyp_prob.size() + 1 || segment_offsets.front() != 0 ||
+      segment_offsets.back() != ref_prob.size())
+    throw InputError("fluency: " + std::to_string(hyp_prob.size()) + " hypotheses but references for " +
+                     std::to_string(segment_offsets.size() - 1) + " segments");
+  std::vector<double> fm(hyp_prob.size());
+  for (size_t i = 0; i < hyp_prob.size(); ++i) {
+    if (segment_offsets[i + 1] <= segment_offsets[i])
+      throw InputError("fluency: hypothesis " + std::to_string(i) + " has no reference");
+    double sum = 0.0, lo = 1.0, hi = 0.0;
+    for (uint64_t r = segment_offsets[i]; r < segment_offsets[i + 1]; ++r) {
+      const double ratio_r = ratio(hyp_prob[i], ref_prob[r]);
+      sum += ratio_r;
+      lo = std::min(lo, ratio_r);
+      hi = std::max(hi, ratio_r);
+    }
+    const double count = static_cast<double>(segment_offsets[i + 1] - segment_offsets[i]);
+    fm[i] = combine == FluencyCombine::Mean ? sum / count : combine == FluencyCombine::Max ? hi : hi - lo;
+  }
+  return fm;
+}
 
 FluencyScores fluency_scores(const NgramModel& model, const TokenizedBatch& hyps, const TokenizedBatch& refs,
                              const std::vector<uint64_t>& segment_offsets, FluencyNormalization normalization,
@@ -83,18 +106,7 @@ FluencyScores fluency_scores(const NgramModel& model, const TokenizedBatch& hyps
   FluencyScores out;
   out.hyp_prob = sentence_probabilities(model, hyps, normalization, oov, workers, interrupted);
   out.ref_prob = sentence_probabilities(model, refs, normalization, oov, workers, interrupted);
-  out.fm.resize(hyps.size());
-  for (size_t i = 0; i < hyps.size(); ++i) {
-    double sum = 0.0, lo = 1.0, hi = 0.0;
-    for (uint64_t r = segment_offsets[i]; r < segment_offsets[i + 1]; ++r) {
-      const double fm = ratio(out.hyp_prob[i], out.ref_prob[r]);
-      sum += fm;
-      lo = std::min(lo, fm);
-      hi = std::max(hi, fm);
-    }
-    const double count = static_cast<double>(segment_offsets[i + 1] - segment_offsets[i]);
-    out.fm[i] = combine == FluencyCombine::Mean ? sum / count : combine == FluencyCombine::Max ? hi : hi - lo;
-  }
+  out.fm = fluency_from_probabilities(out.hyp_prob, out.ref_prob, segment_offsets, combine);
   return out;
 }
 

@@ -39,6 +39,16 @@ struct FluencyScores {
   std::vector<double> ref_prob;  // normalised probability per reference
 };
 
+// Normalised probability of every sentence of `batch` (with <s> and </s>).
+std::vector<double> sentence_probabilities(const NgramModel& model, const TokenizedBatch& batch,
+                                           FluencyNormalization normalization, FluencyOov oov, int workers,
+                                           const InterruptCheck& interrupted = {});
+
+// FM of every hypothesis from the normalised probabilities of the hypotheses and of
+// their references (so reference probabilities computed once can serve many systems).
+std::vector<double> fluency_from_probabilities(const std::vector<double>& hyp_prob, const std::vector<double>& ref_prob,
+                                               const std::vector<uint64_t>& segment_offsets, FluencyCombine combine);
+
 // refs holds the references of every hypothesis in turn: those of hypothesis i are
 // refs[segment_offsets[i] .. segment_offsets[i+1]).
 FluencyScores fluency_scores(const NgramModel& model, const TokenizedBatch& hyps, const TokenizedBatch& refs,

@@ -74,6 +74,18 @@ std::vector<float> project_unit_vectors(const LsiModel& model, const TextBatch& 
                    });
 }
 
+void project_sentences(const LsiModel& model, const TokenizedBatch& batch, size_t dims, double* out, int workers,
+                       const InterruptCheck& interrupted) {
+  check_dims(model, dims);
+  parallel_for(
+      batch.size(), workers,
+      [&](size_t begin, size_t end) {
+        std::vector<uint32_t> scratch;
+        for (size_t i = begin; i < end; ++i) model.project(batch.ids(i), batch.num_tokens(i), dims, out + i * dims, scratch);
+      },
+      interrupted, 256);
+}
+
 void adequacy_scores(const float* hyps, size_t n, const float* refs, const uint64_t* ref_offsets, size_t dims,
                      AdequacyCombine combine, double* out, int workers, const InterruptCheck& interrupted) {
   for (size_t i = 0; i < n; ++i)

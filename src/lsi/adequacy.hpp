@@ -36,6 +36,11 @@ std::vector<float> project_unit_vectors(const LsiModel& model, const TokenizedBa
 std::vector<float> project_unit_vectors(const LsiModel& model, const TextBatch& texts, size_t dims, int workers,
                                         const InterruptCheck& interrupted = {});
 
+// The raw projections (weighted bag of words x U[:, :dims], not normalised) of the
+// sentences of `batch`: out is batch.size() x dims, row-major (LsiModel.transform).
+void project_sentences(const LsiModel& model, const TokenizedBatch& batch, size_t dims, double* out, int workers,
+                       const InterruptCheck& interrupted = {});
+
 // The scoring core.
 //   hyps        n x dims unit (or zero) vectors, row-major
 //   refs        n_refs x dims unit (or zero) vectors, row-major

@@ -177,9 +177,8 @@ MeteorReferences::Result MeteorReferences::score(const TextBatch& hyps, int work
       },
       interrupted, 8);
 
-  MeteorStats total;
-  for (const MeteorStats& s : result.stats) total.add(s);
-  result.corpus = meteor_score(total, params);
+  for (const MeteorStats& s : result.stats) result.total.add(s);
+  result.corpus = meteor_score(result.total, params);
   return result;
 }
 

@@ -79,6 +79,7 @@ class MeteorReferences {
   struct Result {
     std::vector<double> sentences;
     std::vector<MeteorStats> stats;  // of the best-scoring reference of each segment
+    MeteorStats total;               // their sum (MeteorStats::add): the corpus statistics
     double corpus = 0;
   };
   // Scores hyps[i] against the references of segment i. A segment keeps the

@@ -47,11 +47,13 @@ DistinctCounts distinct_ngrams(const TokenizedBatch& texts, const std::vector<in
         }
       },
       interrupted);
+  out.corpus_keys.resize(k_orders);
   for (size_t k = 0; k < k_orders; ++k) {
-    std::vector<NgramKey> all;
+    std::vector<NgramKey>& all = out.corpus_keys[k];
     for (size_t p = 0; p < parts; ++p) all.insert(all.end(), part_keys[p][k].begin(), part_keys[p][k].end());
     std::sort(all.begin(), all.end());
-    out.corpus_unique[k] = static_cast<uint64_t>(std::unique(all.begin(), all.end()) - all.begin());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    out.corpus_unique[k] = static_cast<uint64_t>(all.size());
     for (size_t i = 0; i < n; ++i) out.corpus_total[k] += out.total[i * k_orders + k];
   }
   return out;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "parallel/parallel.hpp"
+#include "text/hashing.hpp"
 #include "text/tokenized_batch.hpp"
 
 namespace fastamfm {
@@ -15,6 +16,9 @@ struct DistinctCounts {
   std::vector<uint64_t> total;          // [n * orders] n-grams of each response
   std::vector<uint64_t> corpus_unique;  // [orders] distinct n-grams over all responses
   std::vector<uint64_t> corpus_total;   // [orders]
+  // [orders] the distinct n-gram keys over all responses, sorted: the union of two
+  // batches' keys gives the distinct n-grams of both, so corpus Distinct-n streams.
+  std::vector<std::vector<NgramKey>> corpus_keys;
 };
 
 DistinctCounts distinct_ngrams(const TokenizedBatch& texts, const std::vector<int>& orders, int workers,

@@ -19,6 +19,9 @@ int resolve_workers(int workers);
 void parallel_for(size_t n, int workers, const std::function<void(size_t, size_t)>& body,
                   const InterruptCheck& interrupted = {}, size_t min_chunk = 1);
 
+// Splits [0, n) into parts of about `part_size` items for parallel_parts.
+inline size_t part_count(size_t n, size_t part_size) { return (n + part_size - 1) / part_size; }
+
 // Runs body(part) for part in [0, n_parts): for work whose result is built per part
 // and joined in order afterwards, so the output never depends on the thread count.
 void parallel_parts(size_t n_parts, int workers, const std::function<void(size_t)>& body,

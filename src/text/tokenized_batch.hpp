@@ -47,8 +47,6 @@ class TokenizedBatch {
   std::vector<uint64_t> sentence_offsets_;  // n + 1 offsets into the token arrays
 };
 
-// Splits [0, n) into parts of about `part_size` items for parallel_parts.
-inline size_t part_count(size_t n, size_t part_size) { return (n + part_size - 1) / part_size; }
 
 // Tokenizes every text on `workers` threads with split_text(text, scratch, emit),
 // which calls emit(token) for each token. Fixed-size parts are tokenized apart and

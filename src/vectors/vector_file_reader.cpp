@@ -329,4 +329,26 @@ ParsedVectors read_vector_file(const std::string& path, VectorFormat format, int
   return read_text(file, format, workers, interrupted);
 }
 
+ParsedVectors parse_vector_matrix(const std::vector<std::string>& words, const float* values, size_t rows,
+                                  size_t dim) {
+  if (rows != words.size())
+    throw InputError(std::to_string(words.size()) + " words but " + std::to_string(rows) + " vector rows");
+  if (rows == 0 || dim == 0) throw InputError("no word vectors (empty vocabulary or 0 dimensions)");
+  ParsedVectors parsed;
+  parsed.dim = dim;
+  parsed.rows = rows;
+  parsed.chunks.emplace_back();
+  VectorChunk& chunk = parsed.chunks.back();
+  chunk.values.assign(values, values + rows * dim);
+  for (size_t r = 0; r < rows; ++r) {
+    if (words[r].empty()) throw InputError("vocabulary[" + std::to_string(r) + "] is an empty word");
+    for (size_t j = 0; j < dim; ++j)
+      if (!std::isfinite(chunk.values[r * dim + j]))
+        throw InputError("vectors[" + std::to_string(r) + ", " + std::to_string(j) + "] (word '" + words[r] +
+                         "') is not finite");
+    chunk.add_word(words[r]);
+  }
+  return parsed;
+}
+
 }  // namespace fastamfm

@@ -52,6 +52,11 @@ struct ParsedVectors {
   std::vector<VectorChunk> chunks;  // concatenated in order they are the file's rows
 };
 
+// Vectors held in memory (an LSI model's components, a user's arrays): words[r] has
+// row r of the rows x dim matrix `values`. InputError for an empty vocabulary, an
+// empty word or a value that is not finite, naming the row and column.
+ParsedVectors parse_vector_matrix(const std::vector<std::string>& words, const float* values, size_t rows, size_t dim);
+
 // Parses the whole file on `workers` threads; the result does not depend on workers.
 ParsedVectors read_vector_file(const std::string& path, VectorFormat format, int workers,
                                const InterruptCheck& interrupted = {});
