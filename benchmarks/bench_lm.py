@@ -43,7 +43,7 @@ def sentences():
 @pytest.fixture(scope="module")
 def model_files(tmp_path_factory, turns):
     directory = tmp_path_factory.mktemp("lm")
-    lm = fastamfm.NgramLM.train(turns, order=5)
+    lm = fastamfm.NgramLM.train(turns, order=5, tokenize="whitespace")
     lm.save_arpa(directory / "model.arpa")
     lm.save(directory / "model.bin")
     return directory / "model.arpa", directory / "model.bin"
@@ -88,7 +88,7 @@ def test_load_fastamfm(benchmark, model_files, sentences, expected, kind):
 @pytest.mark.parametrize("order", [2, 5])
 @pytest.mark.parametrize("smoothing", ["kneser-ney", "katz"])
 def test_train_on_twcs(benchmark, turns, order, smoothing, tmp_path):
-    lm = benchmark.pedantic(lambda: fastamfm.NgramLM.train(turns, order=order, smoothing=smoothing), rounds=1)
+    lm = benchmark.pedantic(lambda: fastamfm.NgramLM.train(turns, order=order, smoothing=smoothing, tokenize="whitespace"), rounds=1)
     lm.save_arpa(tmp_path / "model.arpa")
     model = kenlm.Model(str(tmp_path / "model.arpa"))
     probe = turns[:200]

@@ -41,7 +41,7 @@ import json, resource, sys, time
 sys.path.insert(0, {python!r})
 import fastamfm
 start = time.perf_counter()
-lm = fastamfm.NgramLM.train({corpus!r}, order={order}, smoothing={smoothing!r}, max_memory={memory!r})
+lm = fastamfm.NgramLM.train({corpus!r}, order={order}, smoothing={smoothing!r}, max_memory={memory!r}, tokenize="whitespace")
 seconds = time.perf_counter() - start
 print(json.dumps({{"seconds": seconds, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "counts": lm.counts, "spilled_runs": lm.training_stats["spilled_runs"]}}))
@@ -213,12 +213,12 @@ def main():
                                [dstc6 / "references" / f"refgen_result{i}.txt" for i in range(1, 11)])
     sentences += [r for rs in refs for r in rs]
     for order in (2, 5):
-        lm = fastamfm.NgramLM.train(twcs_txt, order=order)
+        lm = fastamfm.NgramLM.train(twcs_txt, order=order, tokenize="whitespace")
         arpa = args.workdir / f"twcs_kn{order}.arpa"
         lm.save_arpa(arpa)
         section_query(arpa, sentences, args.repeats_query)
 
-    big = fastamfm.NgramLM.train(synthetic_txt, order=5, max_memory=args.max_memory)
+    big = fastamfm.NgramLM.train(synthetic_txt, order=5, max_memory=args.max_memory, tokenize="whitespace")
     arpa, binary = args.workdir / "synthetic_kn5.arpa", args.workdir / "synthetic_kn5.bin"
     big.save_arpa(arpa)
     big.save(binary)

@@ -219,6 +219,34 @@ void register_nlg_metrics(py::module_& m) {
             });
           },
           py::arg("refs"), py::arg("workers") = -1)
+      .def(
+          "entries",
+          [](const DocumentFrequency& df) {
+            const std::vector<NgramCount> entries = df.entries();
+            py::array_t<uint64_t> keys(static_cast<py::ssize_t>(entries.size()));
+            py::array_t<uint32_t> counts(static_cast<py::ssize_t>(entries.size()));
+            for (size_t i = 0; i < entries.size(); ++i) {
+              keys.mutable_data()[i] = entries[i].key;
+              counts.mutable_data()[i] = entries[i].count;
+            }
+            return py::make_tuple(keys, counts);
+          },
+          "(n-gram keys sorted, segment counts): the table's content, to merge or store it.")
+      .def(
+          "add_entries",
+          [](DocumentFrequency& df, const py::array_t<uint64_t, py::array::c_style | py::array::forcecast>& keys,
+             const py::array_t<uint32_t, py::array::c_style | py::array::forcecast>& counts, uint64_t segments) {
+            if (keys.ndim() != 1 || counts.ndim() != 1 || keys.size() != counts.size())
+              throw py::value_error("add_entries: keys and counts must be 1-d arrays of one length");
+            std::vector<NgramCount> entries(static_cast<size_t>(keys.size()));
+            for (size_t i = 0; i < entries.size(); ++i) entries[i] = NgramCount{keys.data()[i], counts.data()[i]};
+            without_gil([&] {
+              df.add_entries(entries, segments);
+              return 0;
+            });
+          },
+          py::arg("keys"), py::arg("counts"), py::arg("segments"),
+          "Adds the entries of a table counted over `segments` other segments.")
       .def_property_readonly("max_order", &DocumentFrequency::max_order)
       .def_property_readonly("num_segments", &DocumentFrequency::num_segments)
       .def_property_readonly("num_ngrams", &DocumentFrequency::num_ngrams)

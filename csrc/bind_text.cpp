@@ -2,6 +2,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include "common/exact_sum.hpp"
 #include "io/atomic_file.hpp"
 #include "bindings.hpp"
 #include "io/line_reader.hpp"
@@ -106,6 +107,20 @@ void register_text(py::module_& m) {
       },
       py::arg("first_id"), py::arg("columns"), py::arg("json_keys"), py::arg("format"), py::arg("workers") = -1,
       "Score lines (jsonl records or tsv rows, numbers as '%.9g') of one chunk, as UTF-8 bytes.");
+
+  m.def(
+      "exact_sum",
+      [](const py::array_t<double, py::array::c_style | py::array::forcecast>& values) -> py::object {
+        const ExactSum sum = without_gil([&] { return exact_sum(values.data(), static_cast<size_t>(values.size())); });
+        if (!sum.finite) return py::float_(sum.fallback);
+        auto as_int = [](const std::vector<uint64_t>& limbs) {
+          const py::bytes bytes(reinterpret_cast<const char*>(limbs.data()), limbs.size() * sizeof(uint64_t));
+          return py::module_::import("builtins").attr("int").attr("from_bytes")(bytes, "little");
+        };
+        return as_int(sum.positive) - as_int(sum.negative);
+      },
+      py::arg("values"),
+      "The exact sum of the values as an int, in units of 2**-1074 (a float when one is NaN or infinite).");
 
   m.def("resolve_workers", &resolve_workers, py::arg("workers"));
 }

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import fastamfm
-from fastamfm import AMFM, amfm_metrics, combine_scores
+from fastamfm import AMFM, combine_scores
 from fastamfm.amfm import DEFAULT_MODEL_DIR, SETTINGS_FILE
 
 from amfm_helpers import tiny_corpus, tiny_pairs, train_tiny
@@ -206,37 +206,38 @@ def test_default_model_ships_and_scores():
     refs = [["Do you like football? I watch it every Sunday.", "I enjoy football games."], ["hello there"]]
     res = default.score(hyps, refs)
     assert res.amfm[0] > res.amfm[1]
-    metrics = amfm_metrics(hyps, refs)
+    metrics = fastamfm.compute_metrics(hyps, refs, metrics=["am", "fm", "amfm"])
     assert set(metrics) == {"AM", "FM", "AM-FM"}
     assert metrics["AM-FM"] == pytest.approx(res.corpus["AM-FM"])
 
 
-def test_amfm_metrics_accepts_a_scorer_or_directory(scorer, pairs, tmp_path):
+def test_amfm_metrics_accept_a_scorer_or_directory(scorer, pairs, tmp_path):
     hyps, refs = pairs
     scorer.save(tmp_path / "m")
-    assert amfm_metrics(hyps, refs, model=scorer) == amfm_metrics(hyps, refs, model=tmp_path / "m")
+    by_object = fastamfm.evaluate(hyps, refs, metrics="am,fm,amfm", model=scorer)
+    assert by_object.corpus == fastamfm.evaluate(hyps, refs, metrics="am,fm,amfm", model=tmp_path / "m").corpus
     with pytest.raises(TypeError, match="model must be 'default'"):
-        amfm_metrics(hyps, refs, model=3)
+        fastamfm.evaluate(hyps, refs, metrics="amfm", model=3)
 
 
-def test_evaluate_returns_every_available_metric(scorer, pairs):
+def test_evaluate_returns_one_table_type(scorer, pairs):
     hyps, refs = pairs
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        table = fastamfm.evaluate(hyps, refs, metrics="am,fm,amfm", model=scorer, frame=False)
+    table = fastamfm.evaluate(hyps, refs, metrics="am,fm,amfm", model=scorer)
     res = scorer.score(hyps, refs)
-    assert list(table) == ["AM", "FM", "AM-FM"]
+    assert isinstance(table, fastamfm.MetricResult) and isinstance(res, fastamfm.MetricResult)
+    assert list(table.sentences) == ["AM", "FM", "AM-FM"] == list(table.to_dict())
     np.testing.assert_array_equal(table["AM-FM"], res.amfm)
+    assert table.corpus == res.corpus
     pd = pytest.importorskip("pandas")
-    frame = fastamfm.evaluate(hyps, refs, metrics=["AM-FM"], model=scorer)
+    frame = fastamfm.evaluate(hyps, refs, metrics=["AM-FM"], model=scorer).to_frame()
     assert isinstance(frame, pd.DataFrame) and list(frame.columns) == ["AM-FM"]
 
 
 def test_evaluate_skips_what_is_missing_with_a_warning(scorer, pairs):
     hyps, refs = pairs
-    with pytest.warns(RuntimeWarning, match="needs word vectors|not available in this build"):
-        out = fastamfm.evaluate(hyps, refs, metrics="am,embedding_average", model=scorer, frame=False)
-    assert list(out) == ["AM"]
+    with pytest.warns(RuntimeWarning, match="no word vectors given"):
+        out = fastamfm.evaluate(hyps, refs, metrics="am,embedding_average", model=scorer)
+    assert list(out.sentences) == ["AM"]
     with pytest.raises(ValueError, match="unknown metric 'blue'"):
         fastamfm.evaluate(hyps, refs, metrics="blue", model=scorer)
 
@@ -356,7 +357,7 @@ def test_default_model_training_data(topical_chat_dir, tmp_path):
 @pytest.mark.skipif(not hasattr(fastamfm, "bleu"), reason="BLEU/ROUGE-L are not in this build (issue 3)")
 def test_evaluate_columns_equal_the_metric_functions(scorer, pairs):
     hyps, refs = pairs
-    table = fastamfm.evaluate(hyps, refs, metrics="bleu,rouge_l,cider,amfm", model=scorer, frame=False)
+    table = fastamfm.evaluate(hyps, refs, metrics="bleu,rouge_l,cider,amfm", model=scorer)
     assert list(table) == ["Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "ROUGE_L", "CIDEr", "AM-FM"]
     bleu = fastamfm.bleu(hyps, refs).sentences
     for k in range(4):

@@ -171,9 +171,11 @@ def test_bad_options(kwargs, message):
         fastamfm.bleu(["a"], [["a"]], **kwargs)
 
 
-def test_tokenizer_mismatch_with_encoded_references():
-    with pytest.raises(ValueError, match="References were encoded with tok:whitespace"):
-        fastamfm.bleu(["a"], fastamfm.References([["a"]]), lowercase=True)
+def test_references_encode_for_the_tokenizer_the_metric_asks_for():
+    shared = fastamfm.References([["A b"], ["c D"]])  # prepared for the whitespace preset
+    lowered = fastamfm.bleu(["a B", "C d"], shared, lowercase=True)
+    assert lowered.corpus.tolist() == fastamfm.bleu(["a B", "C d"], [["A b"], ["c D"]], lowercase=True).corpus.tolist()
+    assert lowered.corpus[0] == pytest.approx(1.0)
 
 
 @settings(max_examples=60, deadline=None)

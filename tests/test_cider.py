@@ -70,7 +70,7 @@ def test_two_pass_chunks_equal_the_whole_corpus():
              for s in range(0, 500, 120)]
     sentences = np.concatenate(parts)
     assert sentences.tolist() == whole.sentences.tolist()
-    assert float(np.mean(sentences)) == whole.corpus
+    assert float(np.mean(sentences)) == pytest.approx(whole.corpus, rel=1e-15)
 
 
 def test_document_frequencies_count_segments_not_references():
@@ -135,7 +135,7 @@ def test_bad_options(kwargs, exc, message):
 
 def test_document_frequencies_must_match_the_tokenizer():
     df = fastamfm.DocumentFrequencies(lowercase=True).update([["a b"], ["b c"]])
-    with pytest.raises(ValueError, match="document_frequencies use tok:whitespace\\+lc but the references"):
+    with pytest.raises(ValueError, match="document_frequencies use tok:whitespace\\+lc but the metric"):
         fastamfm.cider(["a", "b"], [["a b"], ["b c"]], document_frequencies=df)
-    with pytest.raises(ValueError, match="DocumentFrequencies.update: References were encoded with"):
-        df.update(fastamfm.References([["a"]]))
+    # References prepared for another tokenizer are counted as the table's tokenizer reads them.
+    assert df.update(fastamfm.References([["A"]])).count("a") == 2

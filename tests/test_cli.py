@@ -55,7 +55,7 @@ def test_score_writes_per_response_and_prints_corpus(model_dir, tmp_path, capsys
     expected = AMFM.load(model_dir).score(hyps, refs)
     printed = dict(line.split(": ", 1) for line in capsys.readouterr().out.splitlines())
     assert float(printed["AM-FM"]) == pytest.approx(expected.corpus["AM-FM"], abs=1e-6)
-    assert printed["signature"] == expected.signature
+    assert printed["signature amfm"] == expected.signature
     lines = out.read_text().splitlines()
     assert lines[0] == "id\tAM\tFM\tAM-FM"
     np.testing.assert_allclose([float(x.split("\t")[3]) for x in lines[1:]], expected.amfm, rtol=1e-8, atol=1e-12)
@@ -132,7 +132,7 @@ def test_report_html(model_dir, tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["score", "--hyp", "/nonexistent/h.txt", "--ref", "/nonexistent/r.txt"], "no such file"),
-    (["score", "--hyp", "H"], "score needs --hyp with at least one --ref, or --jsonl"),
+    (["score", "--hyp", "H"], "score needs --ref files (or --context for reference-free metrics) with --hyp"),
     (["score", "--jsonl", "x.jsonl", "--hyp", "h.txt"], "either --jsonl or --hyp/--ref"),
     (["train", "--corpus", "/nonexistent/c.txt", "--out", "m"], "/nonexistent/c.txt: no such file"),
     (["correlate", "--human", "h.tsv", "--system", "noequals"], "NAME=PATH"),
@@ -175,14 +175,14 @@ def test_killed_score_run_leaves_no_truncated_output_and_resumes(model_dir, tmp_
     parts = tmp_path / "scores.jsonl.parts"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
-        if len(list(parts.glob("*.totals.json"))) >= 2:
+        if len(list(parts.glob("*.statistics.json"))) >= 2:
             break
         time.sleep(0.002)
     assert proc.poll() is None, f"the run ended before it could be killed: {proc.stderr.read().decode()}"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert not out.exists()
-    done = len(list(parts.glob("*.totals.json")))
+    done = len(list(parts.glob("*.statistics.json")))
     assert 2 <= done < n // 500
     rerun = subprocess.run(cmd, env=env, capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stderr

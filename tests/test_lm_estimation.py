@@ -31,27 +31,27 @@ def _assert_same_model(ours: dict, oracle: dict):
 @pytest.mark.parametrize("order", [1, 2, 3, 4])
 @pytest.mark.parametrize("corpus", [SMALL, TINY], ids=["zipf", "tiny"])
 def test_kneser_ney_equals_oracle(tmp_path, corpus, order):
-    lm = fastamfm.NgramLM.train(corpus, order=order, smoothing="kneser-ney")
+    lm = fastamfm.NgramLM.train(corpus, order=order, smoothing="kneser-ney", tokenize="whitespace")
     _assert_same_model(_written(lm, tmp_path), kneser_ney(corpus, order))
 
 
 @pytest.mark.parametrize("order", [1, 2, 3, 4])
 @pytest.mark.parametrize("corpus", [SMALL, TINY], ids=["zipf", "tiny"])
 def test_katz_equals_oracle(tmp_path, corpus, order):
-    lm = fastamfm.NgramLM.train(corpus, order=order, smoothing="katz")
+    lm = fastamfm.NgramLM.train(corpus, order=order, smoothing="katz", tokenize="whitespace")
     _assert_same_model(_written(lm, tmp_path), katz(corpus, order))
 
 
 def test_katz_settings_equal_oracle(tmp_path):
-    lm = fastamfm.NgramLM.train(SMALL, order=3, smoothing="katz", gtmin=[1, 2, 3], gtmax=[3, 5, 5])
+    lm = fastamfm.NgramLM.train(SMALL, order=3, smoothing="katz", gtmin=[1, 2, 3], gtmax=[3, 5, 5], tokenize="whitespace")
     _assert_same_model(_written(lm, tmp_path), katz(SMALL, 3, gtmin=[1, 2, 3], gtmax=[3, 5, 5]))
 
 
 def test_kneser_ney_discounts_follow_count_of_counts():
-    lm = fastamfm.NgramLM.train(SMALL, order=3)
+    lm = fastamfm.NgramLM.train(SMALL, order=3, tokenize="whitespace")
     lines = lm.metadata["discounts"]
     assert len(lines) == 3 and not any("fallback" in line for line in lines)
-    tiny = fastamfm.NgramLM.train(TINY, order=2, discount_fallback=(0.4, 0.8, 1.2))
+    tiny = fastamfm.NgramLM.train(TINY, order=2, discount_fallback=(0.4, 0.8, 1.2), tokenize="whitespace")
     assert "D1=0.4 D2=0.8 D3+=1.2 (fallback)" in tiny.metadata["discounts"][1]
 
 
@@ -65,33 +65,33 @@ def _assert_sums_to_one(lm, tmp_path):
 @pytest.mark.parametrize("smoothing", ["kneser-ney", "katz"])
 @pytest.mark.parametrize("order", [2, 3])
 def test_every_context_sums_to_one(tmp_path, smoothing, order):
-    _assert_sums_to_one(fastamfm.NgramLM.train(SMALL, order=order, smoothing=smoothing), tmp_path)
+    _assert_sums_to_one(fastamfm.NgramLM.train(SMALL, order=order, smoothing=smoothing, tokenize="whitespace"), tmp_path)
 
 
 @pytest.mark.parametrize("smoothing", ["kneser-ney", "katz"])
 def test_closed_vocabulary_sums_to_one(tmp_path, smoothing):
     vocab = sorted({w for s in SMALL for w in s.split()})[::2] + ["never-seen"]
-    lm = fastamfm.NgramLM.train(SMALL, order=3, smoothing=smoothing, vocab=vocab)
+    lm = fastamfm.NgramLM.train(SMALL, order=3, smoothing=smoothing, vocab=vocab, tokenize="whitespace")
     assert set(lm.vocabulary) == set(vocab) | {"<unk>", "<s>", "</s>"}
     _assert_sums_to_one(lm, tmp_path)
 
 
 @pytest.mark.parametrize("smoothing", ["kneser-ney", "katz"])
 def test_pruning_keeps_a_normalised_smaller_model(tmp_path, smoothing):
-    full = fastamfm.NgramLM.train(SMALL, order=3, smoothing=smoothing)
-    pruned = fastamfm.NgramLM.train(SMALL, order=3, smoothing=smoothing, prune=1e-4)
+    full = fastamfm.NgramLM.train(SMALL, order=3, smoothing=smoothing, tokenize="whitespace")
+    pruned = fastamfm.NgramLM.train(SMALL, order=3, smoothing=smoothing, prune=1e-4, tokenize="whitespace")
     assert pruned.counts[0] == full.counts[0]
     assert pruned.counts[1] < full.counts[1] and pruned.counts[2] < full.counts[2]
     assert pruned.metadata["prune"] == "0.0001"
     _assert_sums_to_one(pruned, tmp_path)
     # Pruning trades likelihood of the training text for size, less so at a lower threshold.
-    mild = fastamfm.NgramLM.train(SMALL, order=3, smoothing=smoothing, prune=1e-6)
+    mild = fastamfm.NgramLM.train(SMALL, order=3, smoothing=smoothing, prune=1e-6, tokenize="whitespace")
     assert pruned.counts[2] < mild.counts[2] < full.counts[2]
     assert full.perplexity(SMALL) < mild.perplexity(SMALL) < pruned.perplexity(SMALL)
 
 
 def test_results_do_not_depend_on_threads(tmp_path):
-    one = fastamfm.NgramLM.train(SMALL, order=4, workers=1)
-    two = fastamfm.NgramLM.train(SMALL, order=4, workers=2)
+    one = fastamfm.NgramLM.train(SMALL, order=4, workers=1, tokenize="whitespace")
+    two = fastamfm.NgramLM.train(SMALL, order=4, workers=2, tokenize="whitespace")
     assert one.fingerprint == two.fingerprint
     assert math.isfinite(one.perplexity(SMALL))

@@ -107,7 +107,7 @@ def test_arpa_without_unk_scores_unknown_words_like_kenlm(tmp_path):
 
 @pytest.fixture
 def binary_model(tmp_path):
-    lm = fastamfm.NgramLM.train(zipf_corpus(300, vocabulary=80, seed=4), order=3)
+    lm = fastamfm.NgramLM.train(zipf_corpus(300, vocabulary=80, seed=4), order=3, tokenize="whitespace")
     path = tmp_path / "model.bin"
     lm.save(path)
     return path
@@ -144,7 +144,7 @@ def test_save_is_atomic_and_replaces(tmp_path, binary_model):
 @pytest.mark.parametrize("corpus", [[], [""] * 3, ["<s> </s>", "<unk>"]])
 def test_empty_corpus(corpus):
     with pytest.raises(ValueError, match="empty corpus: no tokens"):
-        fastamfm.NgramLM.train(corpus)
+        fastamfm.NgramLM.train(corpus, tokenize="whitespace")
 
 
 @pytest.mark.parametrize("options, error, what", [
@@ -165,14 +165,14 @@ def test_bad_training_options(options, error, what):
 
 def test_bad_corpus_types(tmp_path):
     with pytest.raises(FileNotFoundError, match="no such corpus file"):
-        fastamfm.NgramLM.train(tmp_path / "missing.txt")
+        fastamfm.NgramLM.train(tmp_path / "missing.txt", tokenize="whitespace")
     with pytest.raises(TypeError, match=re.escape("corpus[1] is int, expected str")):
-        fastamfm.NgramLM.train(["a b", 3])
+        fastamfm.NgramLM.train(["a b", 3], tokenize="whitespace")
 
 
 def test_corpus_with_only_unknown_words_for_a_closed_vocabulary(tmp_path):
     # Every word maps to <unk>: a legitimate (if useless) model, still normalised.
-    lm = fastamfm.NgramLM.train(["a b c", "c d"], order=2, vocab=["zz"])
+    lm = fastamfm.NgramLM.train(["a b c", "c d"], order=2, vocab=["zz"], tokenize="whitespace")
     assert set(lm.vocabulary) == {"<unk>", "<s>", "</s>", "zz"}
     scores = lm.token_scores(["a b"])
     assert list(scores[0][1]) == [True, True, False]
@@ -183,19 +183,19 @@ def test_file_and_iterable_corpora_agree(tmp_path):
     corpus = zipf_corpus(1000, seed=5)
     path = tmp_path / "corpus.txt"
     path.write_text("\n".join(corpus) + "\n")
-    from_file = fastamfm.NgramLM.train(path, order=3)
-    from_iterable = fastamfm.NgramLM.train(iter(corpus), order=3)
+    from_file = fastamfm.NgramLM.train(path, order=3, tokenize="whitespace")
+    from_iterable = fastamfm.NgramLM.train(iter(corpus), order=3, tokenize="whitespace")
     assert from_file.fingerprint == from_iterable.fingerprint
 
 
 @pytest.mark.parametrize("smoothing", ["kneser-ney", "katz"])
 def test_spilling_to_disk_gives_the_same_model(tmp_path, monkeypatch, smoothing):
     corpus = zipf_corpus(3000, vocabulary=500, seed=6)
-    in_memory = fastamfm.NgramLM.train(corpus, order=4, smoothing=smoothing)
+    in_memory = fastamfm.NgramLM.train(corpus, order=4, smoothing=smoothing, tokenize="whitespace")
     assert in_memory.training_stats["spilled_runs"] == 0
     # A tiny budget and small chunks: the counts spill after every chunk.
     monkeypatch.setattr(fastamfm.lm, "CORPUS_CHUNK_LINES", 250)
-    spilled = fastamfm.NgramLM.train(corpus, order=4, smoothing=smoothing, max_memory="64K", temp_dir=str(tmp_path))
+    spilled = fastamfm.NgramLM.train(corpus, order=4, smoothing=smoothing, max_memory="64K", temp_dir=str(tmp_path), tokenize="whitespace")
     assert spilled.training_stats["spilled_runs"] == 3 * 12  # orders 2..4, 12 chunks
     assert spilled.fingerprint == in_memory.fingerprint
     assert list(tmp_path.iterdir()) == []  # spill files never outlive the run

@@ -52,7 +52,7 @@ def _assert_matches_kenlm(lm, path, sentences, bos=True, eos=True):
     ("katz", 2, None), ("katz", 3, None), ("katz", 2, 1e-6),
 ])
 def test_our_arpa_scores_equal_kenlm_on_dstc6(tmp_path, training_turns, dstc6_sentences, smoothing, order, prune):
-    lm = fastamfm.NgramLM.train(training_turns, order=order, smoothing=smoothing, prune=prune)
+    lm = fastamfm.NgramLM.train(training_turns, order=order, smoothing=smoothing, prune=prune, tokenize="whitespace")
     arpa = tmp_path / "model.arpa"
     lm.save_arpa(arpa)
     _assert_matches_kenlm(lm, arpa, dstc6_sentences)
@@ -63,7 +63,7 @@ def test_our_arpa_scores_equal_kenlm_on_dstc6(tmp_path, training_turns, dstc6_se
 @pytest.mark.shared_data
 @pytest.mark.parametrize("bos, eos", [(False, True), (True, False), (False, False)])
 def test_sentence_boundaries_equal_kenlm(tmp_path, training_turns, dstc6_sentences, bos, eos):
-    lm = fastamfm.NgramLM.train(training_turns, order=3)
+    lm = fastamfm.NgramLM.train(training_turns, order=3, tokenize="whitespace")
     arpa = tmp_path / "model.arpa"
     lm.save_arpa(arpa)
     _assert_matches_kenlm(lm, arpa, dstc6_sentences[:2000], bos, eos)
@@ -71,7 +71,7 @@ def test_sentence_boundaries_equal_kenlm(tmp_path, training_turns, dstc6_sentenc
 
 @pytest.mark.shared_data
 def test_token_scores_equal_kenlm_full_scores(tmp_path, training_turns, dstc6_sentences):
-    lm = fastamfm.NgramLM.train(training_turns, order=4)
+    lm = fastamfm.NgramLM.train(training_turns, order=4, tokenize="whitespace")
     arpa = tmp_path / "model.arpa"
     lm.save_arpa(arpa)
     model = kenlm.Model(str(arpa))
@@ -124,7 +124,7 @@ def test_binary_file_answers_like_the_arpa_file(tmp_path):
 
 
 def test_only_unknown_words(tmp_path):
-    lm = fastamfm.NgramLM.train(zipf_corpus(500, vocabulary=100, seed=1), order=3)
+    lm = fastamfm.NgramLM.train(zipf_corpus(500, vocabulary=100, seed=1), order=3, tokenize="whitespace")
     lm.save_arpa(tmp_path / "model.arpa")
     sentences = ["zz yy xx", "qq"]
     _assert_matches_kenlm(lm, tmp_path / "model.arpa", sentences)
@@ -134,7 +134,7 @@ def test_only_unknown_words(tmp_path):
 
 
 def test_scores_do_not_depend_on_threads():
-    lm = fastamfm.NgramLM.train(zipf_corpus(1000, seed=2), order=3)
+    lm = fastamfm.NgramLM.train(zipf_corpus(1000, seed=2), order=3, tokenize="whitespace")
     sentences = zipf_corpus(5000, seed=9)
     np.testing.assert_array_equal(lm.score(sentences, workers=1), lm.score(sentences, workers=2))
     assert lm.score([]).shape == (0,)

@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 import fastamfm
 from fastamfm import _core
-from fastamfm.references import as_references
 from oracles.text import tokenize as oracle_tokenize
 
 
@@ -54,15 +53,18 @@ def test_tokenizer_options_apply_to_references():
     assert r.tokens(0) == [["hello", "world"]]
 
 
-def test_reuse_checks_tokenizer_size_and_order():
+def test_one_references_serves_every_tokenizer_and_order():
     r = fastamfm.References([["a b"], ["c"]], max_order=2)
     with pytest.raises(ValueError, match="3 hypotheses but References holds 2 segments"):
-        as_references(r, 3, max_order=1)
-    with pytest.raises(ValueError, match="encoded with tok:whitespace but the metric asks for tok:amfm"):
-        as_references(r, 2, tokenize="amfm", max_order=1)
-    with pytest.raises(ValueError, match="order 4"):
-        as_references(r, 2, max_order=4)
-    assert as_references(r, 2, max_order=2) is r
+        fastamfm.References.of(r, 3)
+    assert fastamfm.References.of(r, 2) is r
+    first = r.encoded_with("whitespace", 2)
+    assert r.encoded_with("whitespace", 1) is first  # an encoding with enough orders serves
+    assert r.encoded_with("whitespace", 4).max_order == 4  # a higher order re-encodes once
+    assert r.encoded_with("amfm").tokenizer.describe() == "tok:amfm"
+    # BLEU-4 (whitespace) and AM (amfm) both score against the same References.
+    fastamfm.bleu(["a b", "c"], r)
+    fastamfm.adequacy(["a b", "c"], r, fastamfm.AMFM.default().lsi)
 
 
 @pytest.mark.parametrize("refs,exc,msg", [
@@ -81,7 +83,7 @@ def test_bad_references(refs, exc, msg):
 
 def test_length_mismatch_with_hypotheses():
     with pytest.raises(ValueError, match="3 hypotheses but 2 reference lists"):
-        as_references([["a"], ["b"]], 3)
+        fastamfm.References.of([["a"], ["b"]], 3)
 
 
 def test_from_parallel_files_and_jsonl(tmp_path):

@@ -8,6 +8,7 @@ import pytest
 
 import fastamfm
 from fastamfm import streaming
+from fastamfm.pipeline import Pipeline
 from fastamfm.streaming import score_files
 
 from amfm_helpers import tiny_pairs, train_tiny
@@ -81,7 +82,7 @@ def test_summary_only_without_out(scorer, files):
 
 
 def _failing_after(monkeypatch, n_ok: int, calls: list):
-    real = streaming.score_chunk
+    real = Pipeline.score_batch
 
     def flaky(*args, **kwargs):
         calls.append(1)
@@ -89,7 +90,7 @@ def _failing_after(monkeypatch, n_ok: int, calls: list):
             raise KeyboardInterrupt  # as Ctrl-C in the middle of a run
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(streaming, "score_chunk", flaky)
+    monkeypatch.setattr(Pipeline, "score_batch", flaky)
 
 
 def test_interrupted_run_leaves_no_output_and_resumes(scorer, files, tmp_path, monkeypatch):
@@ -104,7 +105,7 @@ def test_interrupted_run_leaves_no_output_and_resumes(scorer, files, tmp_path, m
         score_files(out, hyp=hyp, refs=ref_paths, model=scorer, chunk_size=40)
     assert not out.exists()
     parts = tmp_path / "out.jsonl.parts"
-    assert len(list(parts.glob("part-*.totals.json"))) == 3
+    assert len(list(parts.glob("part-*.statistics.json"))) == 3
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
     monkeypatch.undo()
@@ -162,10 +163,9 @@ def test_bad_input(scorer, files, tmp_path):
         (dict(hyp=hyp, refs=[short]), ValueError, r"line counts differ between parallel files .*short.txt: 1 lines"),
         (dict(hyp=tmp_path / "absent.txt", refs=ref_paths), FileNotFoundError, "absent.txt: no such file"),
         (dict(hyp=hyp, refs=ref_paths, jsonl=jsonl), ValueError, "either jsonl= or hyp="),
-        (dict(hyp=hyp), ValueError, "needs hyp= and at least one file"),
+        (dict(hyp=hyp), ValueError, "need reference files"),
         (dict(hyp=hyp, refs=ref_paths, format="csv"), ValueError, "format must be one of"),
         (dict(hyp=hyp, refs=ref_paths, chunk_size=0), ValueError, "chunk_size must be a positive integer"),
-        (dict(hyp=hyp, refs=ref_paths, metrics="cider"), ValueError, "cider cannot be streamed"),
         (dict(hyp=hyp, refs=ref_paths, metrics="nope"), ValueError, "unknown metric 'nope'"),
     ]
     for kwargs, error, message in cases:

@@ -1,37 +1,49 @@
-"""fastamfm: AM-FM and the nlg-eval dialogue metrics with a C++ (and CUDA) core."""
+"""fastamfm: AM-FM and the nlg-eval dialogue metrics with a C++ (and CUDA) core.
+
+Every metric is registered once (``fastamfm.registry``) and every entry point --
+``evaluate``, ``compute_metrics``/``NLGEval``, ``score_files`` and the CLI, ``tune``,
+``correlate`` -- scores through the one pipeline (``fastamfm.pipeline``) and returns a
+``MetricResult``.
+"""
 from __future__ import annotations
 
-from . import io, meteor_resources
+# The nlg-eval metrics register first, so the registry lists them in nlg-eval's order.
+from .metrics import (BleuStatistics, DocumentFrequencies, bleu, cider, distinct, embedding_average, greedy_matching,
+                      meteor, rouge_l, vector_extrema)
+from . import io, meteor_resources, registry  # noqa: I001
 from ._backend import HAS_CUDA, resolve_device
 from ._core import FormatError
 from ._version import __version__
 from .adequacy import adequacy
-from .amfm import AMFM, AMFMResult, amfm_metrics, combine_scores
+from .amfm import AMFM, combine_scores
 from .correlation import correlate, metric_correlations
 from .evaluate import evaluate
 from .fluency import fluency
+from .hypotheses import Hypotheses
 from .lm import NgramLM, TokenScores
 from .lsi import LsiModel
-from .metrics import BleuStatistics, DocumentFrequencies, Hypotheses, bleu, cider, distinct, rouge_l
-from .metrics.embedding import embedding_average, greedy_matching, vector_extrema
-from .metrics.meteor import meteor
-from .nlgeval import compute_individual_metrics, compute_metrics
+from .nlgeval import NLGEval, compute_individual_metrics, compute_metrics
+from .pipeline import Pipeline
 from .reference_index import ReferenceIndex
 from .references import References
+from .result import MetricResult
+from .streaming import score_files
 from .tokenize import PRESETS as TOKENIZER_PRESETS, tokenize
 from .tuning import tune
 from .vectors import WordVectors
 
 __all__ = [
     "AMFM",
-    "AMFMResult",
     "BleuStatistics",
     "DocumentFrequencies",
     "FormatError",
     "HAS_CUDA",
     "Hypotheses",
     "LsiModel",
+    "MetricResult",
+    "NLGEval",
     "NgramLM",
+    "Pipeline",
     "ReferenceIndex",
     "References",
     "TOKENIZER_PRESETS",
@@ -39,7 +51,6 @@ __all__ = [
     "WordVectors",
     "__version__",
     "adequacy",
-    "amfm_metrics",
     "bleu",
     "cider",
     "combine_scores",
@@ -55,8 +66,10 @@ __all__ = [
     "meteor",
     "meteor_resources",
     "metric_correlations",
+    "registry",
     "resolve_device",
     "rouge_l",
+    "score_files",
     "tokenize",
     "tune",
     "vector_extrema",

@@ -5,6 +5,7 @@ Errors name the argument, the index and the sizes, e.g.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 from . import _core
@@ -42,6 +43,32 @@ def flatten_references(refs, n_expected: int | None, name: str = "refs") -> tupl
     return _core.flatten_ragged(refs, name)
 
 
-def check_same_length(n_hyps: int, n_refs: int, what: str = "references") -> None:
-    if n_hyps != n_refs:
-        raise ValueError(f"{n_hyps} hypotheses but {n_refs} {what}")
+def check_workers(workers, what: str) -> int:
+    """``workers``: -1 (or 0) for every core, or a positive thread count."""
+    if isinstance(workers, bool) or not isinstance(workers, int):
+        raise TypeError(f"{what}: workers must be an int (-1 = all cores), got {type(workers).__name__}")
+    try:
+        _core.resolve_workers(workers)
+    except ValueError as exc:
+        raise ValueError(f"{what}: {exc}") from None
+    return workers
+
+
+def check_int(value, name: str, low: int, high: int, what: str) -> int:
+    """An int in [low, high] (not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{what}: {name} must be an int in {low}..{high}, got {value!r}")
+    return value
+
+
+def check_positive(value, name: str, what: str) -> float:
+    """A finite number > 0 (not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{what}: {name} must be a positive number, got {value!r}")
+    return float(value)
+
+
+def check_choice(value, name: str, choices, what: str):
+    if value not in choices:
+        raise ValueError(f"{what}: {name} must be one of {tuple(choices)}, got {value!r}")
+    return value

@@ -10,77 +10,117 @@ is ``max(0, cos(hyp, ref))`` combined over its references:
 
 A sentence with no vocabulary word has no direction: its cosines are 0, so a
 response without known words scores AM = 0 (and a reference without known words
-never raises a score). All of it runs in C++ on ``workers`` threads. With
-``fastamfm.References`` the references are tokenized once, and their projections
-are cached per model and ``dims``, so scoring many systems re-encodes nothing.
+never raises a score). All of it runs in C++ on ``workers`` threads. The reference
+projections are kept on the ``References`` (per model and ``dims``), so scoring many
+systems against one ``References`` projects the references once.
 """
 from __future__ import annotations
 
-import weakref
 from typing import Optional
 
 import numpy as np
 
 from . import _core
 from ._backend import resolve_device
-from ._validation import as_text_list
+from ._validation import check_choice, check_workers
 from .lsi import LsiModel
-from .references import References, as_references
+from .registry import Chunk, MeanStatistics, Metric, register
 from .result import MetricResult, make_signature
-from .tokenize import prepare_texts
 
-__all__ = ["adequacy", "projected_references", "COMBINE_MODES"]
+__all__ = ["Adequacy", "adequacy", "COMBINE_MODES"]
 
 COMBINE_MODES = ("max", "mean", "centroid")
 
-# References -> {(model fingerprint, dims): (unit vectors of every reference, segment offsets)}
-_projected_references: "weakref.WeakKeyDictionary[References, dict]" = weakref.WeakKeyDictionary()
 
+@register
+class Adequacy(Metric):
+    """AM (see ``adequacy``). From a shared option dict it takes ``model=`` (an ``AMFM``,
+    a model directory or "default") and uses that scorer's LSI model and AM settings."""
 
-def projected_references(references: References, model: LsiModel, dims: int, workers: int = -1):
-    """``(vectors, offsets)``: unit vectors of every reference (float32, one row per
-    reference, segment after segment) and the n + 1 segment offsets (uint64), as the
-    scoring core takes them. Cached with ``references`` per model and ``dims``."""
-    cache = _projected_references.setdefault(references, {})
-    key = (model.fingerprint, dims)
-    if key not in cache:
-        cache[key] = (model._core.reference_unit_vectors(references.encoded, dims, workers),
-                      np.asarray(references.segment_offsets, dtype=np.uint64))
-    return cache[key]
+    name = "am"
+    columns = ("AM",)
+    aliases = ("adequacy",)
+
+    def __init__(self, *, lsi: LsiModel, dims: Optional[int] = None, combine: str = "max", device: str = "cpu",
+                 workers: int = -1):
+        if not isinstance(lsi, LsiModel):
+            raise TypeError(f"adequacy: model must be a fastamfm.LsiModel, got {type(lsi).__name__}")
+        self.combine = check_choice(combine, "combine", COMBINE_MODES, "adequacy")
+        self.lsi = lsi
+        self.dims = lsi.check_dims(dims, "adequacy")
+        self.workers = check_workers(workers, "adequacy")
+        self.device = resolve_device(device)
+        if self.device == "cuda" and combine == "centroid":
+            raise ValueError("adequacy: combine='centroid' has no CUDA kernel; use device='cpu' or "
+                             "combine='max'/'mean'")
+
+    @classmethod
+    def option_names(cls) -> tuple:
+        return ("model", "device", "workers")
+
+    @classmethod
+    def from_options(cls, **options) -> "Adequacy":
+        from .amfm import resolve_model
+
+        return cls.of_scorer(resolve_model(options.get("model", "default")), device=options.get("device", "cpu"),
+                             workers=options.get("workers", -1))
+
+    @classmethod
+    def of_scorer(cls, scorer, *, device: str = "cpu", workers: int = -1) -> "Adequacy":
+        """The AM of an ``AMFM`` scorer, with its settings."""
+        return cls(lsi=scorer.lsi, dims=scorer.dims, combine=scorer.settings.am_combine, device=device,
+                   workers=workers)
+
+    @classmethod
+    def missing(cls, **options) -> str | None:
+        if options.get("model", "default") is None:
+            return "model=None; pass model='default' (shipped) or an AM-FM model directory"
+        return None
+
+    def signature(self) -> str:
+        return make_signature("am", combine=self.combine, dims=self.dims, model=self.lsi.fingerprint,
+                              tok=self.lsi.tokenizer.describe(), weighting=self.lsi.weighting)
+
+    def reference_vectors(self, refs) -> np.ndarray:
+        """Unit vectors of every reference (float32, segment after segment), kept on ``refs``."""
+        return refs.derived(("am.reference_vectors", self.lsi.fingerprint, self.dims), lambda: (
+            self.lsi._core.reference_unit_vectors(refs.encoded_with(self.lsi.tokenizer), self.dims, self.workers)))
+
+    def hypothesis_vectors(self, hyps) -> np.ndarray:
+        return hyps.derived(("am.hypothesis_vectors", self.lsi.fingerprint, self.dims), lambda: (
+            self.lsi._core.encoded_unit_vectors(hyps.encoded(self.lsi.tokenizer), self.dims, self.workers)))
+
+    def sentence_scores(self, batch) -> np.ndarray:
+        """AM of every response of ``batch`` (computed once per call, shared with AM-FM)."""
+        def compute():
+            hyp_vectors = self.hypothesis_vectors(batch.hyps)
+            ref_vectors = self.reference_vectors(batch.refs)
+            if self.device == "cuda":
+                from . import gpu
+
+                return np.asarray(gpu.cosine_over_references(hyp_vectors, ref_vectors, batch.refs.offsets_array,
+                                                             combine=self.combine, clip=True), dtype=np.float64)
+            return _core.adequacy_scores(hyp_vectors, ref_vectors, batch.refs.offsets_array, self.combine,
+                                         self.workers)
+
+        return batch.derived(("am.scores", self.lsi.fingerprint, self.dims, self.combine, self.device), compute)
+
+    def update(self, batch) -> Chunk:
+        columns = {"AM": self.sentence_scores(batch)}
+        return Chunk(columns, MeanStatistics.of(columns))
+
+    def result(self, chunk: Chunk, corpus: dict) -> MetricResult:
+        return MetricResult("AM", corpus["AM"], chunk.columns["AM"], self.signature())
 
 
 def adequacy(hyps, refs, model: LsiModel, *, dims: Optional[int] = None, combine: str = "max",
              workers: int = -1, device: str = "cpu") -> MetricResult:
     """AM of each response: ``.sentences`` (n scores in [0, 1]) and ``.corpus`` (their mean).
 
-    ``refs``: one list of references per response, or ``fastamfm.References`` encoded
-    with the model's tokenizer (``References(refs, tokenize=model.tokenizer.preset)``).
+    ``refs``: one list of references per response, or a ``fastamfm.References`` reused
+    across calls (its projections are kept on it per model and ``dims``).
     ``dims``: how many of the model's dimensions to use (default: all).
     ``device``: "cpu", "cuda" (cosines over the references on the GPU; projection stays
     in the C++ core) or "auto". "centroid" has no CUDA kernel.
     """
-    if not isinstance(model, LsiModel):
-        raise TypeError(f"adequacy: model must be a fastamfm.LsiModel, got {type(model).__name__}")
-    if combine not in COMBINE_MODES:
-        raise ValueError(f"adequacy: combine must be one of {COMBINE_MODES}, got {combine!r}")
-    dims = model.check_dims(dims, "adequacy")
-    _core.resolve_workers(workers)
-    device = resolve_device(device)
-    if device == "cuda" and combine == "centroid":
-        raise ValueError("adequacy: combine='centroid' has no CUDA kernel; use device='cpu' or combine='max'/'mean'")
-    hyps = as_text_list(hyps, "hyps")
-    tokenizer = model.tokenizer
-    references = as_references(refs, len(hyps), tokenize=tokenizer.preset, lowercase=tokenizer.lowercase,
-                               max_order=1, workers=workers, what="adequacy")
-    hyp_vectors = model._core.unit_vectors(prepare_texts(hyps, tokenizer, "hyps"), dims, workers)
-    ref_vectors, offsets = projected_references(references, model, dims, workers)
-    if device == "cuda":
-        from . import gpu
-
-        scores = np.asarray(gpu.cosine_over_references(hyp_vectors, ref_vectors, offsets, combine=combine, clip=True),
-                            dtype=np.float64)
-    else:
-        scores = _core.adequacy_scores(hyp_vectors, ref_vectors, offsets, combine, workers)
-    signature = make_signature("am", combine=combine, dims=dims, model=model.fingerprint,
-                               tok=tokenizer.describe(), weighting=model.weighting)
-    return MetricResult("AM", float(scores.mean()), scores, signature)
+    return Adequacy(lsi=model, dims=dims, combine=combine, device=device, workers=workers).score(hyps, refs, what="adequacy")

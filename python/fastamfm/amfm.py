@@ -27,10 +27,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ._validation import as_text_list
+from ._validation import as_text_list, check_workers
 from ._version import __version__
-from .references import References, as_references
-from .result import make_signature
+from .adequacy import Adequacy
+from .fluency import Fluency
+from .references import References
+from .registry import Chunk, MeanStatistics, Metric, register
+from .result import MetricResult, make_signature
 
 MEANS = ("arithmetic", "geometric", "harmonic")
 AM_COMBINES = ("max", "mean", "centroid")
@@ -43,13 +46,6 @@ SETTINGS_FILE = "amfm.json"
 LSI_FILE = "lsi.model"
 LM_FILE = "lm.model"
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent / "data" / "default_model"
-
-
-def _engines():
-    """The AM and FM engines (imported here so this module loads before them)."""
-    from . import LsiModel, NgramLM, adequacy, fluency
-
-    return LsiModel, NgramLM, adequacy, fluency
 
 
 def combine_scores(am, fm, lam: float = 0.5, mean: str = "arithmetic") -> np.ndarray:
@@ -107,25 +103,6 @@ class AMFMSettings:
                 raise ValueError(f"dims={self.dims} but the LSI model has only {lsi_dims} dimensions")
 
 
-@dataclass(frozen=True)
-class AMFMResult:
-    """Per-response ``am``, ``fm``, ``amfm`` arrays and the corpus means in ``corpus``."""
-
-    am: np.ndarray
-    fm: np.ndarray
-    amfm: np.ndarray
-    corpus: dict
-    signature: str
-
-    def __len__(self) -> int:
-        return len(self.amfm)
-
-    def __repr__(self) -> str:
-        c = self.corpus
-        return (f"AMFMResult(n={len(self)}, AM={c['AM']:.6f}, FM={c['FM']:.6f}, AM-FM={c['AM-FM']:.6f}, "
-                f"{self.signature})")
-
-
 def _digest(path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -147,7 +124,9 @@ class AMFM:
                  combine: str | None = None, am_combine: str | None = None, fm_combine: str | None = None,
                  fm_normalization: str = "per-word", fm_oov: str = "skip", tokenize: str | None = None,
                  workers: int = -1):
-        LsiModel, NgramLM, _, _ = _engines()
+        from .lm import NgramLM
+        from .lsi import LsiModel
+
         if not isinstance(lsi, LsiModel):
             raise TypeError(f"lsi must be a fastamfm.LsiModel, got {type(lsi).__name__}")
         if not isinstance(lm, NgramLM):
@@ -185,7 +164,9 @@ class AMFM:
         uses all; ``with_settings(dims=k)`` scores with fewer). ``tokenize``: "amfm" (the
         toolkit's normalisation, default) or "whitespace". ``settings`` are AMFM's own
         (lam, mean, combine, am_combine, fm_combine, fm_normalization, fm_oov)."""
-        LsiModel, NgramLM, _, _ = _engines()
+        from .lm import NgramLM
+        from .lsi import LsiModel
+
         if not isinstance(corpus, (str, os.PathLike)):
             if isinstance(corpus, bytes):
                 raise TypeError("corpus must be a path or an iterable of str, not bytes")
@@ -200,7 +181,9 @@ class AMFM:
     @classmethod
     def load(cls, path, *, workers: int = -1, **overrides) -> "AMFM":
         """Load a directory written by ``save``; ``overrides`` replace saved settings."""
-        LsiModel, NgramLM, _, _ = _engines()
+        from .lm import NgramLM
+        from .lsi import LsiModel
+
         path = Path(path)
         manifest_path = path / SETTINGS_FILE
         if not path.is_dir():
@@ -327,46 +310,79 @@ class AMFM:
                 f"fm_combine={s.fm_combine!r}, vocabulary={len(self._lsi.vocabulary)}, lm_order={self._lm.order})")
 
     # --- scoring ------------------------------------------------------------------
-    def references(self, refs, n_hyps: int | None = None) -> References:
-        """Encode ``refs`` once with this scorer's tokenizer, for reuse across systems."""
+    def metrics(self, *, workers: int | None = None) -> list:
+        """The registry metrics ``am``, ``fm`` and ``amfm`` with this scorer's models and settings."""
+        w = self._workers if workers is None else workers
+        return [Adequacy.of_scorer(self, workers=w), Fluency.of_scorer(self, workers=w), AMFMScore(self, workers=w)]
+
+    def references(self, refs) -> References:
+        """``refs`` as a ``References`` to reuse across systems (what AM and FM derive
+        from it is kept on it)."""
         if isinstance(refs, References):
             return refs
-        n = len(refs) if n_hyps is None else n_hyps
-        tok = self._lsi.tokenizer
-        return as_references(refs, n, tokenize=tok.preset, lowercase=tok.lowercase, max_order=1,
-                             workers=self._workers, what="AMFM")
+        return References(refs, encode=False, workers=self._workers)
+
+    def score(self, hyps, refs, *, workers: int | None = None) -> MetricResult:
+        """AM, FM and AM-FM of every response: ``res.am``, ``res.fm``, ``res.amfm``
+        (columns ``AM``, ``FM``, ``AM-FM``); ``res.corpus`` holds their means."""
+        from .pipeline import Pipeline
+
+        w = self._workers if workers is None else workers
+        result = Pipeline(self.metrics(workers=w), workers=w).score(hyps, refs, what="amfm")
+        return MetricResult("amfm", result.corpus, result.sentences, self.signature)
 
     def components(self, hyps, refs, *, workers: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Per-response (AM, FM) arrays."""
-        _, _, adequacy, fluency = _engines()
-        hyps = as_text_list(hyps, "hyps")
-        refs = self.references(refs, len(hyps))
-        w = self._workers if workers is None else workers
-        s = self._settings
-        am = adequacy(hyps, refs, self._lsi, dims=s.dims, combine=s.am_combine, workers=w).sentences
-        fm = fluency(hyps, refs, self._lm, combine=s.fm_combine, normalization=s.fm_normalization, oov=s.fm_oov,
-                     workers=w).sentences
-        return np.asarray(am, dtype=np.float64), np.asarray(fm, dtype=np.float64)
-
-    def score(self, hyps, refs, *, workers: int | None = None) -> AMFMResult:
-        """AM, FM and AM-FM of every response; ``corpus`` holds their means."""
-        am, fm = self.components(hyps, refs, workers=workers)
-        s = self._settings
-        amfm = combine_scores(am, fm, s.lam, s.mean)
-        corpus = {"AM": float(am.mean()), "FM": float(fm.mean()), "AM-FM": float(amfm.mean())}
-        return AMFMResult(am=am, fm=fm, amfm=amfm, corpus=corpus, signature=self.signature)
+        res = self.score(hyps, refs, workers=workers)
+        return res.am, res.fm
 
     def score_systems(self, systems: Mapping, refs, *, workers: int | None = None) -> dict:
-        """``{name: hyps}`` -> ``{name: AMFMResult}``, the references encoded once."""
+        """``{name: hyps}`` -> ``{name: MetricResult}``, the references prepared once."""
         if not isinstance(systems, Mapping) or not systems:
             raise TypeError("systems must be a non-empty mapping {name: hyps}")
-        first = as_text_list(next(iter(systems.values())), f"systems[{next(iter(systems))!r}]")
-        encoded = self.references(refs, len(first))
-        return {name: self.score(hyps, encoded, workers=workers) for name, hyps in systems.items()}
+        shared = self.references(refs)
+        return {name: self.score(hyps, shared, workers=workers) for name, hyps in systems.items()}
 
     def reward(self, hyps, refs, *, workers: int | None = None) -> np.ndarray:
         """AM-FM per response as float32, for training loops (thread-safe, no reload)."""
         return self.score(hyps, refs, workers=workers).amfm.astype(np.float32)
+
+
+@register
+class AMFMScore(Metric):
+    """AM-FM: λ·AM + (1−λ)·FM (or the geometric/harmonic mean) of a scorer's AM and FM,
+    which it shares with the ``am`` and ``fm`` metrics of the same call."""
+
+    name = "amfm"
+    columns = ("AM-FM",)
+    aliases = ("am-fm", "am_fm")
+
+    def __init__(self, scorer: "AMFM", *, workers: int = -1):
+        if not isinstance(scorer, AMFM):
+            raise TypeError(f"amfm: scorer must be a fastamfm.AMFM, got {type(scorer).__name__}")
+        self.scorer = scorer
+        self.workers = check_workers(workers, "amfm")
+        self._am = Adequacy.of_scorer(scorer, workers=workers)
+        self._fm = Fluency.of_scorer(scorer, workers=workers)
+
+    @classmethod
+    def option_names(cls) -> tuple:
+        return ("model", "workers")
+
+    @classmethod
+    def from_options(cls, **options) -> "AMFMScore":
+        return cls(resolve_model(options.get("model", "default")), workers=options.get("workers", -1))
+
+    missing = Adequacy.missing
+
+    def signature(self) -> str:
+        return self.scorer.signature
+
+    def update(self, batch) -> Chunk:
+        s = self.scorer.settings
+        columns = {"AM-FM": combine_scores(self._am.sentence_scores(batch), self._fm.sentence_scores(batch),
+                                           s.lam, s.mean)}
+        return Chunk(columns, MeanStatistics.of(columns))
 
 
 def _format_error(message: str) -> Exception:
@@ -390,9 +406,4 @@ def resolve_model(model) -> AMFM:
     raise TypeError(f"model must be 'default', a model directory or an AMFM, got {type(model).__name__}")
 
 
-def amfm_metrics(hyps, refs, *, model="default") -> dict:
-    """``{"AM": ..., "FM": ..., "AM-FM": ...}`` corpus scores (for compute_metrics)."""
-    return dict(resolve_model(model).score(hyps, refs).corpus)
-
-
-__all__ = ["AMFM", "AMFMResult", "AMFMSettings", "amfm_metrics", "combine_scores", "resolve_model"]
+__all__ = ["AMFM", "AMFMScore", "AMFMSettings", "combine_scores", "resolve_model"]

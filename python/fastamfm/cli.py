@@ -162,26 +162,35 @@ def read_response_scores(path) -> dict:
 def _cmd_score(args) -> int:
     from .streaming import count_responses, score_files
 
-    if args.jsonl is None and (args.hyp is None or not args.ref):
-        raise ValueError("score needs --hyp with at least one --ref, or --jsonl")
-    if args.jsonl is not None and (args.hyp is not None or args.ref):
-        raise ValueError("give either --jsonl or --hyp/--ref, not both")
+    if args.jsonl is None and (args.hyp is None or not (args.ref or args.context)):
+        raise ValueError("score needs --ref files (or --context for reference-free metrics) with --hyp, "
+                         "or --jsonl")
+    if args.jsonl is not None and (args.hyp is not None or args.ref or args.context):
+        raise ValueError("give either --jsonl or --hyp/--ref/--context, not both")
+    options = {"workers": args.workers}
     model = args.model
     if args.lam is not None:
         from .amfm import resolve_model
 
         model = resolve_model(model).with_settings(lam=args.lam)
+    from . import registry
+
+    names = registry.resolve(args.metrics)
+    if "model" in registry.option_names(names):
+        options["model"] = model
+    if args.vectors is not None:
+        options["vectors"] = args.vectors
     progress = _Progress(count_responses(hyp=args.hyp, jsonl=args.jsonl), not args.no_progress)
     try:
-        summary = score_files(args.out, hyp=args.hyp, refs=args.ref or (), jsonl=args.jsonl, metrics=args.metrics,
-                              model=model, format=args.format, chunk_size=args.chunk_size, workers=args.workers,
-                              progress=progress)
+        summary = score_files(args.out, hyp=args.hyp, refs=args.ref or (), contexts=args.context, jsonl=args.jsonl,
+                              metrics=names, format=args.format, chunk_size=args.chunk_size, progress=progress,
+                              **options)
     finally:
         progress.close()
     for key, value in summary["corpus"].items():
         print(f"{key}: {value:.6f}")
-    if summary.get("amfm_signature"):
-        print(f"signature: {summary['amfm_signature']}")
+    for name, signature in summary["signatures"].items():
+        print(f"signature {name}: {signature}")
     return 0
 
 
@@ -248,8 +257,9 @@ def _cmd_correlate(args) -> int:
 
 def _cmd_report(args) -> int:
     from .amfm import resolve_model
-    from .evaluate import ScoringContext, available_metrics, parse_metrics, score_chunk
-    from .io import read_lines, read_parallel_files
+    from .io import read_lines, read_line_columns
+    from .pipeline import Pipeline
+    from .references import References
     from .report import write_report
     from .tuning import tune
 
@@ -263,17 +273,15 @@ def _cmd_report(args) -> int:
         raise ValueError("report needs --ref files and --hyp-dir DIR or --system NAME=HYP ...")
     human = read_human(args.human)
     systems = {s: p for s, p in systems.items() if s in human} if args.rated_only else systems
-    refs = read_parallel_files(args.ref)
+    refs = References.from_columns(read_line_columns(args.ref))
     hyps = {s: read_lines(p) for s, p in systems.items()}
     scorer = resolve_model(args.model)
-    context = ScoringContext(model=scorer, workers=args.workers)
-    names = available_metrics(parse_metrics(args.metrics), context)
+    pipeline = Pipeline.from_names(args.metrics, what="report", model=scorer, workers=args.workers)
     scores: dict = {}
     for system, h in hyps.items():
         if len(h) != len(refs):
             raise ValueError(f"{systems[system]}: {len(h)} lines but the references have {len(refs)}")
-        _, totals = score_chunk(h, refs, names, context)
-        for column, value in totals.corpus().items():
+        for column, value in pipeline.score(h, refs, what="report").corpus.items():
             scores.setdefault(column, {})[system] = value
     dims = sorted({int(d) for d in args.dims.split(",")} | {scorer.dims}) if args.dims else None
     lams = [float(x) for x in args.lams.split(",")] if args.lams else None
@@ -305,8 +313,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hyp", help="hypothesis file, one response per line")
     p.add_argument("--ref", action="append", help="reference file, line-aligned with --hyp (repeatable)")
     p.add_argument("--jsonl", help='instead of --hyp/--ref: records {"hyp": str, "refs": [str, ...]}')
+    p.add_argument("--context", help="context file, line-aligned with --hyp: the dialogue so far, turns separated "
+                                     "by tabs (reference-free metrics)")
     p.add_argument("--metrics", default="am,fm,amfm",
-                   help="comma-separated: am,fm,amfm,bleu,rouge_l,meteor (default am,fm,amfm)")
+                   help="comma-separated registry names: am,fm,amfm,bleu,meteor,rouge_l,cider,distinct,"
+                        "embedding_average,... (default am,fm,amfm)")
+    p.add_argument("--vectors", help="word-vector file for the embedding metrics (GloVe, word2vec, fastText)")
     p.add_argument("--model", default="default", help="'default' (the packaged model) or a directory from 'train'")
     p.add_argument("--lam", type=float, help="override the model's λ")
     p.add_argument("--out", help="per-response output; without it only the corpus scores are printed")
@@ -330,7 +342,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mean", default="arithmetic", choices=("arithmetic", "geometric", "harmonic"))
     p.add_argument("--am-combine", default="max", choices=("max", "mean", "centroid"))
     p.add_argument("--fm-combine", default="mean", choices=("mean", "max", "maxmin"))
-    p.add_argument("--tokenize", default="whitespace", choices=("whitespace", "amfm"))
+    p.add_argument("--tokenize", default="amfm", choices=("whitespace", "amfm"),
+                   help="amfm (default: the AM-FM toolkit's normalisation) or whitespace")
     p.add_argument("--lowercase", action="store_true")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=-1)

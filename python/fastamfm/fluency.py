@@ -24,40 +24,99 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_text_list
+from . import _core
+from ._validation import check_choice, check_workers
 from .lm import NgramLM
-from .references import as_references
+from .registry import Chunk, MeanStatistics, Metric, register
 from .result import MetricResult, make_signature
-from .tokenize import prepare_texts
 
 NORMALIZATIONS = ("per-word", "inverse-perplexity")
 COMBINES = ("mean", "max", "maxmin")
 OOV_POLICIES = ("skip", "score")
 
 
+@register
+class Fluency(Metric):
+    """FM (see ``fluency``). From a shared option dict it takes ``model=`` (an ``AMFM``,
+    a model directory or "default") and uses that scorer's LM and FM settings."""
+
+    name = "fm"
+    columns = ("FM",)
+    aliases = ("fluency",)
+
+    def __init__(self, *, lm: NgramLM, normalization: str = "per-word", combine: str = "mean", oov: str = "skip",
+                 workers: int = -1):
+        if not isinstance(lm, NgramLM):
+            raise TypeError(f"fluency: lm must be a fastamfm.NgramLM, got {type(lm).__name__}")
+        self.lm = lm
+        self.normalization = check_choice(normalization, "normalization", NORMALIZATIONS, "fluency")
+        self.combine = check_choice(combine, "combine", COMBINES, "fluency")
+        self.oov = check_choice(oov, "oov", OOV_POLICIES, "fluency")
+        self.workers = check_workers(workers, "fluency")
+
+    @classmethod
+    def option_names(cls) -> tuple:
+        return ("model", "workers")
+
+    @classmethod
+    def from_options(cls, **options) -> "Fluency":
+        from .amfm import resolve_model
+
+        return cls.of_scorer(resolve_model(options.get("model", "default")), workers=options.get("workers", -1))
+
+    @classmethod
+    def of_scorer(cls, scorer, *, workers: int = -1) -> "Fluency":
+        """The FM of an ``AMFM`` scorer, with its settings."""
+        s = scorer.settings
+        return cls(lm=scorer.lm, normalization=s.fm_normalization, combine=s.fm_combine, oov=s.fm_oov,
+                   workers=workers)
+
+    @classmethod
+    def missing(cls, **options) -> str | None:
+        if options.get("model", "default") is None:
+            return "model=None; pass model='default' (shipped) or an AM-FM model directory"
+        return None
+
+    def signature(self) -> str:
+        return make_signature("fm", normalization=self.normalization, combine=self.combine, oov=self.oov,
+                              lm=self.lm.fingerprint, order=self.lm.order,
+                              tok=self.lm.tokenizer.describe().removeprefix("tok:"))
+
+    def _key(self, what: str) -> tuple:
+        return ("fm." + what, self.lm.fingerprint, self.normalization, self.oov)
+
+    def reference_probabilities(self, refs) -> np.ndarray:
+        """Normalised probability of every reference (flattened), kept on ``refs``."""
+        return refs.derived(self._key("reference_probabilities"), lambda: self.lm.core.reference_probabilities(
+            refs.encoded_with(self.lm.tokenizer), self.normalization, self.oov, self.workers))
+
+    def hypothesis_probabilities(self, hyps) -> np.ndarray:
+        return hyps.derived(self._key("hypothesis_probabilities"), lambda: self.lm.core.hypothesis_probabilities(
+            hyps.encoded(self.lm.tokenizer), self.normalization, self.oov, self.workers))
+
+    def sentence_scores(self, batch) -> np.ndarray:
+        """FM of every response of ``batch`` (computed once per call, shared with AM-FM)."""
+        return batch.derived(self._key("scores") + (self.combine,), lambda: _core.fluency_from_probabilities(
+            self.hypothesis_probabilities(batch.hyps), self.reference_probabilities(batch.refs),
+            batch.refs.offsets_array, self.combine))
+
+    def update(self, batch) -> Chunk:
+        columns = {"FM": self.sentence_scores(batch)}
+        return Chunk(columns, MeanStatistics.of(columns), {"hyp_prob": self.hypothesis_probabilities(batch.hyps),
+                                                            "ref_prob": self.reference_probabilities(batch.refs)})
+
+    def result(self, chunk: Chunk, corpus: dict) -> MetricResult:
+        return MetricResult("FM", corpus["FM"], chunk.columns["FM"], self.signature(), dict(chunk.extra))
+
+
 def fluency(hyps, refs, lm: NgramLM, *, normalization: str = "per-word", combine: str = "mean",
             oov: str = "skip", workers: int = -1) -> MetricResult:
     """FM per hypothesis (``.sentences``) and its mean (``.corpus``).
 
-    ``refs`` may be ragged lists or a ``fastamfm.References`` encoded with the LM's
-    tokenizer (its token ids are reused). ``.extra`` holds ``hyp_prob`` (per
-    hypothesis) and ``ref_prob`` (per reference, flattened) normalised probabilities.
+    ``refs`` may be ragged lists or a ``fastamfm.References`` reused across calls (the
+    references' probabilities are kept on it per LM and setting). ``.extra`` holds
+    ``hyp_prob`` (per hypothesis) and ``ref_prob`` (per reference, flattened)
+    normalised probabilities.
     """
-    if not isinstance(lm, NgramLM):
-        raise TypeError(f"fluency: lm must be a fastamfm.NgramLM, got {type(lm).__name__}")
-    if normalization not in NORMALIZATIONS:
-        raise ValueError(f"fluency: normalization must be one of {NORMALIZATIONS}, got {normalization!r}")
-    if combine not in COMBINES:
-        raise ValueError(f"fluency: combine must be one of {COMBINES}, got {combine!r}")
-    if oov not in OOV_POLICIES:
-        raise ValueError(f"fluency: oov must be one of {OOV_POLICIES}, got {oov!r}")
-    hyps = as_text_list(hyps, "hyps")
-    tokenizer = lm.tokenizer
-    references = as_references(refs, len(hyps), tokenize=tokenizer.preset,
-                               lowercase=tokenizer.lowercase and tokenizer.preset == "whitespace",
-                               max_order=1, workers=workers, what="fluency")
-    fm, hyp_prob, ref_prob = lm.core.fluency(prepare_texts(hyps, tokenizer, "hyps"), references.encoded,
-                                             normalization, combine, oov, workers)
-    signature = make_signature("fm", normalization=normalization, combine=combine, oov=oov, lm=lm.fingerprint,
-                               order=lm.order, tok=tokenizer.describe().removeprefix("tok:"))
-    return MetricResult("FM", float(np.mean(fm)), fm, signature, {"hyp_prob": hyp_prob, "ref_prob": ref_prob})
+    return Fluency(lm=lm, normalization=normalization, combine=combine, oov=oov,
+                   workers=workers).score(hyps, refs, what="fluency")

@@ -62,13 +62,19 @@ def iter_parallel_chunks(paths, chunk_lines: int = DEFAULT_CHUNK_LINES, *,
         yield chunks
 
 
-def read_parallel_files(paths, *, max_line_bytes: int = MAX_LINE_BYTES) -> list[list[str]]:
-    """K reference files (nlg-eval layout) -> per segment the list of its K references."""
+def read_line_columns(paths, *, max_line_bytes: int = MAX_LINE_BYTES) -> list[list[str]]:
+    """K line-aligned files -> K lists of lines (``columns[k][i]``: line i of file k);
+    ``fastamfm.References.from_columns`` takes them as they are."""
     columns: list[list[str]] = [[] for _ in paths]
     for chunks in iter_parallel_chunks(paths, max_line_bytes=max_line_bytes):
         for column, chunk in zip(columns, chunks):
             column.extend(chunk)
-    return [list(refs) for refs in zip(*columns)]
+    return columns
+
+
+def read_parallel_files(paths, *, max_line_bytes: int = MAX_LINE_BYTES) -> list[list[str]]:
+    """K reference files (nlg-eval layout) -> per segment the list of its K references."""
+    return [list(refs) for refs in zip(*read_line_columns(paths, max_line_bytes=max_line_bytes))]
 
 
 def _iter_json_lines(path) -> Iterator[tuple[int, dict]]:
@@ -88,35 +94,59 @@ def _iter_json_lines(path) -> Iterator[tuple[int, dict]]:
             yield line_no, record
 
 
-def _check_record(path, line_no: int, record: dict) -> tuple[str, list[str]]:
+def _check_record(path, line_no: int, record: dict, require_refs: bool) -> tuple[str, list | None, list | None]:
+    """(hyp, refs or None, context turns or None) of one jsonl record."""
     where = f"{path}:{line_no}"
-    for key in ("hyp", "refs"):
+    for key in ("hyp", "refs") if require_refs else ("hyp",):
         if key not in record:
             raise ValueError(f"{where}: record has no {key!r} key (expected {{\"hyp\": ..., \"refs\": [...]}})")
-    hyp, refs = record["hyp"], record["refs"]
-    if isinstance(refs, str):
-        refs = [refs]
+    hyp, refs, context = record["hyp"], record.get("refs"), record.get("context")
     if not isinstance(hyp, str):
         raise ValueError(f"{where}: 'hyp' must be a string, got {type(hyp).__name__}")
-    if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
-        raise ValueError(f"{where}: 'refs' must be a list of strings")
-    if not refs:
-        raise ValueError(f"{where}: 'refs' is empty")
-    return hyp, refs
+    if refs is not None:
+        if isinstance(refs, str):
+            refs = [refs]
+        if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
+            raise ValueError(f"{where}: 'refs' must be a list of strings")
+        if not refs:
+            raise ValueError(f"{where}: 'refs' is empty")
+    if context is not None:
+        if isinstance(context, str):
+            context = context.split("\n")
+        if not isinstance(context, list) or not all(isinstance(t, str) for t in context):
+            raise ValueError(f"{where}: 'context' must be a string (turns joined by newlines) or a list of strings")
+    return hyp, refs, context
+
+
+def iter_jsonl_records(path, chunk_records: int = DEFAULT_CHUNK_LINES, *,
+                       require_refs: bool = False) -> Iterator[tuple[list, list | None, list | None]]:
+    """Stream jsonl records ``{"hyp", "refs"?, "context"?}`` as (hyps, refs, contexts)
+    chunks; refs (contexts) is None for a chunk whose records carry none. Every record of
+    a file must agree on having references and contexts."""
+    hyps: list = []
+    refs: list = []
+    contexts: list = []
+    shape = None
+    for line_no, record in _iter_json_lines(path):
+        hyp, rs, context = _check_record(path, line_no, record, require_refs)
+        if shape is None:
+            shape = (rs is not None, context is not None)
+        elif shape != (rs is not None, context is not None):
+            raise ValueError(f"{path}:{line_no}: the first record {'has' if shape[0] else 'has no'} 'refs' and "
+                             f"{'has' if shape[1] else 'has no'} 'context'; every record must have the same keys")
+        hyps.append(hyp)
+        refs.append(rs)
+        contexts.append(context)
+        if len(hyps) == chunk_records:
+            yield hyps, (refs if shape[0] else None), (contexts if shape[1] else None)
+            hyps, refs, contexts = [], [], []
+    if hyps:
+        yield hyps, (refs if shape[0] else None), (contexts if shape[1] else None)
 
 
 def iter_jsonl_chunks(path, chunk_records: int = DEFAULT_CHUNK_LINES) -> Iterator[tuple[list[str], list[list[str]]]]:
     """Stream jsonl records ``{"hyp", "refs"}`` as (hyps, refs) chunks."""
-    hyps: list[str] = []
-    refs: list[list[str]] = []
-    for line_no, record in _iter_json_lines(path):
-        hyp, rs = _check_record(path, line_no, record)
-        hyps.append(hyp)
-        refs.append(rs)
-        if len(hyps) == chunk_records:
-            yield hyps, refs
-            hyps, refs = [], []
-    if hyps:
+    for hyps, refs, _ in iter_jsonl_records(path, chunk_records, require_refs=True):
         yield hyps, refs
 
 

@@ -132,7 +132,7 @@ class NgramLM:
     # --- construction ----------------------------------------------------------
     @classmethod
     def train(cls, corpus, *, order: int = 3, smoothing: str = "kneser-ney", prune: float | None = None,
-              vocab=None, workers: int = -1, max_memory=DEFAULT_MAX_MEMORY, tokenize: str = "whitespace",
+              vocab=None, workers: int = -1, max_memory=DEFAULT_MAX_MEMORY, tokenize: str = "amfm",
               lowercase: bool = False, discount_fallback=(0.5, 1.0, 1.5), gtmin=None, gtmax=None,
               temp_dir: str | None = None) -> "NgramLM":
         """Train on ``corpus``: a path to a text file (one sentence per line) or an iterable of str."""

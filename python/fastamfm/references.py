@@ -1,40 +1,84 @@
-"""``References``: ragged references encoded once and reused across systems."""
+"""``References``: ragged references checked once and reused across systems, holding
+everything metrics derive from them."""
 from __future__ import annotations
 
 import threading
 
+import numpy as np
+
 from . import _core
-from ._validation import flatten_references
+from ._validation import check_workers, flatten_references
 from .tokenize import make_tokenizer, prepare_texts
 
 
 class References:
-    """References of n segments, tokenized and n-gram-counted once.
+    """References of n segments: ``refs[i]`` is the list of references of hypothesis
+    ``i`` (any count >= 1).
 
-    ``refs[i]`` is the list of references of hypothesis ``i`` (any count >= 1).
-    Pass the instance wherever a function takes ``refs`` to score many systems
-    without re-encoding. Its tokenizer must match the one the metric asks for.
+    Pass one instance wherever a function takes ``refs`` to score many systems
+    against the same references: what each metric derives from them (tokens and
+    n-gram counts per tokenizer, CIDEr's tf-idf vectors, LSI projections, LM
+    probabilities, METEOR's prepared texts, reference embeddings ...) is built on
+    first use, kept on this object (:meth:`derived`) and dies with it.
+
+    ``tokenize``/``lowercase``/``max_order`` name the encoding built up front
+    (``.encoded``), the one the nlg-eval metrics use by default; every other encoding a
+    metric needs is derived on demand.
     """
 
-    def __init__(self, refs, *, tokenize: str = "whitespace", lowercase: bool = False,
-                 max_order: int = 4, workers: int = -1):
+    def __init__(self, refs, *, tokenize: str = "whitespace", lowercase: bool = False, max_order: int = 4,
+                 workers: int = -1, encode: bool = True):
+        check_workers(workers, "References")
         flat, offsets = flatten_references(refs, None)
-        self._tokenizer = make_tokenizer(tokenize, lowercase)
+        self._init(flat, offsets, workers)
+        self._default = make_tokenizer(tokenize, lowercase)
+        self._default_order = max_order
+        if encode:
+            self.encoded_with(self._default, max_order)
+
+    def _init(self, flat: list, offsets: list, workers: int) -> None:
         self._texts = flat
         self._offsets = offsets
-        prepared = prepare_texts(flat, self._tokenizer, "references")
-        self._encoded = _core.ReferenceSet(prepared, offsets, self._tokenizer, max_order, workers)
-        # What metrics derived from these references (registry.Metric.prepare), by key.
-        self._derived: dict = {}
-        self._derived_lock = threading.Lock()
+        self._workers = workers
+        # False for references the pipeline wrapped for a single call: a metric then
+        # scores straight from text rather than building tables nobody will reuse.
+        self.reusable = True
+        self._encodings: dict = {}    # tokenizer description -> _core.ReferenceSet
+        self._derived: dict = {}      # (metric, settings...) -> state
+        self._lock = threading.Lock()
 
-    # --- construction from files -------------------------------------------------
+    # --- construction ------------------------------------------------------------
+    @classmethod
+    def from_columns(cls, columns, *, workers: int = -1, **options) -> "References":
+        """K line-aligned columns (``columns[k][i]``: the k-th reference of segment i),
+        as read from K parallel reference files, without building per-segment lists."""
+        columns = [list(c) for c in columns]
+        if not columns:
+            raise ValueError("References.from_columns: no reference column")
+        n = len(columns[0])
+        for k, column in enumerate(columns):
+            if len(column) != n:
+                raise ValueError(f"References.from_columns: column {k} has {len(column)} references, column 0 has {n}")
+        if n == 0:
+            raise ValueError("refs is empty")
+        k = len(columns)
+        flat = [None] * (n * k)
+        for j, column in enumerate(columns):
+            flat[j::k] = column
+        self = cls.__new__(cls)
+        self._init(flat, list(range(0, n * k + 1, k)), workers)
+        self._default = make_tokenizer(options.get("tokenize", "whitespace"), options.get("lowercase", False))
+        self._default_order = options.get("max_order", 4)
+        if options.get("encode", False):
+            self.encoded_with(self._default, self._default_order)
+        return self
+
     @classmethod
     def from_files(cls, paths, **options) -> "References":
         """K parallel reference files (nlg-eval layout): line i of each file is a reference of segment i."""
-        from .io import read_parallel_files
+        from .io import read_line_columns
 
-        return cls(read_parallel_files(paths), **options)
+        return cls.from_columns(read_line_columns(paths), **options)
 
     @classmethod
     def from_jsonl(cls, path, **options) -> "References":
@@ -44,9 +88,31 @@ class References:
         _, refs = read_jsonl(path)
         return cls(refs, **options)
 
+    @classmethod
+    def of(cls, refs, n_hyps: int, *, what: str = "metric", workers: int = -1) -> "References":
+        """``refs`` itself when it already is a ``References`` (checked against the number
+        of hypotheses), else the raw ragged lists checked and flattened, encoded lazily."""
+        if isinstance(refs, References):
+            refs.check_length(n_hyps, what)
+            return refs
+        if refs is None:
+            raise ValueError(f"{what}: needs references (refs=)")
+        if isinstance(refs, (str, bytes)):
+            raise TypeError(f"{what}: refs must be a list of reference lists, not a single string")
+        try:
+            flat, offsets = flatten_references(refs, n_hyps)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{what}: {exc}") from None
+        self = cls.__new__(cls)
+        self._init(flat, offsets, workers)
+        self.reusable = False
+        self._default = make_tokenizer("whitespace")
+        self._default_order = 4
+        return self
+
     # --- what it holds -----------------------------------------------------------
     def __len__(self) -> int:
-        return self._encoded.num_segments
+        return len(self._offsets) - 1
 
     def __getitem__(self, i: int) -> list:
         if not -len(self) <= i < len(self):
@@ -59,19 +125,11 @@ class References:
 
     def __repr__(self) -> str:
         return (f"References({len(self)} segments, {self.num_references} references, "
-                f"{self._tokenizer.describe()}, max_order={self.max_order})")
+                f"encoded with {sorted(self._encodings) or 'nothing yet'})")
 
     @property
     def num_references(self) -> int:
-        return self._encoded.num_references
-
-    @property
-    def max_order(self) -> int:
-        return self._encoded.max_order
-
-    @property
-    def tokenizer(self) -> _core.Tokenizer:
-        return self._tokenizer
+        return len(self._texts)
 
     @property
     def flat_texts(self) -> list:
@@ -83,9 +141,33 @@ class References:
         return self._offsets
 
     @property
-    def encoded(self) -> _core.ReferenceSet:
-        """The C++ ReferenceSet handed to the metric kernels."""
-        return self._encoded
+    def offsets_array(self) -> np.ndarray:
+        """The n + 1 segment offsets as uint64 (what the scoring kernels take)."""
+        return self.derived("offsets_array", lambda: np.asarray(self._offsets, dtype=np.uint64))
+
+    def check_length(self, n_hyps: int, what: str = "metric") -> None:
+        if n_hyps != len(self):
+            raise ValueError(f"{what}: {n_hyps} hypotheses but References holds {len(self)} segments")
+
+    # --- derived state ---------------------------------------------------------------
+    def encoded_with(self, tokenizer, max_order: int = 1) -> _core.ReferenceSet:
+        """Tokens and n-gram counts (orders 1..max_order) under ``tokenizer``, built once
+        per tokenizer (rebuilt only when a higher order is asked for)."""
+        tokenizer = make_tokenizer(tokenizer)
+        key = tokenizer.describe()
+        with self._lock:
+            current = self._encodings.get(key)
+            if current is not None and current.max_order >= max_order:
+                return current
+            if key == self._default.describe():
+                max_order = max(max_order, self._default_order)
+            texts = prepare_texts(self._texts, tokenizer, "references")
+            current = _core.ReferenceSet(texts, self._offsets, tokenizer, max_order, self._workers)
+            self._encodings[key] = current
+            return current
+
+    def has_encoding(self, tokenizer) -> bool:
+        return make_tokenizer(tokenizer).describe() in self._encodings
 
     def derived(self, key, build):
         """The state ``build()`` derives from these references, built once per ``key``.
@@ -94,38 +176,27 @@ class References:
         model fingerprint, ...). Two threads asking at once may both build; the first
         stored value is kept and returned to both.
         """
-        with self._derived_lock:
+        with self._lock:
             if key in self._derived:
                 return self._derived[key]
         value = build()
-        with self._derived_lock:
+        with self._lock:
             return self._derived.setdefault(key, value)
 
-    def tokens(self, segment: int) -> list[list[str]]:
-        return [self._encoded.tokens(r) for r in range(self._offsets[segment], self._offsets[segment + 1])]
+    # --- the encoding named at construction --------------------------------------------
+    @property
+    def encoded(self) -> _core.ReferenceSet:
+        """The ReferenceSet of the tokenizer named at construction (whitespace by default)."""
+        return self.encoded_with(self._default, self._default_order)
 
-    def check_compatible(self, n_hyps: int, tokenizer: _core.Tokenizer, max_order: int = 1, what: str = "metric") -> None:
-        if n_hyps != len(self):
-            raise ValueError(f"{what}: {n_hyps} hypotheses but References holds {len(self)} segments")
-        if tokenizer.describe() != self._tokenizer.describe():
-            raise ValueError(
-                f"{what}: References were encoded with {self._tokenizer.describe()} but the metric "
-                f"asks for {tokenizer.describe()}; build References with the same tokenize=/lowercase="
-            )
-        if max_order > self.max_order:
-            raise ValueError(f"{what}: needs n-grams up to order {max_order} but References holds "
-                             f"up to {self.max_order}; build References with max_order={max_order}")
+    @property
+    def tokenizer(self) -> _core.Tokenizer:
+        return self._default
 
+    @property
+    def max_order(self) -> int:
+        return self._default_order
 
-def as_references(refs, n_hyps: int, *, tokenize: str = "whitespace", lowercase: bool = False,
-                  max_order: int = 4, workers: int = -1, what: str = "metric") -> References:
-    """Accept raw ragged references or a ``References`` and return a checked ``References``."""
-    tokenizer = make_tokenizer(tokenize, lowercase)
-    if not isinstance(refs, References):
-        if isinstance(refs, (str, bytes)):
-            raise TypeError(f"{what}: refs must be a list of reference lists, not a single string")
-        if hasattr(refs, "__len__") and len(refs) != n_hyps:
-            raise ValueError(f"{what}: {n_hyps} hypotheses but {len(refs)} reference lists")
-        refs = References(refs, tokenize=tokenize, lowercase=lowercase, max_order=max_order, workers=workers)
-    refs.check_compatible(n_hyps, tokenizer, max_order, what)
-    return refs
+    def tokens(self, segment: int, tokenizer=None) -> list[list[str]]:
+        encoded = self.encoded if tokenizer is None else self.encoded_with(tokenizer)
+        return [encoded.tokens(r) for r in range(self._offsets[segment], self._offsets[segment + 1])]

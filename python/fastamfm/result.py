@@ -47,15 +47,19 @@ class MetricResult:
             return tuple(self.sentences)
         return (self.name,)
 
-    def __getitem__(self, column: str) -> np.ndarray:
-        if isinstance(self.sentences, Mapping):
-            try:
-                return self.sentences[column]
-            except KeyError:
-                raise KeyError(f"{self.name} has no column {column!r}; columns: {list(self.sentences)}") from None
-        if column == self.name:
+    def __getitem__(self, key: str):
+        """A column's per-response scores; else an entry of ``extra`` (where metrics that
+        returned dicts before keep their old keys, e.g. Distinct-n's ``"distinct_2"``)."""
+        if isinstance(self.sentences, Mapping) and key in self.sentences:
+            return self.sentences[key]
+        if key == self.name and not isinstance(self.sentences, Mapping):
             return self.sentences
-        raise KeyError(f"{self.name} has no column {column!r}")
+        if key in self.extra:
+            return self.extra[key]
+        raise KeyError(f"{self.name} has no column {key!r}; columns: {list(self.columns)}")
+
+    def __contains__(self, key) -> bool:
+        return key in self.columns or key in self.extra
 
     def __getattr__(self, attribute: str):
         # Only reached for names that are not fields: a family's columns by attribute

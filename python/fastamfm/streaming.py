@@ -1,55 +1,55 @@
 """Scoring files of any size in chunks, with bounded memory and crash-safe output.
 
-Input: a hypothesis file with K line-aligned reference files (nlg-eval layout), or a
-jsonl file of ``{"hyp": str, "refs": [str, ...]}`` records. Output: one record per
-response (jsonl, or tsv with a header) at ``out``, and the corpus summary as json at
-``out + ".summary.json"``.
+Input: a hypothesis file with K line-aligned reference files (nlg-eval layout) and
+optionally a context file (one line per response, turns separated by tabs), or a jsonl
+file of ``{"hyp": str, "refs": [str, ...], "context": ...}`` records. Output: one
+record per response (jsonl, or tsv with a header) at ``out``, and the corpus summary
+as json at ``out + ".summary.json"``.
 
-Crash safety. Each chunk's output and its summable statistics are written as part
-files in ``out + ".parts/"`` (each part atomically), together with a manifest naming
-the inputs and settings. ``out`` itself is assembled from the parts and renamed into
-place only when every chunk is done, so it is never truncated. A rerun after an
-interruption (Ctrl-C, a crash, a killed process) finds the manifest, checks that
-inputs and settings are unchanged, scores only the missing chunks and assembles.
+Every chunk goes through the one pipeline (``pipeline.Pipeline``): its references
+become one ``References`` shared by every metric, its responses are tokenized once per
+tokenizer, and each metric's summable statistics are added over the chunks, so corpus
+scores equal those of the whole file in one piece (BLEU, METEOR from their sufficient
+statistics, means from exact sums, CIDEr after a first pass over the references that
+counts its document frequencies). Reading the next chunk and writing the last one
+run on their own threads while the current chunk is scored on all cores.
+
+Crash safety. Each chunk's output and its statistics are written as part files in
+``out + ".parts/"`` (each part atomically), with a manifest naming the inputs and
+settings. ``out`` itself is assembled from the parts and renamed into place only when
+every chunk is done, so it is never truncated. A rerun after an interruption (Ctrl-C,
+a crash, a killed process) finds the manifest, checks that inputs and settings are
+unchanged, scores only the missing chunks and assembles.
 """
 from __future__ import annotations
 
 import json
 import logging
 import os
+import queue
 import shutil
+import threading
 from pathlib import Path
-
-import numpy as np
 
 from . import _core
 from ._version import __version__
-from .evaluate import METRIC_COLUMNS, ChunkTotals, ScoringContext, available_metrics, parse_metrics, score_chunk
-from .io import AtomicWriter, iter_jsonl_chunks, iter_parallel_chunks, write_text_atomic
+from .io import AtomicWriter, iter_jsonl_records, iter_parallel_chunks, write_text_atomic
+from .pipeline import Pipeline
+from .references import References
 
 log = logging.getLogger("fastamfm")
 
 FORMATS = ("jsonl", "tsv")
 DEFAULT_CHUNK_SIZE = 20000
+DEFAULT_METRICS = ("am", "fm", "amfm")
 MANIFEST = "manifest.json"
+# Chunks read ahead of the one being scored (each holds chunk_size responses).
+READ_AHEAD = 1
 
 
 def _input_fingerprint(path) -> dict:
     st = os.stat(path)
     return {"path": os.path.abspath(path), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
-
-
-def _format_rows(ids: np.ndarray, columns: dict, fmt: str) -> str:
-    """Per-response lines for one chunk (no Python work per value beyond %-formatting)."""
-    names = list(columns)
-    values = [np.asarray(columns[n], dtype=np.float64) for n in names]
-    rows = zip(ids.tolist(), *(v.tolist() for v in values))
-    if fmt == "tsv":
-        pattern = "%d" + "\t%.9g" * len(names)
-    else:
-        pattern = "{\"id\": %d" + "".join(", " + json.dumps(n) + ": %.9g" for n in names) + "}"
-    lines = "\n".join(pattern % row for row in rows)
-    return lines + "\n" if lines else ""
 
 
 class _Parts:
@@ -68,7 +68,7 @@ class _Parts:
             except (OSError, ValueError):
                 previous = None
             if previous == self.manifest:
-                done = {int(p.name.split("-")[1].split(".")[0]) for p in self.dir.glob("part-*.totals.json")}
+                done = {int(p.name.split("-")[1].split(".")[0]) for p in self.dir.glob("part-*.statistics.json")}
                 if done:
                     log.info("resuming: %d chunks already scored in %s", len(done), self.dir)
                 return done
@@ -81,25 +81,109 @@ class _Parts:
     def rows(self, index: int) -> Path:
         return self.dir / f"part-{index:08d}.rows"
 
-    def totals(self, index: int) -> Path:
-        return self.dir / f"part-{index:08d}.totals.json"
+    def statistics(self, index: int) -> Path:
+        return self.dir / f"part-{index:08d}.statistics.json"
 
-    def write(self, index: int, text: str, totals: ChunkTotals) -> None:
-        # Rows first, totals second: a chunk counts as done only once its totals exist.
-        write_text_atomic(self.rows(index), text)
-        write_text_atomic(self.totals(index), json.dumps(totals.to_json()))
+    def write(self, index: int, rows: bytes, statistics: dict) -> None:
+        # Rows first, statistics second: a chunk counts as done only once its statistics exist.
+        write_text_atomic(self.rows(index), rows)
+        write_text_atomic(self.statistics(index), json.dumps(statistics))
 
 
-def _iter_input(hyp, refs, jsonl, chunk_size: int):
+def _read_contexts(lines: list) -> list:
+    return [line.split("\t") for line in lines]
+
+
+def _iter_chunks(hyp, refs, contexts, jsonl, chunk_size: int, require_refs: bool):
+    """(hyps, References or None, contexts or None) per chunk of the input."""
     if jsonl is not None:
-        if hyp is not None or refs:
-            raise ValueError("give either jsonl= or hyp= with refs=, not both")
-        yield from iter_jsonl_chunks(jsonl, chunk_size)
+        for hyps, ref_lists, context_lists in iter_jsonl_records(jsonl, chunk_size, require_refs=require_refs):
+            yield hyps, (None if ref_lists is None else References.of(ref_lists, len(hyps))), context_lists
         return
-    if hyp is None or not refs:
-        raise ValueError("score_files needs hyp= and at least one file in refs= (or jsonl=)")
-    for chunks in iter_parallel_chunks([hyp, *refs], chunk_size):
-        yield chunks[0], [list(r) for r in zip(*chunks[1:])]
+    paths = [hyp, *refs] + ([contexts] if contexts is not None else [])
+    for chunks in iter_parallel_chunks(paths, chunk_size):
+        ref_columns = chunks[1:1 + len(refs)]
+        shared = References.from_columns(ref_columns) if ref_columns else None
+        if shared is not None:
+            shared.reusable = False  # one chunk, scored once: metrics may score straight from text
+        yield chunks[0], shared, (_read_contexts(chunks[-1]) if contexts is not None else None)
+
+
+def _iter_references(refs, jsonl, chunk_size: int):
+    """The references alone, chunk by chunk (the first pass of reference-pass metrics)."""
+    if jsonl is not None:
+        for hyps, ref_lists, _ in iter_jsonl_records(jsonl, chunk_size, require_refs=True):
+            yield References.of(ref_lists, len(hyps))
+        return
+    for chunks in iter_parallel_chunks(list(refs), chunk_size):
+        yield References.from_columns(chunks)
+
+
+def _prefetch(iterator, depth: int):
+    """Runs ``iterator`` on a thread, ``depth`` items ahead of the consumer (the reader
+    parses lines and builds the next References while the current chunk is scored)."""
+    items: queue.Queue = queue.Queue(maxsize=depth)
+    done = object()
+    stop = threading.Event()
+
+    def produce():
+        try:
+            for item in iterator:
+                while not stop.is_set():
+                    try:
+                        items.put((True, item), timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            items.put((True, done))
+        except BaseException as exc:  # handed to the consumer, raised there
+            items.put((False, exc))
+
+    thread = threading.Thread(target=produce, name="fastamfm-reader", daemon=True)
+    thread.start()
+    try:
+        while True:
+            ok, item = items.get()
+            if not ok:
+                raise item
+            if item is done:
+                return
+            yield item
+    finally:
+        stop.set()
+
+
+class _Writer:
+    """Formats and writes chunk outputs on a thread, one chunk behind the scorer."""
+
+    def __init__(self, parts: _Parts, pipeline: Pipeline, fmt: str, workers: int):
+        self.parts, self.pipeline, self.fmt, self.workers = parts, pipeline, fmt, workers
+        self.keys = [json.dumps(c) for c in pipeline.columns]
+        self.pending: threading.Thread | None = None
+        self.error: BaseException | None = None
+
+    def _write(self, index: int, first_id: int, columns: dict, statistics: dict) -> None:
+        try:
+            rows = _core.format_score_rows(first_id, [columns[c] for c in self.pipeline.columns], self.keys,
+                                           self.fmt, self.workers)
+            self.parts.write(index, rows, self.pipeline.statistics_to_json(statistics))
+        except BaseException as exc:  # raised in the scoring thread by wait()
+            self.error = exc
+
+    def submit(self, index: int, first_id: int, columns: dict, statistics: dict) -> None:
+        self.wait()
+        self.pending = threading.Thread(target=self._write, args=(index, first_id, columns, statistics),
+                                        name="fastamfm-writer", daemon=True)
+        self.pending.start()
+
+    def wait(self) -> None:
+        if self.pending is not None:
+            self.pending.join()
+            self.pending = None
+        if self.error is not None:
+            raise self.error
 
 
 def count_responses(hyp=None, jsonl=None) -> int:
@@ -110,15 +194,19 @@ def count_responses(hyp=None, jsonl=None) -> int:
     return int(_core.count_lines(path))
 
 
-def score_files(out, *, hyp=None, refs=(), jsonl=None, metrics=("am", "fm", "amfm"), model="default",
-                format: str | None = None, chunk_size: int = DEFAULT_CHUNK_SIZE, vectors=None,
-                workers: int = -1, progress=None) -> dict:
+def score_files(out, *, hyp=None, refs=(), contexts=None, jsonl=None, metrics=DEFAULT_METRICS,
+                format: str | None = None, chunk_size: int = DEFAULT_CHUNK_SIZE, progress=None,
+                **options) -> dict:
     """Score a hypothesis file against reference files (or a jsonl file) into ``out``
     (``out=None``: compute the corpus summary only).
 
-    ``format``: "jsonl" or "tsv" (default: from the extension of ``out``, else jsonl).
-    ``progress``: a callable receiving the number of responses finished in each chunk.
-    Returns the corpus summary (also written to ``out + ".summary.json"``).
+    ``metrics``: registry names (default: am, fm, amfm); ``options``: the metrics'
+    settings as for ``evaluate`` (``model=``, ``vectors=``, ``workers=``, ...).
+    ``contexts``: a file line-aligned with ``hyp`` (turns separated by tabs), for
+    reference-free metrics. ``format``: "jsonl" or "tsv" (default: from the extension of
+    ``out``, else jsonl). ``progress``: a callable receiving the number of responses
+    finished in each chunk. Returns the corpus summary (also written to
+    ``out + ".summary.json"``).
     """
     out = None if out is None else Path(out)
     if format is None:
@@ -128,56 +216,72 @@ def score_files(out, *, hyp=None, refs=(), jsonl=None, metrics=("am", "fm", "amf
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
     refs = [refs] if isinstance(refs, (str, os.PathLike)) else list(refs)
-    inputs = [jsonl] if jsonl is not None else ([hyp] if hyp is not None else []) + refs
+    if jsonl is not None and (hyp is not None or refs or contexts is not None):
+        raise ValueError("give either jsonl= or hyp= with refs=/contexts=, not both")
+    if jsonl is None and hyp is None:
+        raise ValueError("score_files needs hyp= (with refs= and/or contexts=) or jsonl=")
+    inputs = [jsonl] if jsonl is not None else [hyp, *refs] + ([contexts] if contexts is not None else [])
     for p in inputs:
         if not os.path.isfile(p):
             raise FileNotFoundError(f"{p}: no such file")
     if out is not None and out.is_dir():
         raise IsADirectoryError(f"{out} is a directory; give a file path for the output")
-    names = parse_metrics(metrics)
-    if "cider" in names:
-        raise ValueError("cider cannot be streamed: its idf weights come from the references of the whole "
-                         "corpus; use fastamfm.cider on the full data")
-    context = ScoringContext(model=model, vectors=vectors, workers=workers)
-    names = available_metrics(names, context)
-    if not names:
-        raise ValueError("none of the requested metrics is available")
-    scorer_id = context.scorer().signature if any(m in ("am", "fm", "amfm") for m in names) else None
+    pipeline = Pipeline.from_names(metrics, what="score_files", **options)
+    needs_refs = any(m.needs_references for m in pipeline.metrics)
+    if jsonl is None and not refs and needs_refs:
+        raise ValueError(f"score_files: {', '.join(m.name for m in pipeline.metrics if m.needs_references)} "
+                         f"need reference files (refs=)")
+    workers = pipeline.workers
+    if pipeline.needs_reference_pass:
+        first = {}
+        for shared in _iter_references(refs, jsonl, chunk_size):
+            chunk = pipeline.reference_statistics(shared)
+            first = chunk if not first else Pipeline.add(first, chunk)
+        pipeline = pipeline.with_reference_statistics(first)
     # Everything that changes the output: parts of a run with other values are stale.
-    manifest = {"inputs": [_input_fingerprint(p) for p in inputs], "metrics": names, "format": format,
-                "chunk_size": chunk_size, "amfm": scorer_id, "version": __version__,
-                "vectors": None if vectors is None else str(getattr(vectors, "fingerprint", repr(vectors)))}
+    manifest = {"inputs": [_input_fingerprint(p) for p in inputs], "metrics": pipeline.signatures(),
+                "format": format, "chunk_size": chunk_size, "version": __version__}
     parts = None if out is None else _Parts(out, manifest)
     done = set() if parts is None else parts.open()
-    columns_out = [c for m in names for c in METRIC_COLUMNS[m]]
-    total = ChunkTotals()
-    first_id = 0
+    writer = None if parts is None else _Writer(parts, pipeline, format, workers)
+    total = pipeline.empty_statistics()
+    responses = 0
     index = -1
-    for index, (hyps, ref_lists) in enumerate(_iter_input(hyp, refs, jsonl, chunk_size)):
-        ids = np.arange(first_id, first_id + len(hyps))
-        first_id += len(hyps)
-        if index in done:
-            totals = ChunkTotals.from_json(json.loads(parts.totals(index).read_text(encoding="utf-8")))
-        else:
-            columns, totals = score_chunk(hyps, ref_lists, names, context)
-            if parts is not None:
-                parts.write(index, _format_rows(ids, columns, format), totals)
-        total.add(totals)
-        if progress is not None:
-            progress(len(hyps))
-    if first_id == 0:
+    try:
+        for index, (hyps, shared, context_lists) in enumerate(
+                _prefetch(_iter_chunks(hyp, refs, contexts, jsonl, chunk_size, needs_refs), READ_AHEAD)):
+            if index in done:
+                statistics = pipeline.statistics_from_json(
+                    json.loads(parts.statistics(index).read_text(encoding="utf-8")))
+            else:
+                batch = pipeline.batch(hyps, shared, context_lists, what="score_files")
+                columns, statistics = pipeline.score_batch(batch)
+                if writer is not None:
+                    writer.submit(index, responses, columns, statistics)
+            total = Pipeline.add(total, statistics)
+            responses += len(hyps)
+            if progress is not None:
+                progress(len(hyps))
+        if writer is not None:
+            writer.wait()
+    except BaseException:
+        if writer is not None and writer.pending is not None:
+            writer.pending.join()  # let the last part finish or fail before leaving
+        raise
+    if responses == 0:
         if parts is not None:
             shutil.rmtree(parts.dir)
         raise ValueError(f"{inputs[0]} holds no response")
-    summary = {"responses": total.n, "corpus": total.corpus(), "metrics": names, "format": format,
-               "inputs": [m["path"] for m in manifest["inputs"]], "amfm_signature": scorer_id}
+    summary = {"responses": responses, "corpus": pipeline.corpus(total), "metrics": pipeline.names,
+               "signatures": pipeline.signatures(), "format": format,
+               "inputs": [m["path"] for m in manifest["inputs"]]}
     if parts is None:
         return summary
-    with AtomicWriter(out) as f:
+    with AtomicWriter(out, "wb") as f:
         if format == "tsv":
-            f.write("id\t" + "\t".join(columns_out) + "\n")
+            f.write(("id\t" + "\t".join(pipeline.columns) + "\n").encode("utf-8"))
         for i in range(index + 1):
-            with open(parts.rows(i), encoding="utf-8") as part:
+            with open(parts.rows(i), "rb") as part:
                 shutil.copyfileobj(part, f, 1 << 20)
     write_text_atomic(out.with_name(out.name + ".summary.json"), json.dumps(summary, indent=2) + "\n")
     shutil.rmtree(parts.dir)

@@ -19,8 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import as_text_list
+from .adequacy import Adequacy
 from .amfm import AMFM, MEANS, combine_scores
 from .correlation import _coefficient
+from .fluency import Fluency
+from .references import References
 
 TUNED_NOTE = ("TUNED ON THE EVALUATION DATA: each row's correlation is measured on the same human ratings "
               "used to choose among the rows, so the best row is an optimistic, in-sample figure.")
@@ -143,7 +146,7 @@ def _targets(systems: Mapping, human, level: str) -> tuple[list, np.ndarray]:
 def tune(systems: Mapping, refs, human, *, corpus=None, model: AMFM | None = None, lams=DEFAULT_LAMS,
          dims=None, orders=None, combines=(("max", "mean"),), means=("arithmetic",), level: str = "system",
          weighting: str = "counts", smoothing: str = "kneser-ney", min_count: int = 1, max_vocab=None,
-         tokenize: str = "whitespace", lowercase: bool = False, seed: int = 0, workers: int = -1) -> TuningResult:
+         tokenize: str = "amfm", lowercase: bool = False, seed: int = 0, workers: int = -1) -> TuningResult:
     """Correlation with ``human`` for every setting of the grid.
 
     ``systems``: ``{name: hyps}``; ``refs``: the references shared by all systems;
@@ -152,7 +155,8 @@ def tune(systems: Mapping, refs, human, *, corpus=None, model: AMFM | None = Non
     to each ``dims``; its LM is the only order) or ``corpus`` to train one LSI with
     ``max(dims)`` dimensions and one LM per order.
     """
-    from . import LsiModel, NgramLM, adequacy, fluency
+    from .lm import NgramLM
+    from .lsi import LsiModel
 
     names, target = _targets(systems, human, level)
     hyps = {s: as_text_list(systems[s], f"systems[{s!r}]") for s in names}
@@ -189,13 +193,14 @@ def tune(systems: Mapping, refs, human, *, corpus=None, model: AMFM | None = Non
         lms = {o: NgramLM.train(corpus, order=o, smoothing=smoothing, workers=workers, **tok) for o in orders}
         normalization, oov = "per-word", "skip"
 
-    # One encoding of the references serves every setting (both models tokenize alike).
-    encoded = AMFM(lsi, next(iter(lms.values())), workers=workers).references(refs, len(hyps[names[0]]))
-    am = {(d, a): {s: np.asarray(adequacy(hyps[s], encoded, lsi, dims=d, combine=a, workers=workers).sentences)
+    # One References serves every setting: each model's projections and probabilities
+    # of the references are derived once and kept on it.
+    shared = refs if isinstance(refs, References) else References(refs, encode=False, workers=workers)
+    am = {(d, a): {s: Adequacy(lsi=lsi, dims=d, combine=a, workers=workers).score(hyps[s], shared).sentences
                    for s in names}
           for d in dims for a in dict.fromkeys(p[0] for p in pairs)}
-    fm = {(o, f): {s: np.asarray(fluency(hyps[s], encoded, lm, combine=f, normalization=normalization, oov=oov,
-                                         workers=workers).sentences)
+    fm = {(o, f): {s: Fluency(lm=lm, combine=f, normalization=normalization, oov=oov,
+                              workers=workers).score(hyps[s], shared).sentences
                    for s in names}
           for o, lm in lms.items() for f in dict.fromkeys(p[1] for p in pairs)}
 

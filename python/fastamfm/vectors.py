@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import weakref
 from pathlib import Path
 
 import numpy as np
@@ -84,8 +83,6 @@ class WordVectors:
         self._identity = identity
         self._cache_path = cache_path
         self._tokenizer = _core.Tokenizer("whitespace", self._lowercase)
-        # References already looked up in these vectors, kept while the References live.
-        self._embedded_references = weakref.WeakKeyDictionary()
 
     # --- construction -------------------------------------------------------------
     @classmethod
@@ -206,17 +203,16 @@ class WordVectors:
         """How the metrics split text before lookup: whitespace, lowercased when ``lowercase``."""
         return self._tokenizer
 
-    def embed_references(self, refs, workers: int = -1, *, reused: bool = True) -> _core.EmbeddedReferences:
-        """``refs`` (a fastamfm.References) looked up in these vectors. With ``reused`` (a
-        References the caller passed, likely scored again) the result is cached and keeps the
-        references' sentence vectors, so scoring many systems against one References looks
-        its tokens up and sums them once."""
-        embedded = self._embedded_references.get(refs) if reused else None
-        if embedded is None:
-            embedded = _core.EmbeddedReferences(self._core, refs.encoded, self._oov, reused, workers)
-            if reused:
-                self._embedded_references[refs] = embedded
-        return embedded
+    def embed_references(self, refs, workers: int = -1) -> _core.EmbeddedReferences:
+        """``refs`` (a fastamfm.References) looked up in these vectors, once per References:
+        kept on it (``refs.derived``) with the references' sentence vectors when the
+        References is reusable, so scoring many systems against it looks its tokens up
+        and sums them once."""
+        def build():
+            return _core.EmbeddedReferences(self._core, refs.encoded_with(self._tokenizer), self._oov,
+                                            refs.reusable, workers)
+
+        return refs.derived(("word_vectors.references", self._identity, self._oov, self._lowercase), build)
 
     def describe(self) -> str:
         """Identity for result signatures: source name, size and content hash."""

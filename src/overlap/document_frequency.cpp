@@ -27,24 +27,45 @@ uint32_t DocumentFrequency::Shard::count(NgramKey key) const {
   }
 }
 
-void DocumentFrequency::Shard::increment(NgramKey key) {
+void DocumentFrequency::Shard::increment(NgramKey key) { add_count(key, 1); }
+
+void DocumentFrequency::Shard::add_count(NgramKey key, uint32_t count) {
   if (key == 0) {
-    ++zero_key_count_;
+    zero_key_count_ += count;
     return;
   }
   if ((used_ + 1) * 2 > slots_.size()) grow();  // keep the load at most 1/2
   const size_t mask = slots_.size() - 1;
   for (size_t slot = key & mask;; slot = (slot + 1) & mask) {
     if (slots_[slot].key == key) {
-      ++slots_[slot].count;
+      slots_[slot].count += count;
       return;
     }
     if (slots_[slot].key == 0) {
-      slots_[slot] = NgramCount{key, 1};
+      slots_[slot] = NgramCount{key, count};
       ++used_;
       return;
     }
   }
+}
+
+void DocumentFrequency::Shard::append_entries(std::vector<NgramCount>& out) const {
+  if (zero_key_count_ > 0) out.push_back(NgramCount{0, zero_key_count_});
+  for (const NgramCount& e : slots_)
+    if (e.key != 0) out.push_back(e);
+}
+
+std::vector<NgramCount> DocumentFrequency::entries() const {
+  std::vector<NgramCount> out;
+  out.reserve(num_ngrams());
+  for (const Shard& shard : shards_) shard.append_entries(out);
+  std::sort(out.begin(), out.end(), [](const NgramCount& a, const NgramCount& b) { return a.key < b.key; });
+  return out;
+}
+
+void DocumentFrequency::add_entries(const std::vector<NgramCount>& entries, uint64_t segments) {
+  for (const NgramCount& e : entries) shards_[shard_of(e.key)].add_count(e.key, e.count);
+  segments_ += segments;
 }
 
 void DocumentFrequency::Shard::grow() {

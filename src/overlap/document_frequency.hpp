@@ -9,6 +9,7 @@
 
 #include "text/hashing.hpp"
 #include "parallel/parallel.hpp"
+#include "overlap/ngram_counts.hpp"
 #include "overlap/reference_set.hpp"
 
 namespace fastamfm {
@@ -19,6 +20,12 @@ class DocumentFrequency {
 
   // Counts the n-grams (orders 1..max_order) of every segment of refs.
   void add(const ReferenceSet& refs, int workers, const InterruptCheck& interrupted = {});
+
+  // The counts as (key, segments) pairs sorted by key, and their inverse: adding the
+  // entries of another table (counted over other segments) merges the two, so tables
+  // counted on separate partitions of a corpus add up to the whole corpus' table.
+  std::vector<NgramCount> entries() const;
+  void add_entries(const std::vector<NgramCount>& entries, uint64_t segments);
 
   int max_order() const { return max_order_; }
   uint64_t num_segments() const { return segments_; }
@@ -37,6 +44,8 @@ class DocumentFrequency {
     uint32_t count(NgramKey key) const;
     void prefetch(NgramKey key) const { __builtin_prefetch(&slots_[key & (slots_.size() - 1)]); }
     void increment(NgramKey key);
+    void add_count(NgramKey key, uint32_t count);
+    void append_entries(std::vector<NgramCount>& out) const;
     size_t size() const { return used_ + (zero_key_count_ > 0 ? 1 : 0); }
 
    private:

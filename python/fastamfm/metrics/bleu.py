@@ -5,38 +5,23 @@ scores of chunks added together give exactly the whole-corpus BLEU.
 """
 from __future__ import annotations
 
-import weakref
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
 
 from .. import _core
-from ..references import References
+from .._validation import check_choice, check_int, check_workers
+from ..registry import Chunk, Metric, Statistics, register
 from ..result import MetricResult, make_signature
-from ._inputs import prepare, raw_texts
+from ..tokenize import make_tokenizer, prepare_texts
 
 REF_LENGTHS = ("closest", "shortest", "average")
 SMOOTHING = ("none", "floor", "add-k", "exp")
 
-# Per segment the largest count of each reference n-gram, kept while the References
-# object lives. Built when a References is scored a second time: a one-off scoring
-# clips against each reference directly, which is cheaper than building the table.
-_REFERENCE_COUNTS: "weakref.WeakKeyDictionary[References, dict]" = weakref.WeakKeyDictionary()
-
-
-def _clipping_source(refs: References, max_order: int, workers: int):
-    """The per-segment maxima table when refs are being reused, else the References themselves."""
-    by_order = _REFERENCE_COUNTS.setdefault(refs, {})
-    if max_order not in by_order:
-        by_order[max_order] = None  # first use: remember it, build nothing
-        return refs.encoded
-    if by_order[max_order] is None:
-        by_order[max_order] = _core.BleuReferenceCounts(refs.encoded, max_order, workers)
-    return by_order[max_order]
-
 
 @dataclass(frozen=True)
-class BleuStatistics:
+class BleuStatistics(Statistics):
     """Summable sufficient statistics of corpus BLEU.
 
     ``hyp_len``/``ref_len``: total hypothesis and effective reference lengths;
@@ -48,6 +33,14 @@ class BleuStatistics:
     ref_len: float
     guess: tuple
     correct: tuple
+
+    @classmethod
+    def of_segments(cls, segments: dict) -> "BleuStatistics":
+        return cls(hyp_len=float(segments["hyp_len"].sum()),
+                   # Summed in segment order as pycocoevalcap does (exact for integer lengths).
+                   ref_len=float(sum(segments["ref_len"].tolist())),
+                   guess=tuple(int(x) for x in segments["guess"].sum(axis=0)),
+                   correct=tuple(int(x) for x in segments["correct"].sum(axis=0)))
 
     def __add__(self, other: "BleuStatistics") -> "BleuStatistics":
         if not isinstance(other, BleuStatistics):
@@ -61,6 +54,90 @@ class BleuStatistics:
     def score(self) -> np.ndarray:
         """Corpus BLEU-1..max_order (pycocoevalcap's formula and 1e-15/1e-9 guards)."""
         return _core.bleu_corpus(self.hyp_len, self.ref_len, list(self.guess), list(self.correct))
+
+    def to_json(self) -> dict:
+        return {"hyp_len": self.hyp_len, "ref_len": self.ref_len, "guess": list(self.guess),
+                "correct": list(self.correct)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "BleuStatistics":
+        return cls(float(data["hyp_len"]), float(data["ref_len"]), tuple(int(x) for x in data["guess"]),
+                   tuple(int(x) for x in data["correct"]))
+
+
+@register
+class Bleu(Metric):
+    """BLEU-1..max_order: pycocoevalcap's ``Bleu`` by default (see ``bleu``)."""
+
+    name = "bleu"
+    columns = ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4")
+    default = True
+
+    def __init__(self, *, max_order: int = 4, ref_length: str = "closest", smooth: str | None = None,
+                 smooth_value: float | None = None, tokenize: str = "whitespace", lowercase: bool = False,
+                 workers: int = -1):
+        check_int(max_order, "max_order", 1, 16, "bleu")
+        check_choice(ref_length, "ref_length", REF_LENGTHS, "bleu")
+        if smooth is not None and smooth not in SMOOTHING:
+            raise ValueError(f"bleu: smooth must be None (pycocoevalcap) or one of {SMOOTHING}, got {smooth!r}")
+        if smooth_value is not None and (smooth not in ("floor", "add-k") or smooth_value < 0):
+            raise ValueError("bleu: smooth_value applies to smooth='floor' or 'add-k' and must be >= 0")
+        self.max_order = max_order
+        self.ref_length = ref_length
+        self.smooth = smooth
+        self.smooth_value = smooth_value
+        self.tokenizer = make_tokenizer(tokenize, lowercase)
+        self.workers = check_workers(workers, "bleu")
+        self.columns = tuple(f"Bleu_{k}" for k in range(1, max_order + 1))
+
+    def signature(self) -> str:
+        settings = dict(max_order=self.max_order, ref_len=self.ref_length, tok=self.tokenizer.describe())
+        if self.smooth is not None:
+            settings["sentence"] = "sacrebleu"
+            settings["smooth"] = self.smooth if self.smooth_value is None else f"{self.smooth}[{self.smooth_value}]"
+        return make_signature("bleu", **settings)
+
+    def reserve(self, batch) -> None:
+        batch.hyps.reserve(self.tokenizer, self.max_order)
+
+    def _clipping_source(self, refs):
+        """What hypotheses are clipped against: the references themselves the first time
+        a ``References`` is scored, the per-segment maxima table (built once, kept on the
+        references) when it is scored again, e.g. for another system."""
+        key = ("bleu.reference_maxima", self.tokenizer.describe(), self.max_order)
+        encoded = refs.encoded_with(self.tokenizer, self.max_order)
+        if next(refs.derived(key + ("uses",), itertools.count)) == 0:
+            return encoded
+        return refs.derived(key, lambda: _core.BleuReferenceCounts(encoded, self.max_order, self.workers))
+
+    def update(self, batch) -> Chunk:
+        hyps, refs = batch.hyps, batch.refs
+        smooth_arg = -1.0 if self.smooth_value is None else float(self.smooth_value)
+        if not refs.reusable and not refs.has_encoding(self.tokenizer):
+            # References scored once: straight from text, no reference tables built.
+            sentences, segments = _core.bleu_text(
+                prepare_texts(hyps.texts, self.tokenizer, "hyps"),
+                prepare_texts(refs.flat_texts, self.tokenizer, "references"), refs.segment_offsets, self.tokenizer,
+                self.max_order, self.ref_length, self.smooth, smooth_arg, self.workers)
+        else:
+            sentences, segments = _core.bleu(hyps.encoded(self.tokenizer, self.max_order), self._clipping_source(refs),
+                                             self.max_order, self.ref_length, self.smooth, smooth_arg, self.workers)
+        columns = {c: sentences[:, k] for k, c in enumerate(self.columns)}
+        return Chunk(columns, BleuStatistics.of_segments(segments), {"sentences": sentences, "segments": segments})
+
+    def compute(self, statistics: BleuStatistics) -> dict:
+        return {c: float(v) for c, v in zip(self.columns, statistics.score())}
+
+    def empty_statistics(self) -> BleuStatistics:
+        zeros = (0,) * self.max_order
+        return BleuStatistics(0.0, 0.0, zeros, zeros)
+
+    def statistics_from_json(self, data: dict) -> BleuStatistics:
+        return BleuStatistics.from_json(data)
+
+    def result(self, chunk: Chunk, corpus: dict) -> MetricResult:
+        return MetricResult("bleu", np.array([corpus[c] for c in self.columns]), chunk.extra["sentences"],
+                            self.signature(), {"statistics": chunk.statistics, "segments": chunk.extra["segments"]})
 
 
 def bleu(hyps, refs, *, max_order: int = 4, ref_length: str = "closest", smooth: str | None = None,
@@ -83,40 +160,9 @@ def bleu(hyps, refs, *, max_order: int = 4, ref_length: str = "closest", smooth:
     ``exp(1 - ref/hyp)``; column k-1 uses n-gram orders 1..k. ``.corpus`` stays
     pycocoevalcap's corpus BLEU. ``smooth_value`` overrides the floor/add-k value.
 
-    ``extra["statistics"]``: the corpus ``BleuStatistics``; ``extra["segments"]``: the
-    per-segment statistics as arrays.
+    ``hyps``/``refs`` may be ``fastamfm.Hypotheses``/``fastamfm.References`` reused
+    across calls. ``extra["statistics"]``: the corpus ``BleuStatistics``;
+    ``extra["segments"]``: the per-segment statistics as arrays.
     """
-    if isinstance(max_order, bool) or not isinstance(max_order, int) or not 1 <= max_order <= 16:
-        raise ValueError(f"bleu: max_order must be an int in 1..16, got {max_order!r}")
-    if ref_length not in REF_LENGTHS:
-        raise ValueError(f"bleu: ref_length must be one of {REF_LENGTHS}, got {ref_length!r}")
-    if smooth is not None and smooth not in SMOOTHING:
-        raise ValueError(f"bleu: smooth must be None (pycocoevalcap) or one of {SMOOTHING}, got {smooth!r}")
-    if smooth_value is not None and (smooth not in ("floor", "add-k") or smooth_value < 0):
-        raise ValueError("bleu: smooth_value applies to smooth='floor' or 'add-k' and must be >= 0")
-    smooth_arg = -1.0 if smooth_value is None else float(smooth_value)
-    text = raw_texts(hyps, refs, what="bleu", tokenize=tokenize, lowercase=lowercase, workers=workers)
-    if text is not None:
-        tokenizer = text.tokenizer
-        sentences, segments = _core.bleu_text(text.hyps, text.flat_refs, text.offsets, tokenizer, max_order,
-                                              ref_length, smooth, smooth_arg, workers)
-    else:
-        hyps, refs = prepare(hyps, refs, what="bleu", tokenize=tokenize, lowercase=lowercase,
-                             max_order=max_order, workers=workers)
-        tokenizer = refs.tokenizer
-        sentences, segments = _core.bleu(hyps.encoded, _clipping_source(refs, max_order, workers), max_order,
-                                         ref_length, smooth, smooth_arg, workers)
-    statistics = BleuStatistics(
-        hyp_len=float(segments["hyp_len"].sum()),
-        # Summed in segment order as pycocoevalcap does (exact for integer lengths).
-        ref_len=float(sum(segments["ref_len"].tolist())),
-        guess=tuple(int(x) for x in segments["guess"].sum(axis=0)),
-        correct=tuple(int(x) for x in segments["correct"].sum(axis=0)),
-    )
-    settings = dict(max_order=max_order, ref_len=ref_length, tok=tokenizer.describe())
-    if smooth is not None:
-        settings["sentence"] = "sacrebleu"
-        settings["smooth"] = smooth if smooth_value is None else f"{smooth}[{smooth_value}]"
-    return MetricResult(name="bleu", corpus=statistics.score(), sentences=sentences,
-                        signature=make_signature("bleu", **settings),
-                        extra={"statistics": statistics, "segments": segments})
+    return Bleu(max_order=max_order, ref_length=ref_length, smooth=smooth, smooth_value=smooth_value,
+                tokenize=tokenize, lowercase=lowercase, workers=workers).score(hyps, refs)

@@ -1,50 +1,76 @@
 """CIDEr-D as pycocoevalcap 1.2's ``Cider`` (nlg-eval's "CIDEr"), with streaming.
 
 CIDEr's idf comes from document frequencies over the references of the whole
-evaluated corpus, so a corpus too large to hold is scored in two passes: feed every
-reference chunk to a ``DocumentFrequencies``, then score each chunk with
-``cider(..., document_frequencies=df)``; the per-segment scores are exactly those of
-the whole-corpus run and the corpus score is their mean.
+evaluated corpus, so a corpus too large to hold is scored in two passes: every chunk's
+references are counted into a ``DocumentFrequencies`` (the pipeline's reference pass;
+tables of separate chunks add up), then each chunk is scored with the total; the
+per-segment scores are exactly those of the whole-corpus run.
 """
 from __future__ import annotations
 
-import math
-import weakref
+import base64
 
 import numpy as np
 
 from .. import _core
-from ..references import References, as_references
+from .._validation import check_int, check_positive, check_workers
+from ..references import References
+from ..registry import Chunk, MeanStatistics, Metric, Statistics, register
 from ..result import MetricResult, make_signature
 from ..tokenize import make_tokenizer
-from ._inputs import check_workers, prepare
-
-# Reference tf-idf vectors built from the references' own document frequencies,
-# kept while the References object lives: scoring 20 systems against one References
-# builds them once.
-_OWN_DF_MODELS: "weakref.WeakKeyDictionary[References, dict]" = weakref.WeakKeyDictionary()
 
 
-class DocumentFrequencies:
+class DocumentFrequencies(Statistics):
     """In how many segments each n-gram occurs among the references (CIDEr's idf).
 
-    ``update(refs)`` adds a chunk of segments (raw ragged lists or ``References``,
-    encoded with this object's tokenizer); ``num_segments`` is the N of ``log N``.
+    ``update(refs)`` adds a chunk of segments (raw ragged lists or ``References``);
+    ``a + b`` merges tables counted over disjoint segments; ``num_segments`` is the N
+    of ``log N``.
     """
 
     def __init__(self, *, max_order: int = 4, tokenize: str = "whitespace", lowercase: bool = False):
         self._tokenizer = make_tokenizer(tokenize, lowercase)
-        self._tokenize, self._lowercase = tokenize, lowercase
         self._table = _core.DocumentFrequency(max_order)
 
     def update(self, refs, *, workers: int = -1) -> "DocumentFrequencies":
         check_workers(workers, "DocumentFrequencies.update")
         if not isinstance(refs, References):
             refs = list(refs)
-        refs = as_references(refs, len(refs), tokenize=self._tokenize, lowercase=self._lowercase,
-                             max_order=self.max_order, workers=workers, what="DocumentFrequencies.update")
-        self._table.add(refs.encoded, workers)
+        refs = References.of(refs, len(refs), what="DocumentFrequencies.update", workers=workers)
+        self._table.add(refs.encoded_with(self._tokenizer, self.max_order), workers)
         return self
+
+    def _empty_like(self) -> "DocumentFrequencies":
+        out = DocumentFrequencies.__new__(DocumentFrequencies)
+        out._tokenizer = self._tokenizer
+        out._table = _core.DocumentFrequency(self.max_order)
+        return out
+
+    def __add__(self, other: "DocumentFrequencies") -> "DocumentFrequencies":
+        if not isinstance(other, DocumentFrequencies):
+            return NotImplemented
+        if other.max_order != self.max_order or other.tokenizer.describe() != self.tokenizer.describe():
+            raise ValueError(f"cannot add document frequencies of {self!r} and {other!r}")
+        out = self._empty_like()
+        for table in (self._table, other._table):
+            keys, counts = table.entries()
+            out._table.add_entries(keys, counts, table.num_segments)
+        return out
+
+    def to_json(self) -> dict:
+        keys, counts = self._table.entries()
+        return {"max_order": self.max_order, "tokenizer": [self._tokenizer.preset, self._tokenizer.lowercase],
+                "segments": self.num_segments, "keys": base64.b64encode(keys.tobytes()).decode("ascii"),
+                "counts": base64.b64encode(counts.tobytes()).decode("ascii")}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "DocumentFrequencies":
+        preset, lowercase = data["tokenizer"]
+        out = cls(max_order=int(data["max_order"]), tokenize=preset, lowercase=bool(lowercase))
+        keys = np.frombuffer(base64.b64decode(data["keys"]), dtype=np.uint64)
+        counts = np.frombuffer(base64.b64decode(data["counts"]), dtype=np.uint32)
+        out._table.add_entries(keys, counts, int(data["segments"]))
+        return out
 
     @property
     def max_order(self) -> int:
@@ -62,6 +88,10 @@ class DocumentFrequencies:
     def tokenizer(self) -> _core.Tokenizer:
         return self._tokenizer
 
+    @property
+    def table(self) -> _core.DocumentFrequency:
+        return self._table
+
     def count(self, ngram) -> int:
         """Segments whose references contain ``ngram`` (a str or a list of tokens)."""
         tokens = ngram.split() if isinstance(ngram, str) else list(ngram)
@@ -72,23 +102,78 @@ class DocumentFrequencies:
                 f"max_order={self.max_order}, {self._tokenizer.describe()})")
 
 
-def _reference_model(refs: References, max_order: int, df: DocumentFrequencies | None, workers: int):
-    if df is not None:
-        if df.max_order != max_order:
+@register
+class Cider(Metric):
+    """CIDEr-D (see ``cider``)."""
+
+    name = "cider"
+    columns = ("CIDEr",)
+    aliases = ("cider_d", "cider-d")
+    default = True
+    reference_pass = True
+
+    def __init__(self, *, sigma: float = 6.0, max_order: int = 4,
+                 document_frequencies: DocumentFrequencies | None = None, tokenize: str = "whitespace",
+                 lowercase: bool = False, workers: int = -1):
+        self.sigma = check_positive(sigma, "sigma", "cider")
+        self.max_order = check_int(max_order, "max_order", 1, 16, "cider")
+        self.tokenizer = make_tokenizer(tokenize, lowercase)
+        self.workers = check_workers(workers, "cider")
+        if document_frequencies is not None:
+            self._check_document_frequencies(document_frequencies)
+            # Given from a larger corpus: no pass over these references.
+            self.reference_pass = False
+        self.document_frequencies = document_frequencies
+
+    def _check_document_frequencies(self, df) -> None:
+        if not isinstance(df, DocumentFrequencies):
+            raise TypeError(f"cider: document_frequencies must be a fastamfm.DocumentFrequencies, got "
+                            f"{type(df).__name__}")
+        if df.max_order != self.max_order:
             raise ValueError(f"cider: document_frequencies were counted up to order {df.max_order}, "
-                             f"max_order is {max_order}")
-        if df.tokenizer.describe() != refs.tokenizer.describe():
-            raise ValueError(f"cider: document_frequencies use {df.tokenizer.describe()} but the references "
-                             f"{refs.tokenizer.describe()}")
+                             f"max_order is {self.max_order}")
+        if df.tokenizer.describe() != self.tokenizer.describe():
+            raise ValueError(f"cider: document_frequencies use {df.tokenizer.describe()} but the metric "
+                             f"{self.tokenizer.describe()}")
         if df.num_segments == 0:
             raise ValueError("cider: document_frequencies is empty; update() it with the references first")
-        return _core.CiderReferenceModel(refs.encoded, df._table, workers)
-    models = _OWN_DF_MODELS.setdefault(refs, {})
-    if max_order not in models:
-        table = _core.DocumentFrequency(max_order)
-        table.add(refs.encoded, workers)
-        models[max_order] = _core.CiderReferenceModel(refs.encoded, table, workers)
-    return models[max_order]
+
+    def signature(self) -> str:
+        df = self.document_frequencies
+        return make_signature("cider_d", sigma=self.sigma, max_order=self.max_order,
+                              df="refs" if df is None else f"corpus[{df.num_segments}]",
+                              tok=self.tokenizer.describe())
+
+    def reserve(self, batch) -> None:
+        batch.hyps.reserve(self.tokenizer, self.max_order)
+
+    def reference_statistics(self, refs) -> DocumentFrequencies:
+        """The document frequencies of these references alone (kept on them)."""
+        def count():
+            df = DocumentFrequencies(max_order=self.max_order, tokenize=self.tokenizer.preset,
+                                     lowercase=self.tokenizer.lowercase)
+            return df.update(refs, workers=self.workers)
+
+        return refs.derived(("cider.document_frequencies", self.tokenizer.describe(), self.max_order), count)
+
+    def with_reference_statistics(self, statistics: DocumentFrequencies) -> "Cider":
+        return Cider(sigma=self.sigma, max_order=self.max_order, document_frequencies=statistics,
+                     tokenize=self.tokenizer.preset, lowercase=self.tokenizer.lowercase, workers=self.workers)
+
+    def update(self, batch) -> Chunk:
+        df = self.document_frequencies
+        if df is None:
+            raise RuntimeError("cider: document frequencies missing (the pipeline runs the reference pass first)")
+        refs = batch.refs
+        encoded = refs.encoded_with(self.tokenizer, self.max_order)
+        model = refs.derived(("cider.reference_model", df),
+                             lambda: _core.CiderReferenceModel(encoded, df.table, self.workers))
+        sentences = _core.cider(batch.hyps.encoded(self.tokenizer, self.max_order), model, self.sigma, self.workers)
+        columns = {"CIDEr": sentences}
+        return Chunk(columns, MeanStatistics.of(columns))
+
+    def result(self, chunk: Chunk, corpus: dict) -> MetricResult:
+        return MetricResult("cider_d", corpus["CIDEr"], chunk.columns["CIDEr"], self.signature())
 
 
 def cider(hyps, refs, *, sigma: float = 6.0, max_order: int = 4,
@@ -100,25 +185,11 @@ def cider(hyps, refs, *, sigma: float = 6.0, max_order: int = 4,
     references (one count per segment; N = number of segments), clipped cosine per
     order, Gaussian length penalty ``e^(-d^2 / (2 sigma^2))`` where d is the difference
     of the *bigram* counts, mean over orders 1..max_order, mean over references, x10.
-    A single segment scores 0 (log 1 = 0), as in nlg-eval.
+    A single segment scores 0 (log 1 = 0), as in nlg-eval. The corpus score is the
+    correctly rounded mean of the sentence scores.
 
     ``document_frequencies``: counts from a larger corpus (see ``DocumentFrequencies``)
     for chunked scoring; by default they come from ``refs`` themselves.
     """
-    if isinstance(sigma, bool) or not isinstance(sigma, (int, float)) or not (math.isfinite(sigma) and sigma > 0):
-        raise ValueError(f"cider: sigma must be a positive number, got {sigma!r}")
-    if isinstance(max_order, bool) or not isinstance(max_order, int) or not 1 <= max_order <= 16:
-        raise ValueError(f"cider: max_order must be an int in 1..16, got {max_order!r}")
-    if document_frequencies is not None and not isinstance(document_frequencies, DocumentFrequencies):
-        raise TypeError("cider: document_frequencies must be a fastamfm.DocumentFrequencies, got "
-                        f"{type(document_frequencies).__name__}")
-    hyps, refs = prepare(hyps, refs, what="cider", tokenize=tokenize, lowercase=lowercase,
-                          max_order=max_order, workers=workers)
-    model = _reference_model(refs, max_order, document_frequencies, workers)
-    sentences = _core.cider(hyps.encoded, model, float(sigma), workers)
-    df_source = "refs" if document_frequencies is None else f"external[{document_frequencies.num_segments}]"
-    signature = make_signature("cider_d", sigma=sigma, max_order=max_order, df=df_source,
-                               tok=refs.tokenizer.describe())
-    # np.mean, as pycocoevalcap, so the corpus value matches to the last bit.
-    return MetricResult(name="cider_d", corpus=float(np.mean(sentences)), sentences=sentences,
-                        signature=signature)
+    return Cider(sigma=sigma, max_order=max_order, document_frequencies=document_frequencies, tokenize=tokenize,
+                 lowercase=lowercase, workers=workers).score(hyps, refs)

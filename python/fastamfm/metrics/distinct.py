@@ -1,47 +1,113 @@
 """Distinct-n (Li et al. 2016): the share of n-grams that are distinct."""
 from __future__ import annotations
 
+import base64
+from dataclasses import dataclass
+
 import numpy as np
 
 from .. import _core
-from ..result import make_signature
-from ._inputs import check_workers, encoded_hypotheses
+from .._validation import check_workers
+from ..registry import Chunk, Metric, Statistics, register
+from ..result import MetricResult, make_signature
+from ..tokenize import make_tokenizer
 
 
 def _ratio(unique: np.ndarray, total: np.ndarray) -> np.ndarray:
-    out = np.zeros(unique.shape, dtype=np.float64)
-    np.divide(unique, total, out=out, where=total > 0)
+    out = np.zeros(np.shape(unique), dtype=np.float64)
+    np.divide(unique, total, out=out, where=np.asarray(total) > 0)
     return out
 
 
-def distinct(hyps, *, orders=(1, 2), tokenize: str = "whitespace", lowercase: bool = False,
-             workers: int = -1) -> dict:
-    """Distinct-n over all responses and per response.
+@dataclass(frozen=True)
+class DistinctStatistics(Statistics):
+    """Per order: every distinct n-gram key seen (sorted uint64) and the number of
+    n-grams. Two batches add by the union of their keys, so corpus Distinct-n streams."""
 
-    Returns a dict with ``"distinct_<n>"`` (corpus: distinct n-grams over all responses /
-    all n-grams; 0 when there is none) for each n in ``orders``, ``"sentences"``
-    (ndarray[n_responses, len(orders)]: the same ratio within each response, 0 for a
-    response shorter than n), ``"orders"``, the raw counts ``"unique"``, ``"total"``
-    (per response) and ``"corpus_unique"``, ``"corpus_total"``, and ``"signature"``.
-    """
-    check_workers(workers, "distinct")
-    if isinstance(orders, int):
-        orders = (orders,)
-    orders = tuple(orders)
-    if not orders or any(isinstance(o, bool) or not isinstance(o, int) or not 1 <= o <= 16 for o in orders):
-        raise ValueError(f"distinct: orders must be a non-empty sequence of ints in 1..16, got {orders!r}")
-    hyps = encoded_hypotheses(hyps, what="distinct", tokenize=tokenize, lowercase=lowercase, max_order=1,
-                              workers=workers)
-    counts = _core.distinct(hyps.encoded, list(orders), workers)
-    corpus = _ratio(counts["corpus_unique"], counts["corpus_total"])
-    result = {f"distinct_{n}": float(corpus[k]) for k, n in enumerate(orders)}
-    result.update(
-        sentences=_ratio(counts["unique"], counts["total"]),
-        orders=orders,
-        unique=counts["unique"],
-        total=counts["total"],
-        corpus_unique=counts["corpus_unique"],
-        corpus_total=counts["corpus_total"],
-        signature=make_signature("distinct", orders=",".join(map(str, orders)), tok=hyps.tokenizer.describe()),
-    )
-    return result
+    orders: tuple
+    keys: tuple        # per order: sorted unique uint64 n-gram keys
+    totals: tuple      # per order: number of n-grams
+
+    def __add__(self, other: "DistinctStatistics") -> "DistinctStatistics":
+        if not isinstance(other, DistinctStatistics) or other.orders != self.orders:
+            return NotImplemented
+        return DistinctStatistics(self.orders, tuple(np.union1d(a, b) for a, b in zip(self.keys, other.keys)),
+                                  tuple(a + b for a, b in zip(self.totals, other.totals)))
+
+    def ratios(self) -> np.ndarray:
+        return _ratio(np.array([len(k) for k in self.keys]), np.array(self.totals))
+
+    def to_json(self) -> dict:
+        return {"orders": list(self.orders), "totals": list(self.totals),
+                "keys": [base64.b64encode(np.ascontiguousarray(k, dtype=np.uint64).tobytes()).decode("ascii")
+                         for k in self.keys]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "DistinctStatistics":
+        return cls(tuple(int(o) for o in data["orders"]),
+                   tuple(np.frombuffer(base64.b64decode(k), dtype=np.uint64) for k in data["keys"]),
+                   tuple(int(t) for t in data["totals"]))
+
+
+@register
+class Distinct(Metric):
+    """Distinct-n per response (``Distinct_<n>`` columns) and over the corpus."""
+
+    name = "distinct"
+    columns = ("Distinct_1", "Distinct_2")
+    aliases = ("distinct-n",)
+    needs_references = False
+
+    def __init__(self, *, orders=(1, 2), tokenize: str = "whitespace", lowercase: bool = False, workers: int = -1):
+        if isinstance(orders, int):
+            orders = (orders,)
+        orders = tuple(orders)
+        if not orders or any(isinstance(o, bool) or not isinstance(o, int) or not 1 <= o <= 16 for o in orders):
+            raise ValueError(f"distinct: orders must be a non-empty sequence of ints in 1..16, got {orders!r}")
+        self.orders = orders
+        self.tokenizer = make_tokenizer(tokenize, lowercase)
+        self.workers = check_workers(workers, "distinct")
+        self.columns = tuple(f"Distinct_{n}" for n in orders)
+
+    def signature(self) -> str:
+        return make_signature("distinct", orders=",".join(map(str, self.orders)), tok=self.tokenizer.describe())
+
+    def update(self, batch) -> Chunk:
+        counts = _core.distinct(batch.hyps.encoded(self.tokenizer), list(self.orders), self.workers)
+        sentences = _ratio(counts["unique"], counts["total"])
+        columns = {c: sentences[:, k] for k, c in enumerate(self.columns)}
+        statistics = DistinctStatistics(self.orders, tuple(counts["corpus_keys"]),
+                                        tuple(int(t) for t in counts["corpus_total"]))
+        return Chunk(columns, statistics, {"sentences": sentences, "counts": counts})
+
+    def compute(self, statistics: DistinctStatistics) -> dict:
+        return {c: float(r) for c, r in zip(self.columns, statistics.ratios())}
+
+    def empty_statistics(self) -> DistinctStatistics:
+        return DistinctStatistics(self.orders, tuple(np.zeros(0, dtype=np.uint64) for _ in self.orders),
+                                  (0,) * len(self.orders))
+
+    def statistics_from_json(self, data: dict) -> DistinctStatistics:
+        return DistinctStatistics.from_json(data)
+
+    def result(self, chunk: Chunk, corpus: dict) -> MetricResult:
+        counts = chunk.extra["counts"]
+        sentences = chunk.extra["sentences"]
+        # The keys of the dict distinct() returned before MetricResult, still readable as res[key].
+        extra = {f"distinct_{n}": corpus[c] for n, c in zip(self.orders, self.columns)}
+        extra.update(sentences=sentences, orders=self.orders, unique=counts["unique"], total=counts["total"],
+                     corpus_unique=counts["corpus_unique"], corpus_total=counts["corpus_total"],
+                     signature=self.signature())
+        return MetricResult("distinct", np.array([corpus[c] for c in self.columns]), sentences, self.signature(),
+                            extra)
+
+
+def distinct(hyps, *, orders=(1, 2), tokenize: str = "whitespace", lowercase: bool = False,
+             workers: int = -1) -> MetricResult:
+    """Distinct-n over all responses (``.corpus[k]`` for ``orders[k]``: distinct n-grams
+    over all responses / all n-grams; 0 when there is none) and per response
+    (``.sentences[i, k]``: the same ratio within response i, 0 for a response shorter
+    than n). ``.extra`` holds the raw counts: ``unique``/``total`` per response,
+    ``corpus_unique``/``corpus_total``, and the keys of the dict this function returned
+    before (``res["distinct_2"]``, ``res["sentences"]``, ...)."""
+    return Distinct(orders=orders, tokenize=tokenize, lowercase=lowercase, workers=workers).score(hyps)

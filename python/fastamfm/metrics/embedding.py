@@ -30,21 +30,19 @@ on pre-tokenized text but splits e.g. ``<USER>`` and ``don't`` differently.
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from .. import _core
 from .._backend import resolve_device
-from .._validation import as_text_list
-from ..references import References, as_references
-from ..result import MetricResult, make_signature
+from .._validation import check_choice, check_workers
+from ..references import References
+from ..registry import Chunk, MeanStatistics, Metric, register
+from ..result import make_signature
 from ..tokenize import prepare_texts
 from ..vectors import WordVectors
 
-NLGEVAL_KEYS = {
-    "average": "EmbeddingAverageCosineSimilarity",
-    "extrema": "VectorExtremaCosineSimilarity",
-    "greedy": "GreedyMatchingScore",
-}
 EMPTY_POLICIES = ("error", "zero")
 _KERNELS = {"average": "embedding_average", "extrema": "vector_extrema", "greedy": "greedy_matching"}
 
@@ -60,9 +58,7 @@ def cuda_inputs(hyps, refs, vectors: WordVectors, what: str):
     from .. import gpu
     from ..tokenize import tokenize
 
-    hyps = as_text_list(hyps, "hyps")
-    refs = as_references(refs, len(hyps), tokenize="whitespace", lowercase=vectors.lowercase, max_order=1,
-                         what=what)
+    refs = References.of(refs, len(hyps), what=what)
     index = {word: row for row, word in enumerate(vectors.vocabulary)}
     extra_row = len(index)
     oov_row = None if vectors.oov == "skip" else extra_row
@@ -87,66 +83,118 @@ def cuda_inputs(hyps, refs, vectors: WordVectors, what: str):
     return hyp_rows, ref_rows, np.asarray(offsets, dtype=np.int64), table
 
 
-def _cuda_sentence_scores(hyps, refs, vectors, which, empty: str, what: str):
-    from .. import gpu
-
-    if empty != "error":
-        raise ValueError(f"{what}: empty={empty!r} is only supported on device='cpu'")
-    hyp_rows, ref_rows, ref_offsets, table = cuda_inputs(hyps, refs, vectors, what)
-    return {name: np.asarray(getattr(gpu, _KERNELS[name])(hyp_rows, ref_rows, ref_offsets, table), dtype=np.float64)
-            for name in which}
+def _vectors_option(vectors):
+    """``vectors=`` of a shared option dict: a WordVectors, or a path to load."""
+    if isinstance(vectors, (str, os.PathLike)):
+        return WordVectors.load(vectors)
+    return vectors
 
 
-def _sentence_scores(hyps, refs, vectors, which: tuple[str, ...], workers: int, empty: str, what: str,
-                     device: str = "cpu"):
-    if not isinstance(vectors, WordVectors):
-        raise TypeError(f"{what}: vectors must be a fastamfm.WordVectors (WordVectors.load(path) or "
-                        f"WordVectors.from_lsi(model)), got {type(vectors).__name__}")
-    if empty not in EMPTY_POLICIES:
-        raise ValueError(f"{what}: empty must be one of {EMPTY_POLICIES}, got {empty!r}")
-    if resolve_device(device) == "cuda":
-        return _cuda_sentence_scores(hyps, refs, vectors, which, empty, what)
-    hyps = as_text_list(hyps, "hyps")
-    tokenizer = vectors.tokenizer
-    reused = isinstance(refs, References)
-    refs = as_references(refs, len(hyps), tokenize="whitespace", lowercase=vectors.lowercase, max_order=1,
-                         workers=workers, what=what)
-    prepared = prepare_texts(hyps, tokenizer, "hyps")
-    average, extrema, greedy = _core.embedding_scores(
-        vectors.embed_references(refs, workers, reused=reused), prepared, tokenizer,
-        "average" in which, "extrema" in which, "greedy" in which, empty, what, workers)
-    return {"average": average, "extrema": extrema, "greedy": greedy}
+class _EmbeddingMetric(Metric):
+    """One of the three embedding metrics. The three share one pass over the tokens:
+    the first of them scored on a batch computes every one of them the batch asks for."""
+
+    kind = ""          # "average" | "extrema" | "greedy"
+    default = True
+
+    def __init__(self, *, vectors: WordVectors, empty: str = "error", device: str = "cpu", workers: int = -1):
+        vectors = _vectors_option(vectors)
+        if not isinstance(vectors, WordVectors):
+            raise TypeError(f"{self.name}: vectors must be a fastamfm.WordVectors (WordVectors.load(path) or "
+                            f"WordVectors.from_lsi(model)), got {type(vectors).__name__}")
+        self.vectors = vectors
+        self.empty = check_choice(empty, "empty", EMPTY_POLICIES, self.name)
+        self.device = resolve_device(device)
+        if self.device == "cuda" and empty != "error":
+            raise ValueError(f"{self.name}: empty={empty!r} is only supported on device='cpu'")
+        self.workers = check_workers(workers, self.name)
+
+    @classmethod
+    def missing(cls, **options) -> str | None:
+        if options.get("vectors") is None:
+            return ("no word vectors given: pass vectors=fastamfm.WordVectors.load(path) or a path to GloVe "
+                    "text, word2vec binary or fastText .vec vectors")
+        return None
+
+    def signature(self) -> str:
+        return make_signature(self.name, vectors=self.vectors.describe(), oov=self.vectors.oov,
+                              tok=self.vectors.tokenizer.describe(), empty=self.empty)
+
+    def _scores(self, batch) -> dict:
+        kinds = tuple(k for name, k in _KINDS.items() if name in batch.metrics or name == self.name)
+        key = ("embedding.scores", self.vectors.describe(), self.vectors.oov, self.empty, self.device)
+
+        def compute():
+            hyps, refs = batch.hyps.texts, batch.refs
+            if self.device == "cuda":
+                from .. import gpu
+
+                hyp_rows, ref_rows, ref_offsets, table = cuda_inputs(hyps, refs, self.vectors, self.name)
+                return {k: np.asarray(getattr(gpu, _KERNELS[k])(hyp_rows, ref_rows, ref_offsets, table),
+                                      dtype=np.float64) for k in _KINDS.values()}
+            tokenizer = self.vectors.tokenizer
+            average, extrema, greedy = _core.embedding_scores(
+                self.vectors.embed_references(refs, self.workers), prepare_texts(hyps, tokenizer, "hyps"),
+                tokenizer, "average" in kinds, "extrema" in kinds, "greedy" in kinds, self.empty, self.name,
+                self.workers)
+            return {"average": average, "extrema": extrema, "greedy": greedy}
+
+        scores = batch.hyps.derived(key, compute)
+        if scores[self.kind] is None:  # a sibling computed the others without this one
+            scores = dict(scores)
+            scores.update({k: v for k, v in compute().items() if v is not None})
+        return scores
+
+    def update(self, batch) -> Chunk:
+        columns = {self.columns[0]: self._scores(batch)[self.kind]}
+        return Chunk(columns, MeanStatistics.of(columns))
 
 
-def _result(name: str, sentences: np.ndarray, vectors: WordVectors, empty: str) -> MetricResult:
-    signature = make_signature(name, vectors=vectors.describe(), oov=vectors.oov, tok=vectors.tokenizer.describe(),
-                               empty=empty)
-    return MetricResult(name=name, corpus=float(sentences.mean()), sentences=sentences, signature=signature)
+@register
+class EmbeddingAverage(_EmbeddingMetric):
+    """nlg-eval's EmbeddingAverageCosineSimilarity (and its misspelled twin key)."""
+
+    name = "embedding_average"
+    columns = ("EmbeddingAverageCosineSimilarity",)
+    # nlg-eval emits this misspelling beside the correct key.
+    aliases = ("EmbeddingAverageCosineSimilairty",)
+    kind = "average"
+
+
+@register
+class VectorExtrema(_EmbeddingMetric):
+    """nlg-eval's VectorExtremaCosineSimilarity."""
+
+    name = "vector_extrema"
+    columns = ("VectorExtremaCosineSimilarity",)
+    kind = "extrema"
+
+
+@register
+class GreedyMatching(_EmbeddingMetric):
+    """nlg-eval's GreedyMatchingScore."""
+
+    name = "greedy_matching"
+    columns = ("GreedyMatchingScore",)
+    kind = "greedy"
+
+
+_KINDS = {cls.name: cls.kind for cls in (EmbeddingAverage, VectorExtrema, GreedyMatching)}
 
 
 def embedding_average(hyps, refs, *, vectors: WordVectors, workers: int = -1, empty: str = "error",
-                      device: str = "cpu") -> MetricResult:
+                      device: str = "cpu"):
     """nlg-eval's EmbeddingAverageCosineSimilarity: ``.corpus`` float, ``.sentences`` [n]."""
-    scores = _sentence_scores(hyps, refs, vectors, ("average",), workers, empty, "embedding_average", device)
-    return _result("embedding_average", scores["average"], vectors, empty)
+    return EmbeddingAverage(vectors=vectors, empty=empty, device=device, workers=workers).score(hyps, refs)
 
 
 def vector_extrema(hyps, refs, *, vectors: WordVectors, workers: int = -1, empty: str = "error",
-                   device: str = "cpu") -> MetricResult:
+                   device: str = "cpu"):
     """nlg-eval's VectorExtremaCosineSimilarity: ``.corpus`` float, ``.sentences`` [n]."""
-    scores = _sentence_scores(hyps, refs, vectors, ("extrema",), workers, empty, "vector_extrema", device)
-    return _result("vector_extrema", scores["extrema"], vectors, empty)
+    return VectorExtrema(vectors=vectors, empty=empty, device=device, workers=workers).score(hyps, refs)
 
 
 def greedy_matching(hyps, refs, *, vectors: WordVectors, workers: int = -1, empty: str = "error",
-                    device: str = "cpu") -> MetricResult:
+                    device: str = "cpu"):
     """nlg-eval's GreedyMatchingScore: ``.corpus`` float, ``.sentences`` [n]."""
-    scores = _sentence_scores(hyps, refs, vectors, ("greedy",), workers, empty, "greedy_matching", device)
-    return _result("greedy_matching", scores["greedy"], vectors, empty)
-
-
-def embedding_metrics(hyps, refs, *, vectors: WordVectors, workers: int = -1, empty: str = "error",
-                      device: str = "cpu") -> dict[str, float]:
-    """All three in one pass, keyed as nlg-eval names them (for ``compute_metrics``)."""
-    scores = _sentence_scores(hyps, refs, vectors, tuple(NLGEVAL_KEYS), workers, empty, "embedding_metrics", device)
-    return {key: float(scores[name].mean()) for name, key in NLGEVAL_KEYS.items()}
+    return GreedyMatching(vectors=vectors, empty=empty, device=device, workers=workers).score(hyps, refs)

@@ -15,19 +15,16 @@ references are all empty scores 0.0 as well.
 """
 from __future__ import annotations
 
-import weakref
+from dataclasses import dataclass
 
 import numpy as np
 
 from .. import _core, meteor_resources
-from .._validation import as_text_list, flatten_references
-from ..references import References
+from .._validation import check_workers
+from ..registry import Chunk, Metric, Statistics, register
 from ..result import MetricResult, make_signature
 
 STAGES = ("exact", "stem", "synonym", "paraphrase")
-
-# MeteorReferences prepared from a fastamfm.References, per (resources, stages).
-_prepared: "weakref.WeakKeyDictionary[References, dict]" = weakref.WeakKeyDictionary()
 
 
 def _stage_flags(stages) -> tuple[bool, ...]:
@@ -57,17 +54,94 @@ def _resources_for(resources, flags):
         return None
 
 
-def _meteor_references(refs, n, res, flags, workers):
-    if isinstance(refs, References):
-        if len(refs) != n:
-            raise ValueError(f"meteor: {n} hypotheses but References holds {len(refs)} segments")
-        key = (id(res), flags)
-        cache = _prepared.setdefault(refs, {})
-        if key not in cache:
-            cache[key] = _core.MeteorReferences(refs.flat_texts, refs.segment_offsets, res, list(flags), workers)
-        return cache[key]
-    flat, offsets = flatten_references(refs, n)
-    return _core.MeteorReferences(flat, offsets, res, list(flags), workers)
+@dataclass(frozen=True)
+class MeteorStatistics(Statistics):
+    """The jar's 23 corpus statistics (summed segment statistics): METEOR's corpus score
+    is computed from them, not averaged, so chunks add exactly (integer counts)."""
+
+    totals: tuple
+
+    def __add__(self, other: "MeteorStatistics") -> "MeteorStatistics":
+        if not isinstance(other, MeteorStatistics):
+            return NotImplemented
+        return MeteorStatistics(tuple(a + b for a, b in zip(self.totals, other.totals)))
+
+    def score(self) -> float:
+        return float(_core.meteor_corpus_score(np.asarray(self.totals, dtype=np.float64)))
+
+    def to_json(self) -> dict:
+        return {"totals": list(self.totals)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "MeteorStatistics":
+        return cls(tuple(float(x) for x in data["totals"]))
+
+
+@register
+class Meteor(Metric):
+    """METEOR 1.5 (see ``meteor``). Options in a shared option dict:
+    ``meteor_resources``, ``meteor_stages``."""
+
+    name = "meteor"
+    columns = ("METEOR",)
+    default = True
+
+    def __init__(self, *, resources="auto", stages=None, workers: int = -1):
+        self.flags = _stage_flags(stages)
+        self.workers = check_workers(workers, "meteor")
+        self.resources = _resources_for(resources, self.flags)
+
+    @classmethod
+    def option_names(cls) -> tuple:
+        return ("meteor_resources", "meteor_stages", "workers")
+
+    @classmethod
+    def from_options(cls, **options) -> "Meteor":
+        return cls(resources=options.get("meteor_resources", "auto"), stages=options.get("meteor_stages"),
+                   workers=options.get("workers", -1))
+
+    @classmethod
+    def missing(cls, **options) -> str | None:
+        flags = _stage_flags(options.get("meteor_stages"))
+        if not (flags[2] or flags[3]):
+            return None
+        try:
+            meteor_resources.locate(options.get("meteor_resources", "auto"))
+        except meteor_resources.MeteorResourcesNotFound as exc:
+            return str(exc)
+        return None
+
+    def signature(self) -> str:
+        full = all(self.flags) and self.resources is not None
+        settings = {"stages": "+".join(s for s, f in zip(STAGES, self.flags) if f), "norm": "en",
+                    "params": "0.85,0.2,0.6,0.75", "weights": "1.0,0.6,0.8,0.6"}
+        if full:
+            settings["variant"] = "meteor-1.5"
+        else:
+            settings["variant"] = "not-meteor-1.5"
+            settings["resources"] = "yes" if self.resources is not None else "none"
+        return make_signature("meteor", **settings)
+
+    def update(self, batch) -> Chunk:
+        refs = batch.refs
+        prepared = refs.derived(("meteor.references", self.resources, self.flags), lambda: _core.MeteorReferences(
+            refs.flat_texts, refs.segment_offsets, self.resources, list(self.flags), self.workers))
+        _, sentences, stats, totals = prepared.score(batch.hyps.texts, self.workers)
+        sentences = np.asarray(sentences)
+        return Chunk({"METEOR": sentences}, MeteorStatistics(tuple(totals.tolist())), {"stats": stats})
+
+    def compute(self, statistics: MeteorStatistics) -> dict:
+        return {"METEOR": statistics.score()}
+
+    def empty_statistics(self) -> MeteorStatistics:
+        return MeteorStatistics((0.0,) * 23)
+
+    def statistics_from_json(self, data: dict) -> MeteorStatistics:
+        return MeteorStatistics.from_json(data)
+
+    def result(self, chunk: Chunk, corpus: dict) -> MetricResult:
+        return MetricResult("METEOR", corpus["METEOR"], chunk.columns["METEOR"], self.signature(),
+                            {"stats": chunk.extra["stats"]})
 
 
 def meteor(hyps, refs, *, resources="auto", stages=None, workers: int = -1) -> MetricResult:
@@ -82,18 +156,4 @@ def meteor(hyps, refs, *, resources="auto", stages=None, workers: int = -1) -> M
     words and no nonbreaking prefixes). Returns ``.corpus`` (from summed statistics),
     ``.sentences`` and ``extra["stats"]``: the jar's 23 statistics per segment.
     """
-    hyps = as_text_list(hyps, "hyps")
-    flags = _stage_flags(stages)
-    res = _resources_for(resources, flags)
-    prepared = _meteor_references(refs, len(hyps), res, flags, workers)
-    corpus, sentences, stats = prepared.score(hyps, workers)
-    full = all(flags) and res is not None
-    settings = {"stages": "+".join(s for s, f in zip(STAGES, flags) if f), "norm": "en",
-                "params": "0.85,0.2,0.6,0.75", "weights": "1.0,0.6,0.8,0.6"}
-    if full:
-        settings["variant"] = "meteor-1.5"
-    else:
-        settings["variant"] = "not-meteor-1.5"
-        settings["resources"] = "yes" if res is not None else "none"
-    return MetricResult(name="METEOR", corpus=float(corpus), sentences=np.asarray(sentences),
-                        signature=make_signature("meteor", **settings), extra={"stats": stats})
+    return Meteor(resources=resources, stages=stages, workers=workers).score(hyps, refs)

@@ -1,28 +1,61 @@
 """ROUGE-L as pycocoevalcap 1.2 / nlg-eval compute it (or rouge-score's multi-reference rule)."""
 from __future__ import annotations
 
-import math
-import weakref
-
-import numpy as np
-
 from .. import _core
-from ..references import References
+from .._validation import check_choice, check_positive, check_workers
+from ..registry import Chunk, MeanStatistics, Metric, register
 from ..result import MetricResult, make_signature
-from ..tokenize import prepare_texts
-from ._inputs import prepare, raw_texts
+from ..tokenize import make_tokenizer, prepare_texts
 
 MULTI_REF = ("max-pr", "max-f")
 
-# References split as pycocoevalcap splits them, kept while the References object lives.
-_SPACE_SPLIT_REFS: "weakref.WeakKeyDictionary[References, _core.TokenSequences]" = weakref.WeakKeyDictionary()
 
+@register
+class RougeL(Metric):
+    """ROUGE-L F-measure (see ``rouge_l``)."""
 
-def _space_split_references(refs: References, workers: int) -> _core.TokenSequences:
-    if refs not in _SPACE_SPLIT_REFS:
-        texts = prepare_texts(refs.flat_texts, refs.tokenizer, "references")
-        _SPACE_SPLIT_REFS[refs] = _core.split_on_spaces(texts, refs.tokenizer.lowercase, workers)
-    return _SPACE_SPLIT_REFS[refs]
+    name = "rouge_l"
+    columns = ("ROUGE_L",)
+    aliases = ("rouge-l", "rougel")
+    default = True
+
+    def __init__(self, *, beta: float = 1.2, multi_ref: str = "max-pr", tokenize: str = "whitespace",
+                 lowercase: bool = False, workers: int = -1):
+        self.beta = check_positive(beta, "beta", "rouge_l")
+        self.multi_ref = check_choice(multi_ref, "multi_ref", MULTI_REF, "rouge_l")
+        self.tokenizer = make_tokenizer(tokenize, lowercase)
+        self.workers = check_workers(workers, "rouge_l")
+        # pycocoevalcap sees nlg-eval's lines stripped and split on single spaces.
+        self.split_like_pycoco = multi_ref == "max-pr" and self.tokenizer.preset == "whitespace"
+
+    def signature(self) -> str:
+        return make_signature("rouge_l", beta=self.beta, multi_ref=self.multi_ref, tok=self.tokenizer.describe(),
+                              split="pycoco" if self.split_like_pycoco else "tokenizer")
+
+    def _space_split(self, owner, texts, what: str):
+        return owner.derived(("rouge_l.split_on_spaces", self.tokenizer.describe()), lambda: _core.split_on_spaces(
+            prepare_texts(texts, self.tokenizer, what), self.tokenizer.lowercase, self.workers))
+
+    def update(self, batch) -> Chunk:
+        hyps, refs = batch.hyps, batch.refs
+        if not refs.reusable:
+            # References scored once: straight from text, no token tables kept.
+            sentences = _core.rouge_l_text(prepare_texts(hyps.texts, self.tokenizer, "hyps"),
+                                           prepare_texts(refs.flat_texts, self.tokenizer, "references"),
+                                           refs.segment_offsets, self.tokenizer, self.split_like_pycoco,
+                                           self.beta, self.multi_ref, self.workers)
+        elif self.split_like_pycoco:
+            sentences = _core.rouge_l_split_on_spaces(self._space_split(hyps, hyps.texts, "hyps"),
+                                                      self._space_split(refs, refs.flat_texts, "references"),
+                                                      refs.segment_offsets, self.beta, self.multi_ref, self.workers)
+        else:
+            sentences = _core.rouge_l(hyps.encoded(self.tokenizer), refs.encoded_with(self.tokenizer), self.beta,
+                                      self.multi_ref, self.workers)
+        columns = {"ROUGE_L": sentences}
+        return Chunk(columns, MeanStatistics.of(columns))
+
+    def result(self, chunk: Chunk, corpus: dict) -> MetricResult:
+        return MetricResult("rouge_l", corpus["ROUGE_L"], chunk.columns["ROUGE_L"], self.signature())
 
 
 def rouge_l(hyps, refs, *, beta: float = 1.2, multi_ref: str = "max-pr", tokenize: str = "whitespace",
@@ -34,35 +67,13 @@ def rouge_l(hyps, refs, *, beta: float = 1.2, multi_ref: str = "max-pr", tokeniz
     ``F = (1 + beta^2) P R / (R + beta^2 P)`` with beta = 1.2. With the whitespace
     preset the text is seen exactly as nlg-eval hands it to pycocoevalcap: stripped,
     then split on single spaces, so a double space leaves an empty token (it lengthens
-    the text) and an empty text is one empty token.
+    the text) and an empty text is one empty token. The corpus score is the correctly
+    rounded mean of the sentence scores (the same however the corpus is chunked).
 
     ``multi_ref="max-f"``: rouge-score's ``score_multi`` (the F of the best reference,
     whitespace-separated tokens, an empty side scores 0). With ``beta=1`` and text that
     rouge-score's tokenizer leaves unchanged (lowercase letters and digits), it equals
     rouge-score's rougeL. The ``amfm`` preset uses its own tokens in either mode.
     """
-    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not (math.isfinite(beta) and beta > 0):
-        raise ValueError(f"rouge_l: beta must be a positive number, got {beta!r}")
-    if multi_ref not in MULTI_REF:
-        raise ValueError(f"rouge_l: multi_ref must be one of {MULTI_REF}, got {multi_ref!r}")
-    text = raw_texts(hyps, refs, what="rouge_l", tokenize=tokenize, lowercase=lowercase, workers=workers)
-    if text is not None:
-        tokenizer = text.tokenizer
-        split_like_pycoco = multi_ref == "max-pr" and tokenizer.preset == "whitespace"
-        sentences = _core.rouge_l_text(text.hyps, text.flat_refs, text.offsets, tokenizer, split_like_pycoco,
-                                       float(beta), multi_ref, workers)
-    else:
-        hyps, refs = prepare(hyps, refs, what="rouge_l", tokenize=tokenize, lowercase=lowercase,
-                             max_order=1, workers=workers)
-        tokenizer = refs.tokenizer
-        split_like_pycoco = multi_ref == "max-pr" and tokenizer.preset == "whitespace"
-        if split_like_pycoco:
-            sentences = _core.rouge_l_split_on_spaces(hyps.encoded, _space_split_references(refs, workers),
-                                                      refs.segment_offsets, float(beta), multi_ref, workers)
-        else:
-            sentences = _core.rouge_l(hyps.encoded, refs.encoded, float(beta), multi_ref, workers)
-    signature = make_signature("rouge_l", beta=beta, multi_ref=multi_ref, tok=tokenizer.describe(),
-                               split="pycoco" if split_like_pycoco else "tokenizer")
-    # np.mean, as pycocoevalcap, so the corpus value matches to the last bit.
-    return MetricResult(name="rouge_l", corpus=float(np.mean(sentences)), sentences=sentences,
-                        signature=signature)
+    return RougeL(beta=beta, multi_ref=multi_ref, tokenize=tokenize, lowercase=lowercase,
+                  workers=workers).score(hyps, refs)

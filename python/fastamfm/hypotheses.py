@@ -1,0 +1,102 @@
+"""``Hypotheses``: the responses of one call, validated once, with what metrics derive
+from them (tokens under each tokenizer, n-gram counts, projections) built on first use
+and shared by every metric of the call."""
+from __future__ import annotations
+
+import threading
+
+from . import _core
+from ._validation import as_text_list, check_workers
+from .tokenize import make_tokenizer, prepare_texts
+
+
+class Hypotheses:
+    """n responses.
+
+    The texts are checked once (a non-empty sequence of str). Each metric asks for
+    the encoding it needs with :meth:`encoded` (tokens and n-gram counts under one
+    tokenizer, built once per tokenizer) or for other per-response state with
+    :meth:`derived`; nothing is re-tokenized within one call, whatever the number of
+    metrics. ``tokenize``/``lowercase``/``max_order`` name the encoding built up front
+    (``.encoded_default``), for code that scores BLEU, ROUGE-L, CIDEr and Distinct-n on
+    the same responses several times.
+    """
+
+    def __init__(self, hyps, *, tokenize: str | None = None, lowercase: bool = False, max_order: int = 4,
+                 workers: int = -1, what: str = "hyps"):
+        check_workers(workers, what)
+        self._texts = as_text_list(hyps, what)
+        self._what = what
+        self._workers = workers
+        self._encodings: dict = {}       # tokenizer description -> _core.EncodedHypotheses
+        self._wanted_orders: dict = {}   # tokenizer description -> largest order announced by reserve()
+        self._derived: dict = {}
+        self._lock = threading.Lock()
+        self._default = None
+        if tokenize is not None:
+            self._default = make_tokenizer(tokenize, lowercase)
+            self.encoded(self._default, max_order)
+
+    @classmethod
+    def of(cls, hyps, what: str = "hyps", workers: int = -1) -> "Hypotheses":
+        """``hyps`` itself when it already is a ``Hypotheses``, else the checked texts."""
+        return hyps if isinstance(hyps, Hypotheses) else cls(hyps, workers=workers, what=what)
+
+    # --- what it holds -------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def __getitem__(self, i: int) -> str:
+        return self._texts[i]
+
+    def __repr__(self) -> str:
+        return f"Hypotheses({len(self)} responses, encoded with {sorted(self._encodings) or 'nothing yet'})"
+
+    @property
+    def texts(self) -> list:
+        return self._texts
+
+    # --- derived state ---------------------------------------------------------------
+    def reserve(self, tokenizer, max_order: int) -> None:
+        """Announce that a metric will ask for n-grams up to ``max_order`` under
+        ``tokenizer``, so the first encoding counts them all at once."""
+        key = make_tokenizer(tokenizer).describe()
+        self._wanted_orders[key] = max(self._wanted_orders.get(key, 0), max_order)
+
+    def encoded(self, tokenizer, max_order: int = 0) -> _core.EncodedHypotheses:
+        """Tokens (and n-gram counts up to ``max_order``) under ``tokenizer``, built once."""
+        tokenizer = make_tokenizer(tokenizer)
+        key = tokenizer.describe()
+        with self._lock:
+            current = self._encodings.get(key)
+            if current is not None and current.max_order >= max_order:
+                return current
+            order = max(max_order, self._wanted_orders.get(key, 0))
+            texts = prepare_texts(self._texts, tokenizer, self._what)
+            try:
+                current = _core.EncodedHypotheses(texts, tokenizer, order, self._workers)
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(str(exc).replace("hyps", self._what, 1)) from None
+            self._encodings[key] = current
+            return current
+
+    def derived(self, key, build):
+        """The state ``build()`` derives from these responses, built once per ``key``
+        (the key names the metric and every setting the state depends on)."""
+        with self._lock:
+            if key in self._derived:
+                return self._derived[key]
+        value = build()
+        with self._lock:
+            return self._derived.setdefault(key, value)
+
+    # --- the encoding named at construction -------------------------------------------
+    @property
+    def encoded_default(self) -> _core.EncodedHypotheses:
+        if self._default is None:
+            raise AttributeError("these Hypotheses were built without tokenize=; use encoded(tokenizer, max_order)")
+        return self._encodings[self._default.describe()]
+
+    def tokens(self, i: int, tokenizer="whitespace") -> list[str]:
+        """The tokens of response ``i`` under ``tokenizer``."""
+        return self.encoded(tokenizer).tokens(i)

@@ -1,0 +1,179 @@
+"""The one scoring pipeline: a set of registered metrics run over batches.
+
+Every entry point builds a ``Pipeline`` from metric names and options and feeds it
+batches: ``evaluate`` and ``compute_metrics`` one batch, ``score_files`` one batch per
+chunk, ``fastamfm.distributed`` one per partition. Per batch the responses are checked
+once and each tokenization is built once for all metrics (``Hypotheses``), the
+references once per chunk (``References``); each metric returns its columns and its
+summable statistics, and the corpus scores come from the statistics added over all
+batches, so they do not depend on the batching.
+"""
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+
+from . import registry
+from ._validation import as_text_list, check_workers
+from .hypotheses import Hypotheses
+from .references import References
+from .registry import Batch, Metric, Statistics
+from .result import MetricResult
+
+# Options every entry point accepts besides the metrics' own settings.
+COMMON_OPTIONS = ("workers",)
+
+
+def as_contexts(contexts, n: int, what: str = "contexts") -> list | None:
+    """Per response the dialogue so far as a list of turns (last turn last).
+
+    ``contexts[i]`` may be a str (turns separated by newlines, as the DSTC-10 sets hold
+    them) or a sequence of str."""
+    if contexts is None:
+        return None
+    contexts = as_text_list(contexts, what)
+    if len(contexts) != n:
+        raise ValueError(f"{n} hypotheses but {len(contexts)} contexts")
+    out = []
+    for i, c in enumerate(contexts):
+        if isinstance(c, str):
+            out.append(c.split("\n"))
+        elif isinstance(c, (list, tuple)) and all(isinstance(t, str) for t in c):
+            out.append(list(c))
+        else:
+            raise TypeError(f"{what}[{i}] must be a str (turns joined by newlines) or a list of str, "
+                            f"got {type(c).__name__}")
+    return out
+
+
+def make_batch(hyps, refs, contexts, metrics, *, what: str = "evaluate", workers: int = -1) -> Batch:
+    """Check one call's inputs once against what ``metrics`` need."""
+    try:
+        hyps = Hypotheses.of(hyps, workers=workers)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{what}: {exc}") from None
+    names = ", ".join(m.name for m in metrics)
+    if refs is not None:
+        refs = References.of(refs, len(hyps), what=what, workers=workers)
+    elif any(m.needs_references for m in metrics):
+        raise ValueError(f"{what}: {names} need references (refs=)")
+    contexts = as_contexts(contexts, len(hyps))
+    if contexts is None and any(m.needs_contexts for m in metrics):
+        raise ValueError(f"{what}: {names} need the dialogue contexts (contexts=)")
+    return Batch(hyps, refs, contexts, frozenset(m.name for m in metrics))
+
+
+class Pipeline:
+    """Registered metrics scored together; see the module docstring."""
+
+    def __init__(self, metrics, *, workers: int = -1):
+        self.metrics: list[Metric] = list(metrics)
+        if not self.metrics:
+            raise ValueError("no metric to score")
+        self.workers = check_workers(workers, "pipeline")
+
+    @classmethod
+    def from_names(cls, names=None, *, warn: bool = True, what: str = "evaluate", **options) -> "Pipeline":
+        """The metrics ``names`` (registry names, columns or aliases; None: nlg-eval's
+        set) configured from ``options``. A metric that cannot run here (missing word
+        vectors, METEOR resources, optional packages) is left out with a warning saying
+        how to enable it; an option no chosen metric reads is a TypeError."""
+        names = registry.resolve(names)
+        # A dict under a metric's name holds settings for that metric alone
+        # (e.g. bleu={"max_order": 2} beside cider's own max_order).
+        own = {n: options[n] for n in names if isinstance(options.get(n), dict)}
+        shared = {k: v for k, v in options.items() if k not in own}
+        known = registry.option_names(names) | set(COMMON_OPTIONS)
+        unknown = sorted(set(shared) - known)
+        for name, settings in own.items():
+            unknown += [f"{name}[{k!r}]" for k in settings if k not in registry.metric_class(name).option_names()]
+        if unknown:
+            raise TypeError(f"{what}: unknown option(s) {unknown} for metrics {names}; accepted: {sorted(known)}")
+        metrics = []
+        for name in names:
+            metric_class = registry.metric_class(name)
+            settings = {**shared, **own.get(name, {})}
+            reason = metric_class.missing(**settings)
+            if reason is not None:
+                if warn:
+                    warnings.warn(f"{', '.join(metric_class.columns)} left out: {reason}", RuntimeWarning,
+                                  stacklevel=3)
+                continue
+            metrics.append(metric_class.from_options(**settings))
+        if not metrics:
+            raise ValueError(f"{what}: none of the requested metrics {names} can run here (see the warnings)")
+        return cls(metrics, workers=options.get("workers", -1))
+
+    # --- what it computes ---------------------------------------------------------
+    @property
+    def names(self) -> list[str]:
+        return [m.name for m in self.metrics]
+
+    @property
+    def columns(self) -> list[str]:
+        return [c for m in self.metrics for c in m.columns]
+
+    @property
+    def needs_reference_pass(self) -> bool:
+        return any(m.reference_pass for m in self.metrics)
+
+    def signatures(self) -> dict:
+        return {m.name: m.signature() for m in self.metrics}
+
+    # --- scoring --------------------------------------------------------------------
+    def reference_statistics(self, refs) -> dict:
+        """The first-pass statistics of one chunk's references, per metric that needs them."""
+        return {m.name: m.reference_statistics(refs) for m in self.metrics if m.reference_pass}
+
+    def with_reference_statistics(self, statistics: Mapping) -> "Pipeline":
+        """This pipeline with its reference-pass metrics configured from the whole corpus."""
+        metrics = [m.with_reference_statistics(statistics[m.name]) if m.reference_pass else m for m in self.metrics]
+        return Pipeline(metrics, workers=self.workers)
+
+    def batch(self, hyps, refs=None, contexts=None, *, what: str = "evaluate") -> Batch:
+        return make_batch(hyps, refs, contexts, self.metrics, what=what, workers=self.workers)
+
+    def score_batch(self, batch: Batch) -> tuple[dict, dict]:
+        """({column: ndarray[n]} in metric order, {metric name: Statistics})."""
+        for metric in self.metrics:
+            metric.reserve(batch)
+        columns, statistics = {}, {}
+        for metric in self.metrics:
+            chunk = metric.update(batch)
+            columns.update(chunk.columns)
+            statistics[metric.name] = chunk.statistics
+        return columns, statistics
+
+    def empty_statistics(self) -> dict:
+        return {m.name: m.empty_statistics() for m in self.metrics}
+
+    @staticmethod
+    def add(total: dict, statistics: dict) -> dict:
+        """Per metric, the sum of two statistics dicts."""
+        return {name: total[name] + statistics[name] for name in total}
+
+    def corpus(self, statistics: Mapping[str, Statistics]) -> dict:
+        """{column: corpus score} from the statistics summed over every batch."""
+        out = {}
+        for metric in self.metrics:
+            out.update(metric.compute(statistics[metric.name]))
+        return out
+
+    def statistics_to_json(self, statistics: Mapping[str, Statistics]) -> dict:
+        return {name: s.to_json() for name, s in statistics.items()}
+
+    def statistics_from_json(self, data: Mapping) -> dict:
+        by_name = {m.name: m for m in self.metrics}
+        return {name: by_name[name].statistics_from_json(value) for name, value in data.items()}
+
+    def score(self, hyps, refs=None, contexts=None, *, what: str = "evaluate") -> MetricResult:
+        """Every metric on one batch: a table ``MetricResult`` (``.sentences`` column ->
+        ndarray, ``.corpus`` column -> float)."""
+        batch = self.batch(hyps, refs, contexts, what=what)
+        pipeline = self
+        if self.needs_reference_pass:
+            pipeline = self.with_reference_statistics(self.reference_statistics(batch.refs))
+        columns, statistics = pipeline.score_batch(batch)
+        signatures = pipeline.signatures()
+        return MetricResult(what, pipeline.corpus(statistics), columns, " + ".join(signatures.values()),
+                            {"signatures": signatures, "statistics": statistics})
