@@ -150,8 +150,8 @@ class References:
             raise ValueError(f"{what}: {n_hyps} hypotheses but References holds {len(self)} segments")
 
     # --- derived state ---------------------------------------------------------------
-    def encoded_with(self, tokenizer, max_order: int = 1) -> _core.ReferenceSet:
-        """Tokens and n-gram counts (orders 1..max_order) under ``tokenizer``, built once
+    def encoded_with(self, tokenizer, max_order: int = 0) -> _core.ReferenceSet:
+        """Tokens (and n-gram counts of orders 1..max_order) under ``tokenizer``, built once
         per tokenizer (rebuilt only when a higher order is asked for)."""
         tokenizer = make_tokenizer(tokenizer)
         key = tokenizer.describe()

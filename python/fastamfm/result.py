@@ -58,6 +58,10 @@ class MetricResult:
             return self.extra[key]
         raise KeyError(f"{self.name} has no column {key!r}; columns: {list(self.columns)}")
 
+    def __iter__(self):
+        """The column names, as a mapping (or a DataFrame) iterates."""
+        return iter(self.columns)
+
     def __contains__(self, key) -> bool:
         return key in self.columns or key in self.extra
 

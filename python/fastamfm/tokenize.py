@@ -30,27 +30,38 @@ def make_tokenizer(tokenize: str = "whitespace", lowercase: bool = False) -> _co
 
 
 def _unicode_amfm(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).lower()
-    # ASCII punctuation is left to the core, which applies the keep/split rules.
-    return "".join(
-        " " if ord(ch) > 127 and unicodedata.category(ch).startswith("P") else ch for ch in text
-    )
+    # Punctuation (ASCII and not) is left to the core, which applies the keep/split rules.
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+# Joins a batch so the Unicode steps run once over it: no step changes or creates it.
+_SEPARATOR = "\x00"
 
 
 def prepare_texts(texts: list, tokenizer: _core.Tokenizer, name: str = "texts") -> list:
-    """Apply the Unicode-database steps of the preset to the non-ASCII texts."""
+    """Apply the Unicode-database steps of the preset to the texts (ASCII text needs none)."""
     needs_unicode = tokenizer.preset == "amfm" or tokenizer.lowercase
     if not needs_unicode:
         return texts
     step = _unicode_amfm if tokenizer.preset == "amfm" else str.lower
-    # Fast path, one C-level pass: a list of str that is all ASCII needs nothing.
-    # (join raises TypeError on a non-str item; the loop below then names it.)
+    # Fast path, C-level passes over the whole batch: a list of str that is all ASCII
+    # needs nothing; otherwise the steps run once over the joined non-ASCII texts. (join
+    # raises TypeError on a non-str item; the loop below then names it.)
     try:
-        if "".join(texts).isascii():
-            return texts
+        joined = "".join(texts)
     except TypeError:
-        pass
-    out = None
+        joined = None
+    if joined is not None:
+        if joined.isascii():
+            return texts
+        wide = [i for i, text in enumerate(texts) if not text.isascii()]
+        batch = _SEPARATOR.join(texts[i] for i in wide)
+        if batch.count(_SEPARATOR) == len(wide) - 1:
+            out = list(texts)
+            for i, text in zip(wide, step(batch).split(_SEPARATOR)):
+                out[i] = text
+            return out
+    out = []
     for i, text in enumerate(texts):
         if isinstance(text, bytes):
             try:
@@ -59,14 +70,8 @@ def prepare_texts(texts: list, tokenizer: _core.Tokenizer, name: str = "texts") 
                 raise ValueError(f"{name}[{i}]: invalid UTF-8 at byte {exc.start}") from None
         elif not isinstance(text, str):
             raise TypeError(f"{name}[{i}] is {type(text).__name__}, expected str")
-        if text.isascii():
-            if out is not None:
-                out.append(text)
-            continue
-        if out is None:
-            out = list(texts[:i])
-        out.append(step(text))
-    return texts if out is None else out
+        out.append(text if text.isascii() else step(text))
+    return out
 
 
 def tokenize(texts, *, preset: str = "whitespace", lowercase: bool = False, workers: int = -1) -> list[list[str]]:

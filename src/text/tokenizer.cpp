@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "common/errors.hpp"
+#include "text/unicode_punctuation.hpp"
 #include "text/utf8.hpp"
 
 namespace fastamfm {
@@ -45,8 +46,21 @@ std::string_view Tokenizer::normalize(std::string_view text, std::string& scratc
   if (!amfm && !options_.lowercase) return text;
   scratch.clear();
   scratch.reserve(text.size() + 8);
-  for (char ch : text) {
-    auto c = static_cast<unsigned char>(ch);
+  for (size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (amfm && c >= 0x80) {
+      // Non-ASCII punctuation becomes a separator (the text is valid UTF-8, already
+      // NFKC-normalised and lowercased by the Python layer); other characters stay.
+      size_t next = i;
+      const uint32_t cp = decode_utf8(text, next);
+      if (is_non_ascii_punctuation(cp)) {
+        scratch.push_back(' ');
+      } else {
+        scratch.append(text.substr(i, next - i));
+      }
+      i = next - 1;
+      continue;
+    }
     if (c >= 'A' && c <= 'Z') c = static_cast<unsigned char>(c + ('a' - 'A'));
     if (amfm && is_ascii_punct(c)) {
       if (c == '\'' || c == '-' || c == '%') {
