@@ -10,6 +10,7 @@ from .amfm import AMFM, AMFMResult, amfm_metrics, combine_scores
 from .correlation import correlate, metric_correlations
 from .evaluate import evaluate
 from .fluency import fluency
+from .learned import LearnedScorer
 from .lm import NgramLM, TokenScores
 from .lsi import LsiModel
 from .metrics import BleuStatistics, DocumentFrequencies, Hypotheses, bleu, cider, distinct, rouge_l
@@ -30,6 +31,7 @@ __all__ = [
     "FormatError",
     "HAS_CUDA",
     "Hypotheses",
+    "LearnedScorer",
     "LsiModel",
     "NgramLM",
     "ReferenceIndex",

@@ -5,6 +5,7 @@
 """
 from __future__ import annotations
 
+from .metric import LearnedMetric
 from .scorer import KINDS, LearnedScorer
 
-__all__ = ["KINDS", "LearnedScorer"]
+__all__ = ["KINDS", "LearnedMetric", "LearnedScorer"]

@@ -46,6 +46,10 @@ def resolve_encoder(encoder):
         return LsiEncoder(encoder.lsi, encoder.dims)
     if isinstance(encoder, LsiModel):
         return LsiEncoder(encoder)
+    if isinstance(encoder, (str, bytes)):
+        # str.encode exists but is no sentence encoder.
+        raise TypeError(f"encoder must be an encoder object, not the string {encoder!r} (e.g. "
+                        "fastamfm.deep.SentenceEncoder.load(...), an LsiModel or an AMFM)")
     if callable(getattr(encoder, "encode", None)):
         return encoder
     raise TypeError(f"encoder must be None (the packaged LSI), an LsiModel, an AMFM or an object with "
