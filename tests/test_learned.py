@@ -199,6 +199,26 @@ def test_adem_l1_fit_is_sparser_than_ridge():
     assert lasso.reference_weights is None
 
 
+def test_context_vectors_weight_turns_by_recency():
+    from fastamfm.learned.encoders import context_vectors
+
+    encoder = HashEncoder()
+    contexts = [["we can check", "your flight", "today"], [], ["the refund"], ["you", "the crew"]]
+
+    def plain(context, decay):
+        if not context:
+            return np.zeros(16)
+        total = np.zeros(16)
+        for k, turn in enumerate(reversed(context)):
+            v = encoder.encode([turn])[0]
+            total += decay ** k * v / np.linalg.norm(v)
+        return total / np.linalg.norm(total)
+
+    for decay in (0.0, 0.5, 1.0):
+        expected = np.array([plain(c, decay) for c in contexts])
+        assert np.max(np.abs(context_vectors(encoder, contexts, decay) - expected)) < 1e-12
+
+
 # --- LearnedScorer ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("use_refs, use_contexts", [(True, True), (False, True), (True, False)])

@@ -93,14 +93,14 @@ def context_vectors(encoder, contexts: Sequence[Sequence[str]], decay: float) ->
     if not turns:
         raise ValueError("every context is empty")
     vectors = encode_texts(encoder, turns)
+    lengths = np.array([len(context) for context in contexts])
+    ends = np.cumsum(lengths)
+    # Turns back from the last of its context: k = end of its context - 1 - its index.
+    back = np.repeat(ends, lengths) - 1 - np.arange(len(turns))
+    weighted = vectors * (decay ** back)[:, None]  # 0**0 = 1: decay 0 keeps the last turn
     out = np.zeros((len(contexts), vectors.shape[1]))
-    start = 0
-    for i, context in enumerate(contexts):
-        k = len(context)
-        if k:
-            weights = decay ** np.arange(k - 1, -1, -1, dtype=np.float64)  # 0**0 = 1: the last turn
-            out[i] = weights @ vectors[start:start + k]
-        start += k
+    present = lengths > 0
+    out[present] = np.add.reduceat(weighted, (ends - lengths)[present], axis=0)
     return _unit_rows(out)
 
 

@@ -74,21 +74,27 @@ def ridge(x, y, *, penalty="auto", prior=None) -> LinearFit:
     w0 = _prior(prior, p)
     # Shrinking towards w0 is ridge on the residual of the prior's predictions.
     target = yc - xc @ w0
-    eigenvalues, vectors = np.linalg.eigh(xc.T @ xc)
-    eigenvalues = np.clip(eigenvalues, 0.0, None)
-    projected = xc @ vectors            # n x p: the design in the eigenbasis
-    rhs = projected.T @ target          # p
+    gram = xc.T @ xc
     if isinstance(penalty, str):
         if penalty != "auto":
             raise ValueError(f"penalty must be a non-negative number or 'auto', got {penalty!r}")
-        penalty = _leave_one_out_penalty(projected, eigenvalues, rhs, target, n)
     elif not np.isfinite(penalty) or penalty < 0:
         raise ValueError(f"penalty must be a non-negative number or 'auto', got {penalty!r}")
-    penalty = float(penalty)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        inverse = np.where(eigenvalues + penalty > 0, 1.0 / (eigenvalues + penalty), 0.0)
+    elif penalty > 0:
+        # A fixed positive penalty: one positive-definite solve.
+        weights = w0 + np.linalg.solve(gram + penalty * np.eye(p), xc.T @ target)
+        return LinearFit(weights, y_mean - float(x_mean @ weights), float(penalty))
+    eigenvalues, vectors = np.linalg.eigh(gram)
+    eigenvalues = np.clip(eigenvalues, 0.0, None)
+    projected = xc @ vectors            # n x p: the design in the eigenbasis
+    rhs = projected.T @ target          # p
+    penalty = _leave_one_out_penalty(projected, eigenvalues, rhs, target, n) if penalty == "auto" else 0.0
+    # Without a penalty a rank-deficient design gets the minimum-norm solution.
+    with np.errstate(divide="ignore"):
+        inverse = np.where(eigenvalues + penalty > 1e-12 * max(eigenvalues.max(), 1.0),
+                           1.0 / (eigenvalues + penalty), 0.0)
     weights = w0 + vectors @ (inverse * rhs)
-    return LinearFit(weights, y_mean - float(x_mean @ weights), penalty)
+    return LinearFit(weights, y_mean - float(x_mean @ weights), float(penalty))
 
 
 def _leave_one_out_penalty(projected, eigenvalues, rhs, target, n: int) -> float:
