@@ -7,7 +7,7 @@ from ._core import FormatError
 from ._version import __version__
 from .adequacy import adequacy
 from .amfm import AMFM, AMFMResult, amfm_metrics, combine_scores
-from .correlation import correlate, metric_correlations
+from .correlation import cluster_metrics, correlate, metric_correlations
 from .evaluate import evaluate
 from .fluency import fluency
 from .learned import LearnedScorer
@@ -44,6 +44,7 @@ __all__ = [
     "amfm_metrics",
     "bleu",
     "cider",
+    "cluster_metrics",
     "combine_scores",
     "compute_individual_metrics",
     "compute_metrics",
