@@ -247,9 +247,63 @@ def _cmd_correlate(args) -> int:
     return 0
 
 
+REPORT_METRICS = ("bleu", "meteor", "rouge_l", "cider", "am", "fm", "amfm", "distinct")
+# LSI dimensions the AM dimension curve sweeps by default (those the model has, plus its own).
+REPORT_DIMS = (2, 5, 10, 20, 50, 100, 200, 500)
+
+
+def _report_scores(hyps: dict, refs: list, metrics: list, model, workers: int) -> tuple[dict, dict]:
+    """({column: {system: corpus score}}, {Distinct column: {system: value}}) through the public
+    metric functions, the references encoded once for all systems."""
+    from . import References, bleu, cider, distinct, meteor, rouge_l
+
+    scores: dict = {}
+    diversity: dict = {}
+
+    def put(table, column, system, value):
+        table.setdefault(column, {})[system] = float(value)
+
+    overlap = [m for m in metrics if m in ("bleu", "meteor", "rouge_l", "cider")]
+    shared = References(refs, max_order=4, workers=workers) if overlap else None
+    for system, h in hyps.items():
+        if "bleu" in metrics:
+            for k, value in enumerate(bleu(h, shared, workers=workers).corpus, 1):
+                put(scores, f"Bleu_{k}", system, value)
+        if "meteor" in metrics:
+            put(scores, "METEOR", system, meteor(h, shared, workers=workers).corpus)
+        if "rouge_l" in metrics:
+            put(scores, "ROUGE_L", system, rouge_l(h, shared, workers=workers).corpus)
+        if "cider" in metrics:
+            put(scores, "CIDEr", system, cider(h, shared, workers=workers).corpus)
+        if "distinct" in metrics:
+            d = distinct(h, orders=(1, 2), workers=workers)
+            for k, n in enumerate(d["orders"]):
+                put(diversity, f"Distinct-{n}", system, d[f"distinct_{n}"])
+                put(diversity, f"Distinct-{n} (utterance)", system, d["sentences"][:, k].mean())
+    parts = {"am": "AM", "fm": "FM", "amfm": "AM-FM"}
+    if any(m in parts for m in metrics):
+        for system, result in model.score_systems(hyps, refs, workers=workers).items():
+            for m, column in parts.items():
+                if m in metrics:
+                    put(scores, column, system, result.corpus[column])
+    return scores, diversity
+
+
+def _report_metrics(text: str) -> list:
+    from .learned.columns import meteor_available
+
+    metrics = [m.strip().lower() for m in text.split(",") if m.strip()]
+    unknown = [m for m in metrics if m not in REPORT_METRICS]
+    if unknown:
+        raise ValueError(f"report: unknown metrics {unknown}; choose from {', '.join(REPORT_METRICS)}")
+    if "meteor" in metrics and not meteor_available():
+        log.warning("METEOR left out: its resources are missing (pip install 'fastamfm[meteor]')")
+        metrics.remove("meteor")
+    return metrics
+
+
 def _cmd_report(args) -> int:
     from .amfm import resolve_model
-    from .evaluate import ScoringContext, available_metrics, parse_metrics, score_chunk
     from .io import read_lines, read_parallel_files
     from .report import write_report
     from .tuning import tune
@@ -266,21 +320,19 @@ def _cmd_report(args) -> int:
     systems = {s: p for s, p in systems.items() if s in human} if args.rated_only else systems
     refs = read_parallel_files(args.ref)
     hyps = {s: read_lines(p) for s, p in systems.items()}
-    scorer = resolve_model(args.model)
-    context = ScoringContext(model=scorer, workers=args.workers)
-    names = available_metrics(parse_metrics(args.metrics), context)
-    scores: dict = {}
     for system, h in hyps.items():
         if len(h) != len(refs):
             raise ValueError(f"{systems[system]}: {len(h)} lines but the references have {len(refs)}")
-        _, totals = score_chunk(h, refs, names, context)
-        for column, value in totals.corpus().items():
-            scores.setdefault(column, {})[system] = value
-    dims = sorted({int(d) for d in args.dims.split(",")} | {scorer.dims}) if args.dims else None
+    scorer = resolve_model(args.model)
+    scores, diversity = _report_scores(hyps, refs, _report_metrics(args.metrics), scorer, args.workers)
+    if args.dims:
+        dims = sorted({int(d) for d in args.dims.split(",")} | {scorer.dims})
+    else:
+        dims = sorted({d for d in REPORT_DIMS if d <= scorer.lsi.dims} | {scorer.dims})
     lams = [float(x) for x in args.lams.split(",")] if args.lams else None
-    tuning = tune(hyps, refs, {s: human[s] for s in hyps}, model=scorer, dims=dims,
+    tuning = tune(hyps, refs, {s: human[s] for s in hyps}, model=scorer, dims=dims, workers=args.workers,
                   **({"lams": lams} if lams else {}))
-    out = write_report(args.out, scores, human, tuning=tuning, title=args.title)
+    out = write_report(args.out, scores, human, distinct=diversity or None, tuning=tuning, title=args.title)
     print(f"wrote {out}")
     return 0
 
@@ -387,16 +439,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--matrix", action="store_true", help="also print the metric x metric matrix")
     p.set_defaults(run=_cmd_correlate)
 
-    p = sub.add_parser("report", help="HTML or PNG report: scatter plots, λ and dimension curves, matrix")
+    p = sub.add_parser("report", help="HTML or PNG report: scatter plots, clustered metric x metric heatmap, "
+                                      "Distinct-n, λ and dimension curves")
     p.add_argument("--human", required=True, help="system<TAB>rating lines")
     p.add_argument("--ref", action="append", help="reference file (repeatable)")
     p.add_argument("--hyp-dir", help="directory of NAME.txt hypothesis files, one per system")
     p.add_argument("--system", action="append", help="NAME=HYP_FILE (repeatable)")
     p.add_argument("--rated-only", action="store_true", help="skip systems without a human rating")
     p.add_argument("--model", default="default")
-    p.add_argument("--metrics", default="am,fm,amfm,bleu,rouge_l")
+    p.add_argument("--metrics", default=",".join(REPORT_METRICS),
+                   help=f"comma-separated, from {','.join(REPORT_METRICS)} (default: all; METEOR when installed)")
     p.add_argument("--lams", help="comma-separated λ values for the λ curve (default 0,0.1,...,1)")
-    p.add_argument("--dims", help="comma-separated LSI dimensions for the dimension curve")
+    p.add_argument("--dims", help="comma-separated LSI dimensions for the dimension curve (default: "
+                                  f"{','.join(map(str, REPORT_DIMS))} up to the model's)")
     p.add_argument("--title", default="fastamfm report")
     p.add_argument("--workers", type=int, default=-1)
     p.add_argument("--out", required=True, help="report.html or report.png")
