@@ -174,7 +174,7 @@ def learned_variants(pool: Pool, dims: list) -> dict:
     variants = {"best fixed metric on training": (True, best_fixed(True))}
     variants.update({f"ADEM ({label}, n={n})": (True, adem(True, n)) for n in dims})
     variants["Stack"] = (True, stack(True))
-    variants["best fixed metric on training "] = (False, best_fixed(False))
+    variants["best fixed metric on training (ref-free)"] = (False, best_fixed(False))
     variants.update({f"ADEM ref-free ({label}, n={n})": (False, adem(False, n)) for n in dims})
     variants["Stack ref-free"] = (False, stack(False))
     return variants
