@@ -231,7 +231,8 @@ class Bootstrap:
 
 
 def correlations(pool: Pool, boot: Bootstrap, values: np.ndarray, sets: list) -> dict:
-    """{set or 'mean': {method: (coef, low, high)}} over ``sets``."""
+    """{set or 'mean': {method: (coef, low, high)}} over ``sets``; "draws": {method: the
+    bootstrap draws of the mean} (paired across metrics: the same resamples)."""
     from scipy.stats import pearsonr, spearmanr
 
     out, samples = {}, {"spearman": [], "pearson": []}
@@ -247,7 +248,18 @@ def correlations(pool: Pool, boot: Bootstrap, values: np.ndarray, sets: list) ->
     out["mean"] = {m: (float(np.mean([out[n][m][0] for n in sets])), *np.nanquantile(np.mean(samples[m], axis=0),
                                                                                         [0.025, 0.975]))
                    for m in samples}
+    out["draws"] = {m: np.mean(samples[m], axis=0) for m in samples}
     return out
+
+
+def print_differences(rows: dict, baseline: str, learned: list) -> None:
+    """Mean Spearman of each learned scorer minus the baseline's, with a paired bootstrap CI."""
+    print(f"\n  mean Spearman x100 minus {baseline!r} [95% paired bootstrap CI]:")
+    for name in learned:
+        difference = rows[name]["mean"]["spearman"][0] - rows[baseline]["mean"]["spearman"][0]
+        low, high = np.nanquantile(rows[name]["draws"]["spearman"] - rows[baseline]["draws"]["spearman"],
+                                   [0.025, 0.975])
+        print(f"    {name:<36}{100 * difference:+6.1f} [{100 * low:+5.1f}, {100 * high:+5.1f}]")
 
 
 def print_table(title: str, rows: dict, sets: list, method: str) -> None:
@@ -293,6 +305,11 @@ def main(argv=None) -> int:
             label = {"set": "leave-one-set-out", "system": "leave-one-system-out"}[protocol]
             for method in ("spearman", "pearson"):
                 print_table(f"{title}, {label}", rows, sets_used, method)
+            names = [n for n, (r, _) in learned.items() if r == uses_refs and not n.startswith("best fixed")]
+            best_in_hindsight = max(fixed, key=lambda m: rows[m]["mean"]["spearman"][0])
+            baseline = next(n for n, (r, _) in learned.items() if r == uses_refs and n.startswith("best fixed"))
+            print_differences(rows, best_in_hindsight, names)
+            print_differences(rows, baseline, names)
     print(f"\ntotal {time.perf_counter() - start:.1f} s")
     return 0
 
