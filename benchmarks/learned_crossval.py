@@ -162,8 +162,8 @@ def learned_variants(pool: Pool, dims: list) -> dict:
     def best_fixed(refs: bool):
         # The honest single-metric baseline: the fixed metric that correlates best on the
         # training turns, applied to the held-out ones.
-        candidates = (dict(zip(REFERENCE_METRICS, map(pool.fixed.get, REFERENCE_METRICS))) | pool.given_reference
-                      if refs else dict(zip(CONTEXT_COLUMNS, map(pool.fixed.get, CONTEXT_COLUMNS))) | pool.given_context)
+        names = REFERENCE_METRICS if refs else CONTEXT_COLUMNS
+        candidates = {m: pool.fixed[m] for m in names} | (pool.given_reference if refs else pool.given_context)
 
         def fit(train):
             best = max(candidates, key=lambda m: _spearman(candidates[m][train], pool.ratings[train]))

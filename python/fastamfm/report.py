@@ -296,7 +296,8 @@ _CAPTIONS = {"scatter": "Metric vs human rating, one point per system",
 def _figure_html(key: str, figures: dict) -> str:
     data = base64.b64encode(figures[key]).decode("ascii")
     caption = html.escape(_CAPTIONS[key])
-    return f"<figure><img src='data:image/png;base64,{data}' alt='{caption}'><figcaption>{caption}</figcaption></figure>"
+    return (f"<figure><img src='data:image/png;base64,{data}' alt='{caption}'>"
+            f"<figcaption>{caption}</figcaption></figure>")
 
 
 # --- entry point ---------------------------------------------------------------------------------
