@@ -16,10 +16,11 @@ from ._core import FormatError
 from ._version import __version__
 from .adequacy import adequacy
 from .amfm import AMFM, combine_scores
-from .correlation import correlate, metric_correlations
+from .correlation import cluster_metrics, correlate, metric_correlations
 from .evaluate import evaluate
 from .fluency import fluency
 from .hypotheses import Hypotheses
+from .learned import LearnedScorer
 from .lm import NgramLM, TokenScores
 from .lsi import LsiModel
 from .nlgeval import NLGEval, compute_individual_metrics, compute_metrics
@@ -39,6 +40,7 @@ __all__ = [
     "FormatError",
     "HAS_CUDA",
     "Hypotheses",
+    "LearnedScorer",
     "LsiModel",
     "MetricResult",
     "NLGEval",
@@ -53,6 +55,7 @@ __all__ = [
     "adequacy",
     "bleu",
     "cider",
+    "cluster_metrics",
     "combine_scores",
     "compute_individual_metrics",
     "compute_metrics",
