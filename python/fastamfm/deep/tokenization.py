@@ -67,10 +67,16 @@ class SentenceTokenizer:
         tokenizer.no_padding()
         tokenizer.enable_truncation(max_length)
         self._tokenizer = tokenizer
+        # A copy that keeps the end of a long text (a dialogue context's latest turns).
+        self._keep_end = Tokenizer.from_str(tokenizer.to_str())
+        self._keep_end.enable_truncation(max_length, direction="left")
         self.max_length = max_length
 
-    def encode(self, texts: list) -> TokenizedSentences:
-        encodings = self._tokenizer.encode_batch(texts, add_special_tokens=True)
+    def encode(self, texts: list, *, keep: str = "start") -> TokenizedSentences:
+        """Token ids of ``texts``; a text longer than ``max_length`` keeps its ``start``
+        (as sentence-transformers and bert-score truncate) or its ``end``."""
+        tokenizer = self._keep_end if keep == "end" else self._tokenizer
+        encodings = tokenizer.encode_batch(texts, add_special_tokens=True)
         lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
         offsets = np.zeros(len(texts) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
