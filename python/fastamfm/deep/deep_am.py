@@ -9,7 +9,7 @@ AM-FM), with references or, reference-free, with the dialogue context.
   ``joined``  the whole context encoded as one text (turns joined by newlines; a context
               longer than the encoder reads keeps its end, the latest turns),
   ``recency`` the recency-weighted sum of the unit turn vectors: the last turn weighs 1,
-              the one before ``recency``, then ``recency**2``, ... (default; it tracked
+              the one before ``recency`` (default 0.5), then ``recency**2``, ... (default mode; it tracked
               people best on the DSTC-10 development sets, see benchmarks/deep_correlation.py).
 
 The combination over references/turns runs in the C++ cosine kernel
@@ -27,7 +27,7 @@ from .inputs import ReferenceTexts, context_turns, text_list
 COMBINES = ("max", "mean", "centroid")
 CONTEXT_MODES = ("last", "joined", "recency")
 DEFAULT_CONTEXT = "recency"
-DEFAULT_RECENCY = 0.7
+DEFAULT_RECENCY = 0.5
 
 
 def unit_rows(vectors: np.ndarray) -> np.ndarray:
