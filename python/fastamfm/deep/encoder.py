@@ -239,7 +239,7 @@ class SentenceEncoder:
         out = torch.zeros((len(texts), self.dim), dtype=torch.float32, device=self.device)
 
         def consume(rows, hidden, mask):
-            out[rows] = self._pool(hidden.float(), mask)
+            out[torch.from_numpy(rows).to(out.device)] = self._pool(hidden.float(), mask)
 
         self._run(tokens, self.layer, consume)
         return out
@@ -289,7 +289,8 @@ class SentenceEncoder:
 
     def _run(self, tokens: TokenizedSentences, layer: int, consume) -> None:
         """Forward every sentence of ``tokens`` in length-sorted batches and hand each
-        batch's (rows, hidden [b, t, d], mask [b, t] bool) to ``consume``."""
+        batch's (rows: ndarray of sentence indices, hidden [b, t, d], mask [b, t] bool,
+        both on the device) to ``consume``."""
         torch = import_torch()
         lengths = tokens.lengths
         batches = length_batches(lengths, self.batch_size, self.max_tokens)
@@ -304,7 +305,7 @@ class SentenceEncoder:
             mask_t = torch.from_numpy(mask).to(self.device)
             with torch.inference_mode():
                 hidden = self._hidden(ids_t, mask_t.long(), layer)
-                consume(torch.from_numpy(rows).to(self.device), hidden, mask_t)
+                consume(rows, hidden, mask_t)
 
         if not batches:
             return
