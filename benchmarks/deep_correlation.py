@@ -60,7 +60,8 @@ def main() -> None:
     encoders = {p: fastamfm.SentenceEncoder.load(MODEL, device="cpu", precision=p)
                 for p in ("float32", "bfloat16", "int8")}
     table: dict = {}
-    for name, rated in sets.items():
+    # Sets with references first, so that the table's rows start with the reference-based ones.
+    for name, rated in sorted(sets.items(), key=lambda item: item[1].refs is None):
         print(f"scoring {name} ({len(rated)} turns, {rated.aspect})", file=sys.stderr, flush=True)
         for row, scores in rows_for(rated, encoders).items():
             table.setdefault(row, {})[name] = (100 * spearmanr(scores, rated.ratings)[0],
