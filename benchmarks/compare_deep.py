@@ -138,7 +138,7 @@ def compare_encode(sentences, repeats):
             lambda: peer.encode(sentences, batch_size=32, normalize_embeddings=True))
         times["sentence-transformers encode"].append((w, c))
         for name, run in runners.items():
-            outputs[name], w, c = timed(lambda: run(sentences))
+            outputs[name], w, c = timed(lambda run=run: run(sentences))
             times[name].append((w, c))
     print(f"\n1. encode {len(sentences)} distinct DSTC-6 sentences, all-MiniLM-L6-v2, {enc.workers} cores "
           f"(median of {repeats} interleaved rounds)")

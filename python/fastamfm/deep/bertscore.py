@@ -47,13 +47,13 @@ class IdfTable:
     unseen: float
 
     @classmethod
-    def uniform(cls, special_ids: set) -> "IdfTable":
+    def uniform(cls, special_ids: set) -> IdfTable:
         weights = np.ones(max(special_ids, default=0) + 1, dtype=np.float64)
         weights[list(special_ids)] = 0.0
         return cls(weights, 1.0)
 
     @classmethod
-    def from_references(cls, tokens: TokenEmbeddings) -> "IdfTable":
+    def from_references(cls, tokens: TokenEmbeddings) -> IdfTable:
         """idf over the flattened references (``tokens.index``: reference -> distinct row)."""
         repeats = np.bincount(tokens.index, minlength=len(tokens.offsets) - 1)
         rows = np.repeat(np.arange(len(tokens.offsets) - 1), np.diff(tokens.offsets))

