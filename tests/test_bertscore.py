@@ -33,7 +33,7 @@ def columns(res) -> np.ndarray:
 @pytest.mark.parametrize("idf", [False, True])
 @pytest.mark.parametrize("layer", [1, None])
 def test_bertscore_equals_oracle(encoder, plain, idf, layer):
-    res = fastamfm.bertscore(HYPS, REFS, model=encoder, layer=layer, idf=idf, batch_size=2)
+    res = fastamfm.bertscore(HYPS, REFS, model=encoder, layer=layer, idf=idf, batch_size=2, peer_batch=None)
     want = oracle.bertscore(*plain, HYPS, REFS, layer=2 if layer is None else layer, idf=idf,
                             max_length=encoder.max_length)
     np.testing.assert_allclose(columns(res), want, atol=2e-5)
@@ -45,8 +45,9 @@ def test_bertscore_equals_oracle(encoder, plain, idf, layer):
 def test_bertscore_baseline_rescaling(encoder, plain, tmp_path):
     baseline = tmp_path / "baseline.tsv"
     baseline.write_text("LAYER,P,R,F\n0,0.5,0.4,0.3\n1,0.2,0.1,0.15\n2,0.3,0.3,0.3\n")
-    res = fastamfm.bertscore(HYPS, REFS, model=encoder, layer=1, baseline=baseline)
-    want = oracle.bertscore(*plain, HYPS, REFS, layer=1, max_length=encoder.max_length, baseline=[0.2, 0.1, 0.15])
+    res = fastamfm.bertscore(HYPS, REFS, model=encoder, layer=1, baseline=baseline, peer_batch=4)
+    want = oracle.bertscore(*plain, HYPS, REFS, layer=1, max_length=encoder.max_length, baseline=[0.2, 0.1, 0.15],
+                            peer_batch=4)
     np.testing.assert_allclose(columns(res), want, atol=2e-5)
     assert "rescaled=baseline.tsv" in res.signature
 
@@ -71,6 +72,8 @@ def test_bertscore_errors(encoder, tmp_path):
         fastamfm.bertscore(HYPS, REFS, model=encoder, baseline=short)
     with pytest.raises(TypeError, match="idf must be True or False"):
         fastamfm.bertscore(HYPS, REFS, model=encoder, idf="yes")
+    with pytest.raises(ValueError, match="peer_batch must be a positive integer or None"):
+        fastamfm.bertscore(HYPS, REFS, model=encoder, peer_batch=0)
     with pytest.raises(ValueError, match="5 hypotheses but 4"):
         fastamfm.bertscore(HYPS, REFS[:4], model=encoder)
 
@@ -95,8 +98,10 @@ def test_registry_metric_equals_function(encoder):
 @pytest.mark.parametrize("idf,layer,rescale", [(False, 4, False), (True, 6, True)])
 def test_bertscore_equals_bert_score_package(minilm_dir, dstc6_systems, dstc6_refs, tmp_path, idf, layer, rescale):
     bert_score = pytest.importorskip("bert_score", reason="the bert-score package is the peer checked here")
-    hyps = dstc6_systems["S_3"][:80]
-    refs = [rs[:3] for rs in dstc6_refs[:80]]
+    # S_2's first 100 responses include pairs whose best token matches are negative, where
+    # bert-score's batch padding shows (peer_batch).
+    hyps = dstc6_systems["S_2"][:100]
+    refs = dstc6_refs[:100]
     options = {}
     if rescale:
         baseline = tmp_path / "baseline.csv"
@@ -106,3 +111,24 @@ def test_bertscore_equals_bert_score_package(minilm_dir, dstc6_systems, dstc6_re
     res = fastamfm.bertscore(hyps, refs, model=minilm_dir, layer=layer, idf=idf,
                              baseline=options.get("baseline_path"))
     np.testing.assert_allclose(columns(res), np.stack([p.numpy(), r.numpy(), f.numpy()], axis=1), atol=1e-4)
+
+
+def test_peer_batch_padding_floors_best_matches():
+    torch = pytest.importorskip("torch")
+    from fastamfm.deep.bertscore import padded_in_peer_batches, pair_scores
+
+    # Pairs (response length, reference length), two per response, batches of 3 pairs.
+    hyp_padded, ref_padded = padded_in_peer_batches(np.array([4, 6]), np.array([5, 3, 2, 2]),
+                                                    np.array([0, 2, 4]), 3)
+    assert hyp_padded.tolist() == [True, True, False, False]
+    assert ref_padded.tolist() == [False, True, True, False]
+    assert not any(padded_in_peer_batches(np.array([4, 6]), np.array([5, 3, 2, 2]), np.array([0, 2, 4]), None)[0])
+    # One response token opposite to the single reference token: cosine -1, or 0 when padded.
+    hyp = torch.tensor([[[1.0, 0.0]]])
+    ref = torch.tensor([[[[-1.0, 0.0]]]])
+    ones_h, ones_r = torch.ones(1, 1, dtype=torch.bool), torch.ones(1, 1, 1, dtype=torch.bool)
+    for hyp_floor, ref_floor, want in ((False, False, (-1.0, -1.0)), (True, False, (-1.0, 0.0)),
+                                       (False, True, (0.0, -1.0))):
+        p, r, _ = pair_scores(hyp, ones_h, torch.ones(1, 1), ref, ones_r, torch.ones(1, 1, 1),
+                              torch.tensor([[hyp_floor]]), torch.tensor([[ref_floor]]))
+        assert (p.item(), r.item()) == want

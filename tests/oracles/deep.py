@@ -75,21 +75,25 @@ def idf_weights(ref_token_ids: list) -> tuple:
     return {t: math.log((m + 1) / (c + 1)) for t, c in df.items()}, math.log(m + 1)
 
 
-def bertscore_pair(hyp_vectors, hyp_weights, ref_vectors, ref_weights):
-    """(P, R, F) of one pair from token vectors and weights (loops over tokens)."""
+def bertscore_pair(hyp_vectors, hyp_weights, ref_vectors, ref_weights, hyp_padded=False, ref_padded=False):
+    """(P, R, F) of one pair from token vectors and weights (loops over tokens). A side
+    bert-score padded in its batch adds a zero cosine to the other side's best matches."""
     if sum(hyp_weights) == 0 or sum(ref_weights) == 0:
         return 0.0, 0.0, 0.0
     unit = lambda v: v / np.linalg.norm(v)  # noqa: E731
     hyp = [unit(v) for v in hyp_vectors]
     ref = [unit(v) for v in ref_vectors]
-    p = sum(w * max(float(h @ r) for r in ref) for h, w in zip(hyp, hyp_weights)) / sum(hyp_weights)
-    r = sum(w * max(float(h @ rv) for h in hyp) for rv, w in zip(ref, ref_weights)) / sum(ref_weights)
+    p = sum(w * max([float(h @ r) for r in ref] + [0.0] * ref_padded) for h, w in zip(hyp, hyp_weights))
+    p /= sum(hyp_weights)
+    r = sum(w * max([float(h @ rv) for h in hyp] + [0.0] * hyp_padded) for rv, w in zip(ref, ref_weights))
+    r /= sum(ref_weights)
     f = 2 * p * r / (p + r) if p + r != 0 else 0.0
     return p, r, f
 
 
-def bertscore(tokenizer, model, hyps, refs, *, layer, idf=False, max_length=512, baseline=None):
-    """[n, 3] P/R/F: each column the max over the references; optional (P, R, F) baseline."""
+def bertscore(tokenizer, model, hyps, refs, *, layer, idf=False, max_length=512, baseline=None, peer_batch=None):
+    """[n, 3] P/R/F: each column the max over the references; optional (P, R, F) baseline;
+    ``peer_batch``: emulate the padding of bert-score's batches of that many pairs."""
     def tokens(text):
         ids = tokenizer(text.strip(), truncation=True, max_length=max_length)["input_ids"]
         return ids, hidden_states(tokenizer, model, text.strip(), layer, max_length)
@@ -101,13 +105,21 @@ def bertscore(tokenizer, model, hyps, refs, *, layer, idf=False, max_length=512,
         weight = lambda t: table.get(t, unseen)  # noqa: E731
     else:
         weight = lambda t: 0.0 if t in special else 1.0  # noqa: E731
-    out = []
+    pair_lengths = [(len(tokens(h)[0]), len(tokens(r)[0])) for h, rs in zip(hyps, refs) for r in rs]
+    batch_max = {}
+    for index, (h_len, r_len) in enumerate(pair_lengths):
+        key = index // peer_batch if peer_batch else index
+        batch_max[key] = tuple(max(a, b) for a, b in zip(batch_max.get(key, (0, 0)), (h_len, r_len)))
+    out, index = [], 0
     for h, rs in zip(hyps, refs):
         h_ids, h_vec = tokens(h)
         pairs = []
         for r in rs:
             r_ids, r_vec = tokens(r)
-            pairs.append(bertscore_pair(h_vec, [weight(t) for t in h_ids], r_vec, [weight(t) for t in r_ids]))
+            longest = batch_max[index // peer_batch if peer_batch else index]
+            pairs.append(bertscore_pair(h_vec, [weight(t) for t in h_ids], r_vec, [weight(t) for t in r_ids],
+                                        len(h_ids) < longest[0], len(r_ids) < longest[1]))
+            index += 1
         out.append([max(p[c] for p in pairs) for c in range(3)])
     out = np.array(out)
     if baseline is not None:

@@ -13,10 +13,12 @@ maximum of each column separately (bert-score's rule). ``baseline``: a bert-scor
 baseline CSV (``LAYER,P,R,F``, one row per layer); the row of the chosen layer rescales
 each column as (x - b) / (1 - b).
 
-Differences from bert-score, none seen on DSTC-6: padding positions are excluded from
-the best-match maxima (bert-score zeroes their cosines, so a token whose best cosine is
-negative can score 0 there, depending on batch composition); a sentence whose tokens all
-have idf 0 scores 0 here and NaN there.
+bert-score's batches: it scores the (response, reference) pairs, flattened in order, in
+batches of ``batch_size`` = 64 and zeroes the cosines at padding positions, so a token's
+best match is at least 0 whenever the other sentence of its pair is shorter than the
+longest of that batch. ``peer_batch=64`` (the default) reproduces this, which moves
+poorly matching pairs by up to ~1e-3; ``peer_batch=None`` takes the true maxima.
+One difference remains: a sentence whose tokens all have idf 0 scores 0 here, NaN there.
 
 Reference token vectors (and the idf table) are computed once per ``References``.
 """
@@ -131,14 +133,18 @@ def read_baseline(path, layer: int) -> np.ndarray:
     return values
 
 
-def pair_scores(hyp_vectors, hyp_mask, hyp_weights, ref_vectors, ref_mask, ref_weights):
+def pair_scores(hyp_vectors, hyp_mask, hyp_weights, ref_vectors, ref_mask, ref_weights, hyp_floor, ref_floor):
     """P, R, F [b, k] of b responses against k references each (padded tensors:
-    hyp [b, h, d] / mask, weights [b, h]; refs [b, k, r, d] / mask, weights [b, k, r])."""
+    hyp [b, h, d] / mask, weights [b, h]; refs [b, k, r, d] / mask, weights [b, k, r]).
+    ``hyp_floor`` / ``ref_floor`` [b, k] bool: the pair's response / reference was padded
+    in bert-score's batch, so best matches against it are at least 0."""
     torch = import_torch()
     similarity = torch.einsum("bhd,bkrd->bkhr", hyp_vectors, ref_vectors)
     lowest = torch.finfo(similarity.dtype).min
     best_for_hyp = similarity.masked_fill(~ref_mask[:, :, None, :], lowest).amax(dim=3)        # [b, k, h]
     best_for_ref = similarity.masked_fill(~hyp_mask[:, None, :, None], lowest).amax(dim=2)     # [b, k, r]
+    best_for_hyp = torch.where(ref_floor[..., None], best_for_hyp.clamp(min=0), best_for_hyp)
+    best_for_ref = torch.where(hyp_floor[..., None], best_for_ref.clamp(min=0), best_for_ref)
     precision = (best_for_hyp.masked_fill(~hyp_mask[:, None, :], 0) * hyp_weights[:, None, :]).sum(-1)
     recall = (best_for_ref.masked_fill(~ref_mask, 0) * ref_weights).sum(-1)
     # An empty response or reference (no weighted token) scores 0 in all three.
@@ -149,12 +155,26 @@ def pair_scores(hyp_vectors, hyp_mask, hyp_weights, ref_vectors, ref_mask, ref_w
     return precision, recall, f1
 
 
+def padded_in_peer_batches(hyp_lengths: np.ndarray, ref_lengths: np.ndarray, offsets: np.ndarray,
+                           peer_batch: int | None) -> tuple:
+    """Per flattened (response, reference) pair: was the response / the reference shorter
+    than the longest of its bert-score batch (pairs in order, ``peer_batch`` at a time)?"""
+    pair_hyp = np.repeat(hyp_lengths, np.diff(offsets))
+    if peer_batch is None:
+        return np.zeros(len(pair_hyp), bool), np.zeros(len(pair_hyp), bool)
+    starts = np.arange(0, len(pair_hyp), peer_batch)
+    batch = np.arange(len(pair_hyp)) // peer_batch
+    return (pair_hyp < np.maximum.reduceat(pair_hyp, starts)[batch],
+            ref_lengths < np.maximum.reduceat(ref_lengths, starts)[batch])
+
+
 def score_against(hyp_tokens: TokenEmbeddings, hyp_weights, refs: ReferenceTokens, offsets: np.ndarray,
-                  batch_size: int = 64) -> np.ndarray:
+                  batch_size: int = 64, peer_batch: int | None = 64) -> np.ndarray:
     """[n, 3] (P, R, F) of each response, the max over its references per column."""
     torch = import_torch()
     n = len(hyp_tokens)
     counts = np.diff(offsets)
+    hyp_padded, ref_padded = padded_in_peer_batches(hyp_tokens.lengths, refs.tokens.lengths, offsets, peer_batch)
     out = np.empty((n, 3), dtype=np.float64)
     device = hyp_tokens.vectors.device
     hyp_unique = hyp_tokens.index
@@ -166,7 +186,8 @@ def score_against(hyp_tokens: TokenEmbeddings, hyp_weights, refs: ReferenceToken
         # Reference j of each response (a response with fewer references repeats its last).
         slot = np.minimum(np.arange(k)[None, :], counts[rows][:, None] - 1)
         valid = torch.from_numpy(np.arange(k)[None, :] < counts[rows][:, None]).to(device)
-        ref_rows = ref_unique[offsets[rows][:, None] + slot].reshape(-1)
+        pairs = offsets[rows][:, None] + slot
+        ref_rows = ref_unique[pairs].reshape(-1)
         hyp_vectors, hyp_mask = padded_rows(hyp_tokens.vectors, hyp_tokens.offsets, hyp_unique[rows], torch)
         hyp_w, _ = padded_rows(hyp_weights[:, None], hyp_tokens.offsets, hyp_unique[rows], torch)
         ref_vectors, ref_mask = padded_rows(refs.tokens.vectors, refs.tokens.offsets, ref_rows, torch)
@@ -174,20 +195,22 @@ def score_against(hyp_tokens: TokenEmbeddings, hyp_weights, refs: ReferenceToken
         b, width = len(rows), ref_vectors.shape[1]
         p, r, f = pair_scores(hyp_vectors, hyp_mask, hyp_w[..., 0],
                               ref_vectors.view(b, k, width, -1), ref_mask.view(b, k, width),
-                              ref_w[..., 0].view(b, k, width))
+                              ref_w[..., 0].view(b, k, width),
+                              torch.from_numpy(hyp_padded[pairs]).to(device),
+                              torch.from_numpy(ref_padded[pairs]).to(device))
         stacked = torch.stack([p, r, f], dim=-1).masked_fill(~valid[..., None], -math.inf)
         out[rows] = stacked.amax(dim=1).double().cpu().numpy()
     return out
 
 
 def bertscore_columns(encoder: SentenceEncoder, hyps: list, refs: ReferenceTexts, layer: int, idf: bool,
-                      baseline: np.ndarray | None, batch_size: int = 64) -> dict:
+                      baseline: np.ndarray | None, batch_size: int = 64, peer_batch: int | None = 64) -> dict:
     """{precision, recall, f1: ndarray[n]} (see the module docstring)."""
     ref_tokens, table = reference_tokens(encoder, refs, layer, idf)
     hyp_tokens = unit_token_embeddings(encoder, hyps, layer)
     with torch_threads(encoder.workers if encoder.device == "cpu" else import_torch().get_num_threads()):
         scores = score_against(hyp_tokens, normalised_weights(hyp_tokens, table, hyp_tokens.vectors.device),
-                               ref_tokens, refs.offsets, batch_size)
+                               ref_tokens, refs.offsets, batch_size, peer_batch)
     if baseline is not None:
         scores = (scores - baseline[None, :]) / (1 - baseline[None, :])
     return {c: np.ascontiguousarray(scores[:, i]) for i, c in enumerate(COLUMNS)}
@@ -214,30 +237,38 @@ def load_bertscore_encoder(model, device: str, workers: int) -> SentenceEncoder:
                         max_length=tokenizer_max_length(model_directory(model)))
 
 
-def signature(encoder: SentenceEncoder, layer: int, idf: bool, baseline) -> str:
+def check_peer_batch(peer_batch) -> None:
+    if peer_batch is not None and (isinstance(peer_batch, bool) or not isinstance(peer_batch, int) or peer_batch < 1):
+        raise ValueError(f"bertscore: peer_batch must be a positive integer or None, got {peer_batch!r}")
+
+
+def signature(encoder: SentenceEncoder, layer: int, idf: bool, baseline, peer_batch: int | None) -> str:
     settings = {"model": f"{encoder.model_name}@{encoder.fingerprint}", "layer": layer, "idf": idf,
-                "maxlen": encoder.max_length, "prec": encoder.precision}
+                "maxlen": encoder.max_length, "prec": encoder.precision, "peer_batch": peer_batch}
     if baseline is not None:
         settings["rescaled"] = Path(os.fspath(baseline)).name
     return make_signature("bertscore", **settings)
 
 
 def bertscore(hyps, refs, *, model=DEFAULT_MODEL, layer: int | None = None, idf: bool = False, baseline=None,
-              batch_size: int = 64, device: str = "auto", workers: int = -1) -> MetricResult:
+              peer_batch: int | None = 64, batch_size: int = 64, device: str = "auto",
+              workers: int = -1) -> MetricResult:
     """BERTScore precision/recall/F1 of each response against its references (ragged
     lists or a ``fastamfm.References``, which keeps the reference token vectors for later
     systems). ``model``: a model directory, an installed model package or a
     ``SentenceEncoder``; ``layer``: hidden layer (default the last; bert-score's
     ``num_layers``); ``idf``: idf weighting from the references; ``baseline``: path of a
-    bert-score baseline CSV to rescale with. Returns a ``MetricResult`` with columns
+    bert-score baseline CSV to rescale with; ``peer_batch``: bert-score's pair batch size
+    whose padding it reproduces (None: exact maxima, see the module docstring). Returns a ``MetricResult`` with columns
     ``precision``, ``recall``, ``f1`` (corpus: their means)."""
     if not isinstance(idf, bool):
         raise TypeError(f"bertscore: idf must be True or False, got {type(idf).__name__}")
+    check_peer_batch(peer_batch)
     hyps = text_list(hyps, "hyps")
     references = ReferenceTexts(refs, len(hyps), "bertscore")
     encoder = load_bertscore_encoder(model, device, workers)
     layer = resolve_layer(encoder, layer)
     base = None if baseline is None else read_baseline(baseline, layer)
-    columns = bertscore_columns(encoder, hyps, references, layer, idf, base, batch_size)
+    columns = bertscore_columns(encoder, hyps, references, layer, idf, base, batch_size, peer_batch)
     return MetricResult(name="bertscore", corpus={c: float(v.mean()) for c, v in columns.items()},
-                        sentences=columns, signature=signature(encoder, layer, idf, baseline))
+                        sentences=columns, signature=signature(encoder, layer, idf, baseline, peer_batch))

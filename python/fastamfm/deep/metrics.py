@@ -106,18 +106,20 @@ class BERTScore(_EncoderMetric):
     aliases = ("bert_score", "bert-score")
 
     def __init__(self, *, model=DEFAULT_MODEL, layer: int | None = None, idf: bool = False, baseline=None,
-                 device: str = "auto", workers: int = -1, batch_size: int = 64):
+                 peer_batch: int | None = 64, device: str = "auto", workers: int = -1, batch_size: int = 64):
         if not isinstance(idf, bool):
             raise TypeError(f"bertscore: idf must be True or False, got {type(idf).__name__}")
+        bertscore_module.check_peer_batch(peer_batch)
         super().__init__(model, lambda: bertscore_module.load_bertscore_encoder(model, device, workers))
         self._layer, self.idf, self.baseline, self.batch_size = layer, idf, baseline, batch_size
+        self.peer_batch = peer_batch
 
     @property
     def layer(self) -> int:
         return bertscore_module.resolve_layer(self.encoder, self._layer)
 
     def signature(self) -> str:
-        return bertscore_module.signature(self.encoder, self.layer, self.idf, self.baseline)
+        return bertscore_module.signature(self.encoder, self.layer, self.idf, self.baseline, self.peer_batch)
 
     def prepare(self, refs):
         return bertscore_module.reference_tokens(self.encoder, ReferenceTexts(refs, len(refs), self.name),
@@ -128,7 +130,7 @@ class BERTScore(_EncoderMetric):
         refs = ReferenceTexts(batch.refs, len(hyps), self.name)
         baseline = None if self.baseline is None else bertscore_module.read_baseline(self.baseline, self.layer)
         scores = bertscore_module.bertscore_columns(self.encoder, hyps, refs, self.layer, self.idf, baseline,
-                                                    self.batch_size)
+                                                    self.batch_size, self.peer_batch)
         columns = {f"bertscore_{c}": v for c, v in scores.items()}
         return Chunk(columns=columns, statistics=MeanStatistics.of(columns))
 
