@@ -56,7 +56,7 @@ def test_bertscore_reuses_reference_tokens(encoder):
     refs = fastamfm.References(REFS)
     first = fastamfm.bertscore(HYPS, refs, model=encoder)
     again = fastamfm.bertscore(HYPS[::-1], refs, model=encoder, batch_size=1)
-    assert len(refs._derived) == 1
+    assert len([k for k in refs._derived if "bertscore" in str(k[0])]) == 1
     np.testing.assert_allclose(columns(first), columns(fastamfm.bertscore(HYPS, REFS, model=encoder)), atol=1e-6)
     assert again.f1.shape == (5,)
 
@@ -84,13 +84,12 @@ def test_registry_metric_equals_function(encoder):
 
     assert metric_class("bertscore_f1") is BERTScore
     refs = fastamfm.References(REFS)
-    metric = BERTScore(model=encoder, idf=True)
-    metric.prepare(refs)
+    metric = BERTScore(encoder=encoder, idf=True)
     chunk = metric.update(Batch(hyps=fastamfm.Hypotheses(HYPS), refs=refs))
     want = fastamfm.bertscore(HYPS, REFS, model=encoder, idf=True)
     for column in ("precision", "recall", "f1"):
         np.testing.assert_allclose(chunk.columns[f"bertscore_{column}"], want[column], atol=1e-6)
-    assert len(refs._derived) == 1
+    assert len([k for k in refs._derived if "bertscore" in str(k[0])]) == 1
     assert "idf=True" in metric.signature()
 
 

@@ -228,9 +228,8 @@ def test_registry_metric_equals_function(tiny_encoder):
 
     assert metric_class("deep_am") is DeepAM
     refs = fastamfm.References(REFS)
-    metric = DeepAM(model=tiny_encoder)
-    assert metric.missing() is None
-    metric.prepare(refs)
+    metric = DeepAM(encoder=tiny_encoder)
+    assert DeepAM.missing(encoder=tiny_encoder) is None
     chunk = metric.update(Batch(hyps=fastamfm.Hypotheses(HYPS), refs=refs, contexts=CONTEXTS))
     np.testing.assert_allclose(chunk.columns["deep_am"], fastamfm.deep_am(HYPS, REFS, encoder=tiny_encoder).sentences)
     assert metric.compute(chunk.statistics)["deep_am"] == pytest.approx(chunk.columns["deep_am"].mean())
@@ -239,7 +238,12 @@ def test_registry_metric_equals_function(tiny_encoder):
                                fastamfm.deep_am(HYPS, contexts=CONTEXTS, encoder=tiny_encoder).sentences)
     with pytest.raises(ValueError, match="needs the dialogue contexts"):
         metric.update(Batch(hyps=fastamfm.Hypotheses(HYPS)))
-    assert "no model directory" in DeepAM(model="/no/such/model").missing()
+    assert "no model directory" in DeepAM.missing(encoder="/no/such/model")
+    # Through evaluate: with references, or reference-free from the contexts.
+    table = fastamfm.evaluate(HYPS, REFS, ["deep_am", "bleu"], encoder=tiny_encoder)
+    np.testing.assert_allclose(table["deep_am"], chunk.columns["deep_am"])
+    free_table = fastamfm.evaluate(HYPS, None, ["deep_am"], contexts=CONTEXTS, encoder=tiny_encoder)
+    np.testing.assert_allclose(free_table["deep_am"], free.columns["deep_am"])
 
 
 # --- the packaged all-MiniLM-L6-v2 ---------------------------------------------------------------

@@ -34,7 +34,7 @@ import numpy as np
 
 from ..result import MetricResult, make_signature
 from .encoder import DEFAULT_MODEL, SentenceEncoder, TokenEmbeddings, load_encoder, padded_rows
-from .inputs import ReferenceTexts, text_list
+from .inputs import ReferenceTexts
 from .runtime import import_torch, torch_threads
 from .tokenization import tokenizer_max_length
 
@@ -261,14 +261,8 @@ def bertscore(hyps, refs, *, model=DEFAULT_MODEL, layer: int | None = None, idf:
     bert-score baseline CSV to rescale with; ``peer_batch``: bert-score's pair batch size
     whose padding it reproduces (None: exact maxima, see the module docstring). Returns a ``MetricResult`` with columns
     ``precision``, ``recall``, ``f1`` (corpus: their means)."""
-    if not isinstance(idf, bool):
-        raise TypeError(f"bertscore: idf must be True or False, got {type(idf).__name__}")
-    check_peer_batch(peer_batch)
-    hyps = text_list(hyps, "hyps")
-    references = ReferenceTexts(refs, len(hyps), "bertscore")
-    encoder = load_bertscore_encoder(model, device, workers)
-    layer = resolve_layer(encoder, layer)
-    base = None if baseline is None else read_baseline(baseline, layer)
-    columns = bertscore_columns(encoder, hyps, references, layer, idf, base, batch_size, peer_batch)
-    return MetricResult(name="bertscore", corpus={c: float(v.mean()) for c, v in columns.items()},
-                        sentences=columns, signature=signature(encoder, layer, idf, baseline, peer_batch))
+    from .metrics import BERTScore
+
+    metric = BERTScore(encoder=model, layer=layer, idf=idf, baseline=baseline, peer_batch=peer_batch,
+                       batch_size=batch_size, device=device, workers=workers)
+    return metric.score(hyps, refs, what="bertscore")

@@ -21,8 +21,8 @@ import numpy as np
 
 from .. import _core
 from ..result import MetricResult, make_signature
-from .encoder import DEFAULT_MODEL, SentenceEncoder, load_encoder
-from .inputs import ReferenceTexts, context_turns, text_list
+from .encoder import DEFAULT_MODEL, SentenceEncoder
+from .inputs import ReferenceTexts
 
 COMBINES = ("max", "mean", "centroid")
 CONTEXT_MODES = ("last", "joined", "recency")
@@ -103,17 +103,11 @@ def deep_am(hyps, refs=None, contexts=None, *, encoder=DEFAULT_MODEL, combine: s
     see the module docstring). ``encoder``: a ``SentenceEncoder`` or a model to load
     (directory or installed package; default all-MiniLM-L6-v2 mean-pooled). Returns a
     ``MetricResult`` (``.sentences`` [n] in [-1, 1], ``.corpus`` their mean)."""
-    check_settings(combine, context, recency)
-    hyps = text_list(hyps, "hyps")
+    from .metrics import DeepAM
+
     if (refs is None) == (contexts is None):
         raise ValueError("deep_am: give either refs (reference-based) or contexts (reference-free), not both")
-    encoder = load_encoder(encoder) if isinstance(encoder, SentenceEncoder) else load_encoder(encoder, device=device)
-    if refs is not None:
-        scores = reference_scores(encoder, hyps, ReferenceTexts(refs, len(hyps), "deep_am"), combine, workers)
-        mode = "references"
-    else:
-        scores = context_scores(encoder, hyps, context_turns(contexts, len(hyps), "deep_am"), context, recency,
-                                workers)
-        mode = "context"
-    return MetricResult(name="deep_am", corpus=float(np.mean(scores)), sentences=scores,
-                        signature=signature(encoder, mode, combine, context, recency))
+    options = {} if isinstance(encoder, SentenceEncoder) else {"device": device}
+    metric = DeepAM(encoder=encoder, combine=combine, context=context, recency=recency,
+                    mode="references" if refs is not None else "context", workers=workers, **options)
+    return metric.score(hyps, refs, contexts, what="deep_am")

@@ -19,6 +19,7 @@ Where the time goes, and what is done about it (measured in ``benchmarks/compare
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -322,9 +323,14 @@ class SentenceEncoder:
                         one(rows)
 
 
+_LOADED: dict = {}
+_LOADED_LOCK = threading.Lock()
+
+
 def load_encoder(model, **options) -> SentenceEncoder:
     """``model`` if it is already a SentenceEncoder (options must then be empty), else
-    ``SentenceEncoder.load(model, **options)``."""
+    ``SentenceEncoder.load(model, **options)``, loaded once per process for each model
+    and setting (encoders are read-only: the metrics of every call share one)."""
     if isinstance(model, SentenceEncoder):
         if options:
             raise ValueError(f"options {sorted(options)} apply when loading a model, not to a SentenceEncoder")
@@ -332,4 +338,8 @@ def load_encoder(model, **options) -> SentenceEncoder:
     if not isinstance(model, (str, os.PathLike)):
         raise TypeError(f"model must be a SentenceEncoder, a model directory or an installed model package name, "
                         f"got {type(model).__name__}")
-    return SentenceEncoder.load(model, **options)
+    key = (os.fspath(model), tuple(sorted(options.items(), key=lambda kv: kv[0])))
+    with _LOADED_LOCK:
+        if key not in _LOADED:
+            _LOADED[key] = SentenceEncoder.load(model, **options)
+        return _LOADED[key]

@@ -11,9 +11,10 @@ from __future__ import annotations
 import threading
 
 from ..registry import Chunk, MeanStatistics, Metric, register
+from ..result import MetricResult
 from . import bertscore as bertscore_module
 from . import deep_am as deep_am_module
-from .encoder import DEFAULT_MODEL, SentenceEncoder
+from .encoder import DEFAULT_MODEL, SentenceEncoder, load_encoder
 from .inputs import ReferenceTexts, context_turns
 from .model_location import ModelNotFound, model_directory
 from .runtime import missing_reason
@@ -22,24 +23,27 @@ DEEP_AM_MODES = ("auto", "references", "context")
 
 
 class _EncoderMetric(Metric):
-    """A metric over one lazily loaded ``SentenceEncoder`` (``model`` may be one already)."""
+    """A metric over one lazily loaded ``SentenceEncoder``: ``encoder`` is one already, or
+    a model directory / installed model package to load on first use."""
 
-    def __init__(self, model, load):
-        self._model = model
+    def __init__(self, encoder, load):
+        self._model = encoder
         self._load = load            # () -> SentenceEncoder, called once on first use
-        self._encoder = model if isinstance(model, SentenceEncoder) else None
+        self._encoder = encoder if isinstance(encoder, SentenceEncoder) else None
         self._lock = threading.Lock()
 
-    def missing(self) -> str | None:
-        if self._encoder is not None:
+    @classmethod
+    def missing(cls, **options) -> str | None:
+        encoder = options.get("encoder", DEFAULT_MODEL)
+        if isinstance(encoder, SentenceEncoder):
             return None
         reason = missing_reason()
         if reason is not None:
-            return f"{self.name}: {reason}"
+            return f"{cls.name}: {reason}"
         try:
-            model_directory(self._model)
+            model_directory(encoder)
         except ModelNotFound as exc:
-            return f"{self.name}: {exc}"
+            return f"{cls.name}: {exc}"
         return None
 
     @property
@@ -60,14 +64,14 @@ class DeepAM(_EncoderMetric):
     aliases = ("deep-am", "deepam")
     needs_references = False
 
-    def __init__(self, *, model=DEFAULT_MODEL, pooling: str = "mean", layer: int = -1, combine: str = "max",
+    def __init__(self, *, encoder=DEFAULT_MODEL, pooling: str = "mean", layer: int = -1, combine: str = "max",
                  context: str = deep_am_module.DEFAULT_CONTEXT, recency: float = deep_am_module.DEFAULT_RECENCY,
                  mode: str = "auto", device: str = "auto", workers: int = -1):
         deep_am_module.check_settings(combine, context, recency)
         if mode not in DEEP_AM_MODES:
             raise ValueError(f"deep_am: mode must be one of {DEEP_AM_MODES}, got {mode!r}")
-        super().__init__(model, lambda: SentenceEncoder.load(model, pooling=pooling, layer=layer, device=device,
-                                                             workers=workers))
+        super().__init__(encoder, lambda: load_encoder(encoder, pooling=pooling, layer=layer, device=device,
+                                                       workers=workers))
         self.combine, self.context, self.recency, self.mode, self.workers = combine, context, recency, mode, workers
 
     def _mode(self, has_refs: bool) -> str:
@@ -76,9 +80,6 @@ class DeepAM(_EncoderMetric):
     def signature(self) -> str:
         mode = "references" if self.mode == "auto" else self.mode
         return deep_am_module.signature(self.encoder, mode, self.combine, self.context, self.recency)
-
-    def prepare(self, refs):
-        return deep_am_module.reference_vectors(self.encoder, ReferenceTexts(refs, len(refs), self.name))
 
     def update(self, batch) -> Chunk:
         hyps = list(batch.hyps.texts)
@@ -105,12 +106,12 @@ class BERTScore(_EncoderMetric):
     columns = ("bertscore_precision", "bertscore_recall", "bertscore_f1")
     aliases = ("bert_score", "bert-score")
 
-    def __init__(self, *, model=DEFAULT_MODEL, layer: int | None = None, idf: bool = False, baseline=None,
+    def __init__(self, *, encoder=DEFAULT_MODEL, layer: int | None = None, idf: bool = False, baseline=None,
                  peer_batch: int | None = 64, device: str = "auto", workers: int = -1, batch_size: int = 64):
         if not isinstance(idf, bool):
             raise TypeError(f"bertscore: idf must be True or False, got {type(idf).__name__}")
         bertscore_module.check_peer_batch(peer_batch)
-        super().__init__(model, lambda: bertscore_module.load_bertscore_encoder(model, device, workers))
+        super().__init__(encoder, lambda: bertscore_module.load_bertscore_encoder(encoder, device, workers))
         self._layer, self.idf, self.baseline, self.batch_size = layer, idf, baseline, batch_size
         self.peer_batch = peer_batch
 
@@ -121,10 +122,6 @@ class BERTScore(_EncoderMetric):
     def signature(self) -> str:
         return bertscore_module.signature(self.encoder, self.layer, self.idf, self.baseline, self.peer_batch)
 
-    def prepare(self, refs):
-        return bertscore_module.reference_tokens(self.encoder, ReferenceTexts(refs, len(refs), self.name),
-                                                 self.layer, self.idf)
-
     def update(self, batch) -> Chunk:
         hyps = list(batch.hyps.texts)
         refs = ReferenceTexts(batch.refs, len(hyps), self.name)
@@ -133,4 +130,12 @@ class BERTScore(_EncoderMetric):
                                                     self.batch_size, self.peer_batch)
         columns = {f"bertscore_{c}": v for c, v in scores.items()}
         return Chunk(columns=columns, statistics=MeanStatistics.of(columns))
+
+    def result(self, chunk: Chunk, corpus: dict) -> MetricResult:
+        """``bertscore()``'s result: columns ``precision``, ``recall``, ``f1``."""
+        def short(column: str) -> str:
+            return column.removeprefix("bertscore_")
+
+        return MetricResult("bertscore", {short(c): v for c, v in corpus.items()},
+                            {short(c): v for c, v in chunk.columns.items()}, self.signature())
 
