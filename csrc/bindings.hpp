@@ -38,6 +38,7 @@ auto without_gil(Fn&& fn) -> decltype(fn()) {
 }
 
 void register_errors(py::module_& m);
+void register_limits(py::module_& m);
 void register_text(py::module_& m);
 void register_references(py::module_& m);
 void register_testing(py::module_& m);

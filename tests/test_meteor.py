@@ -302,9 +302,13 @@ def test_exact_stem_mode_without_resources_is_labelled(monkeypatch):
 def test_corrupt_cache_is_a_format_error(tmp_path):
     bad = tmp_path / "broken.bin"
     bad.write_bytes(b"FAMETEOR" + b"\x04\x00\x00\x00\x01\x00\x00\x00" + os.urandom(64))
-    with pytest.raises(fastamfm.FormatError, match="broken.bin: byte"):
+    with pytest.raises(fastamfm.FormatError, match="broken.bin: byte 8: cache format version 4, expected 5"):
         _core.MeteorResources.load(str(bad))
-    bad.write_bytes(b"not a cache at all")
+    size = (8 + 8 + 8 + 8 + 64).to_bytes(8, "little")
+    bad.write_bytes(b"FAMETEOR" + b"\x05\x00\x00\x00\x01\x00\x00\x00" + size + bytes(8) + os.urandom(64))
+    with pytest.raises(fastamfm.FormatError, match="broken.bin: checksum mismatch"):
+        _core.MeteorResources.load(str(bad))
+    bad.write_bytes(b"not a cache at all" * 4)
     with pytest.raises(fastamfm.FormatError, match="not a fastamfm METEOR resource cache"):
         _core.MeteorResources.load(str(bad))
 

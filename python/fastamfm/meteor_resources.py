@@ -29,7 +29,7 @@ _JAR_MEMBERS = {
     "exceptions": "synonym/english.exceptions",
     "nonbreaking_prefixes": "nonbreaking/english.prefixes",
 }
-_CACHE_FORMAT = "4"
+_CACHE_FORMAT = "5"
 
 HOW_TO_GET = (
     'install them with  pip install "fastamfm[meteor]"  (this installs pycocoevalcap, whose wheel '

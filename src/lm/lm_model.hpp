@@ -32,8 +32,10 @@ class NgramModel {
   // Queries rely, as kenlm's do, on every n-gram's prefix and suffix being in the
   // model, which ARPA files and the estimators guarantee.
   static NgramModel build(const LmContent& content);
-  // Maps a file written by save(); throws FormatError if it is corrupt.
-  static NgramModel load(const std::string& path);
+  // Loads a file written by save(), memory-mapped (pages shared between processes)
+  // or, without use_mmap, copied into memory (immune to the file changing later).
+  // Throws FormatError naming the file and the defect if it is corrupt.
+  static NgramModel load(const std::string& path, bool use_mmap = true);
   // True when the file starts with the binary format's magic bytes.
   static bool is_binary_file(const std::string& path);
   // Writes the binary file atomically.
