@@ -44,36 +44,55 @@ struct RankKey {
   bool operator<(const RankKey& o) const { return hi != o.hi ? hi < o.hi : lo < o.lo; }
 };
 
-// Keeps the best `keep` paths in the order Java's stable sort would put them
-// first (the jar drops everything past the beam).
-void rank_best(std::vector<PartialAlignment>& v, size_t keep, std::vector<RankKey>& keys,
-               std::vector<PartialAlignment>& out) {
-  keys.resize(v.size());
-  for (size_t i = 0; i < v.size(); ++i) {
-    const PartialAlignment& p = v[i];
-    const auto matches = static_cast<uint32_t>(p.matches1 + p.matches2);
-    keys[i] = {(uint64_t{UINT32_MAX - matches} << 32) | static_cast<uint32_t>(p.chunks),
-               (uint64_t{static_cast<uint32_t>(p.distance)} << 32) | static_cast<uint32_t>(i)};
-  }
-  if (keys.size() > keep) {
-    std::nth_element(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(keep), keys.end());
-    keys.resize(keep);
-  }
-  // Insertion sort: the paths arrive nearly ranked (branches before the path they
-  // came from), where it is close to linear.
-  bool moved = false;
-  for (size_t i = 1; i < keys.size(); ++i) {
-    const RankKey k = keys[i];
-    size_t j = i;
-    for (; j > 0 && k < keys[j - 1]; --j) keys[j] = keys[j - 1];
-    keys[j] = k;
-    moved = moved || j != i;
-  }
-  if (!moved && keys.size() == v.size()) return;
-  out.clear();
-  for (const RankKey& k : keys) out.push_back(v[k.lo & UINT32_MAX]);
-  v.swap(out);
+RankKey rank_key(const PartialAlignment& p, uint32_t index) {
+  const auto matches = static_cast<uint32_t>(p.matches1 + p.matches2);
+  return {(uint64_t{UINT32_MAX - matches} << 32) | static_cast<uint32_t>(p.chunks),
+          (uint64_t{static_cast<uint32_t>(p.distance)} << 32) | index};
 }
+
+// A path the search could continue with: a copy of `parent` that, when
+// `candidate` >= 0, has taken that candidate too.
+struct Successor {
+  PartialAlignment state;
+  int32_t parent;
+  int32_t candidate;
+};
+
+// The jar lists every successor of a generation, stable-sorts them and keeps the
+// best kBeamSize. Keeping only the best kBeamSize while they are listed gives the
+// same paths in the same order (the listing position breaks every tie) with memory
+// that does not grow with the number of candidates.
+class BeamSelector {
+ public:
+  void clear() {
+    heap_.clear();
+    offered_ = 0;
+  }
+  void offer(const PartialAlignment& state, int32_t parent, int32_t candidate) {
+    const RankKey key = rank_key(state, offered_++);
+    if (heap_.size() == static_cast<size_t>(MeteorAligner::kBeamSize)) {
+      if (!(key < heap_.front().first)) return;
+      std::pop_heap(heap_.begin(), heap_.end(), by_key);
+      heap_.back() = {key, Successor{state, parent, candidate}};
+    } else {
+      heap_.push_back({key, Successor{state, parent, candidate}});
+    }
+    std::push_heap(heap_.begin(), heap_.end(), by_key);
+  }
+  bool empty() const { return heap_.empty(); }
+  // The kept successors, best first (consumes the selection).
+  std::vector<std::pair<RankKey, Successor>>& ranked() {
+    std::sort_heap(heap_.begin(), heap_.end(), by_key);
+    return heap_;
+  }
+
+ private:
+  static bool by_key(const std::pair<RankKey, Successor>& a, const std::pair<RankKey, Successor>& b) {
+    return a.first < b.first;
+  }
+  std::vector<std::pair<RankKey, Successor>> heap_;
+  uint32_t offered_ = 0;
+};
 
 }  // namespace
 
@@ -85,8 +104,8 @@ struct Choice {
 // Block layout: the line-1 used bitset (w1 words), then the line-2 one (w2 words).
 struct MeteorAlignerScratch {
   MeteorCandidates candidates;
-  std::vector<PartialAlignment> paths, next, ranked;
-  std::vector<RankKey> keys;
+  std::vector<PartialAlignment> paths, next_paths;
+  BeamSelector beam;
   std::vector<uint64_t> arena, next_arena;
   std::vector<Choice> choices;
   std::vector<int32_t> fixed;  // the certain candidate of each line-2 start, or -1
@@ -95,15 +114,6 @@ struct MeteorAlignerScratch {
   static bool test(const uint64_t* bits, int32_t i) { return (bits[i >> 6] >> (i & 63) & 1) != 0; }
   static void set(uint64_t* bits, int32_t i) { bits[i >> 6] |= uint64_t{1} << (i & 63); }
 
-  // Appends a copy of `path` (its block from the current arena) to the next generation.
-  PartialAlignment& push_next(const PartialAlignment& path) {
-    const size_t block = next_arena.size();
-    const uint64_t* from = arena.data() + path.block;
-    next_arena.insert(next_arena.end(), from, from + block_size);
-    next.push_back(path);
-    next.back().block = block;
-    return next.back();
-  }
   bool is_used(size_t block, const MeteorMatch& m) const {
     const uint64_t* u1 = arena.data() + block;
     const uint64_t* u2 = u1 + w1;
@@ -150,48 +160,39 @@ MeteorAlignment MeteorAligner::align(const MeteorLine& line1, const MeteorLine& 
     }
   }
 
-  // Beam search, left to right over line 2. Each generation copies the surviving
-  // paths' bitsets into a new arena. A used line-2 word at the path's next
+  // Beam search, left to right over line 2. Each generation's survivors get their
+  // bitsets copied into a new arena. A used line-2 word at the path's next
   // position can only belong to a certain candidate (chosen ones move idx past
   // their words), so the jar's lookup of the path's match there reads `fixed`.
-  s.next.clear();
-  s.next_arena.clear();
-  s.next.push_back(PartialAlignment{});
-  s.next_arena.swap(s.arena);
+  s.paths.assign(1, PartialAlignment{});
   for (size_t current = 0; current <= n2; ++current) {
-    s.paths.swap(s.next);
-    s.arena.swap(s.next_arena);
-    s.next.clear();
-    s.next_arena.clear();
-    rank_best(s.paths, kBeamSize, s.keys, s.ranked);
-    const size_t width = s.paths.size();
-    for (size_t rank = 0; rank < width; ++rank) {
+    s.beam.clear();
+    for (size_t rank = 0; rank < s.paths.size(); ++rank) {
       PartialAlignment& path = s.paths[rank];
+      const auto parent = static_cast<int32_t>(rank);
       if (current == n2) {
         if (path.last_match_end != -1) ++path.chunks;
-        s.push_next(path);
+        s.beam.offer(path, parent, -1);
         continue;
       }
       const uint64_t* used2 = s.arena.data() + path.block + s.w1;
       if (MeteorAlignerScratch::test(used2, static_cast<int32_t>(current))) {
         if (static_cast<int32_t>(current) < path.idx) {
-          s.push_next(path);
+          s.beam.offer(path, parent, -1);
         } else if (path.idx >= 0 && static_cast<size_t>(path.idx) < n2 && s.fixed[static_cast<size_t>(path.idx)] >= 0) {
           const MeteorMatch& m = cand.matches[static_cast<size_t>(s.fixed[static_cast<size_t>(path.idx)])];
           path.take(m);
           path.distance += std::abs(m.start - m.match_start);
-          s.push_next(path);
+          s.beam.offer(path, parent, -1);
         }
         continue;
       }
       for (int32_t c = cand.begin[current]; c < cand.begin[current + 1]; ++c) {
         const MeteorMatch& m = cand.matches[static_cast<size_t>(c)];
         if (s.is_used(path.block, m)) continue;
-        PartialAlignment& branch = s.push_next(path);
-        s.set_used(s.next_arena, branch.block, m);
-        s.choices.push_back({c, branch.last_choice});
-        branch.last_choice = static_cast<int32_t>(s.choices.size() - 1);
+        PartialAlignment branch = path;
         branch.take(m);
+        s.beam.offer(branch, parent, c);
         // The jar adds this distance to the path it branched from, not to the branch.
         path.distance += std::abs(m.start - m.match_start);
       }
@@ -200,13 +201,30 @@ MeteorAlignment MeteorAligner::align(const MeteorLine& line1, const MeteorLine& 
         path.last_match_end = -1;
       }
       ++path.idx;
-      s.push_next(path);
+      s.beam.offer(path, parent, -1);
     }
-    if (s.next.empty()) s.push_next(s.paths[0]);
+    if (s.beam.empty()) s.beam.offer(s.paths[0], 0, -1);
+    // The survivors, best first, each with its own copy of its parent's bitsets.
+    s.next_arena.clear();
+    s.next_paths.clear();
+    for (const auto& kept : s.beam.ranked()) {
+      const Successor& next = kept.second;
+      PartialAlignment state = next.state;
+      state.block = s.next_arena.size();
+      const uint64_t* from = s.arena.data() + s.paths[static_cast<size_t>(next.parent)].block;
+      s.next_arena.insert(s.next_arena.end(), from, from + s.block_size);
+      if (next.candidate >= 0) {
+        s.set_used(s.next_arena, state.block, cand.matches[static_cast<size_t>(next.candidate)]);
+        s.choices.push_back({next.candidate, state.last_choice});
+        state.last_choice = static_cast<int32_t>(s.choices.size() - 1);
+      }
+      s.next_paths.push_back(state);
+    }
+    s.paths.swap(s.next_paths);
+    s.arena.swap(s.next_arena);
   }
-  rank_best(s.next, 1, s.keys, s.ranked);
   std::vector<int32_t>& best = s.fixed;  // the certain candidates plus the chosen ones
-  for (int32_t c = s.next[0].last_choice; c >= 0; c = s.choices[static_cast<size_t>(c)].previous) {
+  for (int32_t c = s.paths[0].last_choice; c >= 0; c = s.choices[static_cast<size_t>(c)].previous) {
     const int32_t candidate = s.choices[static_cast<size_t>(c)].candidate;
     best[static_cast<size_t>(cand.matches[static_cast<size_t>(candidate)].start)] = candidate;
   }
