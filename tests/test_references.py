@@ -70,8 +70,8 @@ def test_reuse_checks_tokenizer_size_and_order():
     ([["a"], []], ValueError, r"refs\[1\] has no reference"),
     (["a", "b"], TypeError, r"refs\[0\] is a single string"),
     ("abc", TypeError, "not a single string"),
-    ([["a", 3]], TypeError, r"references\[1\] is int"),
-    ([[b"\xff"]], ValueError, r"references\[0\]: invalid UTF-8"),
+    ([["a"], ["b", 3]], TypeError, r"refs\[1\]\[1\] is int"),
+    ([[b"\xff"]], ValueError, r"refs\[0\]\[0\]: invalid UTF-8"),
     ([None], TypeError, r"refs\[0\] is NoneType"),
 ])
 def test_bad_references(refs, exc, msg):
