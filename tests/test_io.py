@@ -80,7 +80,7 @@ def test_jsonl_records_and_errors(tmp_path):
         with pytest.raises(ValueError, match=msg):
             io.read_jsonl(bad)
     bad.write_bytes(b'{"hyp": "\xff", "refs": ["a"]}\n')
-    with pytest.raises(ValueError, match=r"bad.jsonl:1: invalid UTF-8"):
+    with pytest.raises(ValueError, match=r"bad.jsonl:1:10: invalid UTF-8"):
         io.read_jsonl(bad)
 
 

@@ -1,9 +1,9 @@
 """fastamfm: AM-FM and the nlg-eval dialogue metrics with a C++ (and CUDA) core."""
 from __future__ import annotations
 
-from . import io, meteor_resources
+from . import io, limits, meteor_resources
 from ._backend import HAS_CUDA, resolve_device
-from ._core import FormatError
+from .errors import FormatError
 from ._version import __version__
 from .adequacy import adequacy
 from .amfm import AMFM, AMFMResult, amfm_metrics, combine_scores
@@ -52,6 +52,7 @@ __all__ = [
     "fluency",
     "greedy_matching",
     "io",
+    "limits",
     "meteor",
     "meteor_resources",
     "metric_correlations",

@@ -25,7 +25,8 @@ import numpy as np
 from . import _core
 from ._version import __version__
 from .evaluate import METRIC_COLUMNS, ChunkTotals, ScoringContext, available_metrics, parse_metrics, score_chunk
-from .io import AtomicWriter, iter_jsonl_chunks, iter_parallel_chunks, write_text_atomic
+from .io import (AtomicWriter, discard_on_input_error, iter_jsonl_chunks, iter_parallel_chunks,
+                 relocate_chunk_error, write_text_atomic)
 
 log = logging.getLogger("fastamfm")
 
@@ -153,18 +154,22 @@ def score_files(out, *, hyp=None, refs=(), jsonl=None, metrics=("am", "fm", "amf
     total = ChunkTotals()
     first_id = 0
     index = -1
-    for index, (hyps, ref_lists) in enumerate(_iter_input(hyp, refs, jsonl, chunk_size)):
-        ids = np.arange(first_id, first_id + len(hyps))
-        first_id += len(hyps)
-        if index in done:
-            totals = ChunkTotals.from_json(json.loads(parts.totals(index).read_text(encoding="utf-8")))
-        else:
-            columns, totals = score_chunk(hyps, ref_lists, names, context)
-            if parts is not None:
-                parts.write(index, _format_rows(ids, columns, format), totals)
-        total.add(totals)
-        if progress is not None:
-            progress(len(hyps))
+    with discard_on_input_error(None if parts is None else parts.dir):
+        for index, (hyps, ref_lists) in enumerate(_iter_input(hyp, refs, jsonl, chunk_size)):
+            ids = np.arange(first_id, first_id + len(hyps))
+            first_id += len(hyps)
+            if index in done:
+                totals = ChunkTotals.from_json(json.loads(parts.totals(index).read_text(encoding="utf-8")))
+            else:
+                try:
+                    columns, totals = score_chunk(hyps, ref_lists, names, context)
+                except ValueError as exc:  # hyps[i] of this chunk -> of the whole input
+                    raise relocate_chunk_error(exc, int(ids[0]), inputs[0]) from None
+                if parts is not None:
+                    parts.write(index, _format_rows(ids, columns, format), totals)
+            total.add(totals)
+            if progress is not None:
+                progress(len(hyps))
     if first_id == 0:
         if parts is not None:
             shutil.rmtree(parts.dir)
