@@ -322,8 +322,20 @@ NgramModel NgramModel::load(const std::string& path, bool use_mmap) {
 }
 
 void NgramModel::save(const std::string& path) const {
+  // Always the current version: a model read from an older file is written anew
+  // (the body is the same; the header gets this version and its checksum).
+  LmHeader h = *header_;
+  h.version = kLmFormatVersion;
+  h.checksum = 0;
+  const uint8_t* body = base_ + sizeof(LmHeader);
+  const size_t body_bytes = header_->file_bytes - sizeof(LmHeader);
+  Checksum64Stream sum;
+  sum.update(&h, sizeof h);
+  sum.update(body, body_bytes);
+  h.checksum = sum.value();
   AtomicFile file(path);
-  file.write(base_, header_->file_bytes);
+  file.write(&h, sizeof h);
+  file.write(body, body_bytes);
   file.commit();
 }
 
