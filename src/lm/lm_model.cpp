@@ -315,10 +315,31 @@ NgramModel NgramModel::load(const std::string& path, bool use_mmap) {
   validate_image(path, base, bytes);
   NgramModel model;
   model.bind(std::shared_ptr<const void>(image, image->address), base);
-  // Queries fall back to <unk> for unknown words, so <unk> must be in the table.
-  if (model.find(1, lm_key_start(model.unk_token_)) == nullptr)
-    throw FormatError(path, 0, "corrupt fastamfm language model: <unk> is missing from the unigram table");
+  model.check_tables(path, model.header_->version == 1);
   return model;
+}
+
+void NgramModel::check_tables(const std::string& path, bool every_ngram) const {
+  auto fail = [&](const std::string& what) { throw FormatError(path, 0, "corrupt fastamfm language model: " + what); };
+  // Queries fall back to <unk> for unknown words, so <unk> must be in the table.
+  if (word(header_->unk_word) != "<unk>" || find(1, lm_key_start(unk_token_)) == nullptr)
+    fail("<unk> is not where the header says, or missing from the unigram table");
+  // A version-1 header has no checksum: its offsets are trusted only once every
+  // n-gram is found in its table with its own probability and backoff.
+  if (!every_ngram) return;
+  std::vector<TokenId> tokens(vocab_size());
+  for (size_t w = 0; w < tokens.size(); ++w) tokens[w] = hash_token(word(w));
+  for (int n = 1; n <= order(); ++n) {
+    const uint32_t* gram = ids(n);
+    for (size_t i = 0; i < count(n); ++i, gram += n) {
+      uint64_t key = lm_key_start(tokens[gram[n - 1]]);
+      for (int k = n - 2; k >= 0; --k) key = lm_key_extend(key, tokens[gram[k]]);
+      const LmSlot* slot = find(n, key);
+      if (slot == nullptr || std::memcmp(&slot->prob, log10_prob(n) + i, sizeof(float)) != 0 ||
+          std::memcmp(&slot->backoff, log10_backoff(n) + i, sizeof(float)) != 0)
+        fail("the " + std::to_string(n) + "-gram table does not hold the listed n-grams");
+    }
+  }
 }
 
 void NgramModel::save(const std::string& path) const {

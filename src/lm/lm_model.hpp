@@ -80,6 +80,9 @@ class NgramModel {
   // (tokens, then </s>), however long a context turns out to exist.
   void prefetch_ending_at(const TokenId* tokens, size_t n_tokens, size_t end) const;
   void bind(std::shared_ptr<const void> storage, const uint8_t* base);
+  // The lookups load() cannot leave to the checksum: <unk> in place and, with
+  // every_ngram (files without a header checksum), each n-gram in its table.
+  void check_tables(const std::string& path, bool every_ngram) const;
 
   std::shared_ptr<const void> storage_;  // owns the bytes (vector or mapping)
   const uint8_t* base_ = nullptr;
