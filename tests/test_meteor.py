@@ -116,6 +116,28 @@ def test_segments_equal_the_jar_on_dstc6_sample_and_tricky_text(jar, dstc6_refs,
     assert got.corpus == pytest.approx(want_corpus, abs=1e-12)
 
 
+@needs_resources
+@pytest.mark.shared_data
+@pytest.mark.java
+def test_long_segments_equal_the_jar(jar, dstc6_refs, dstc6_systems):
+    """Lines of 70-600 words (the position-index matching and the bounded beam), made of
+    real responses so that stems, synonyms, paraphrases and repeats all occur."""
+    rng = random.Random(7)
+    hyps, refs = [], []
+    for words in (70, 130, 600):
+        for _ in range(2):
+            picks = rng.sample(range(len(dstc6_refs)), 80)
+            hyp = " ".join(dstc6_systems["S_5"][i] for i in picks).split()[:words]
+            ref = " ".join(dstc6_refs[i][0] for i in picks).split()[:words]
+            hyps.append(" ".join(hyp))
+            refs.append([" ".join(ref), " ".join(ref[::-1])])
+    want_corpus, want = jar_scores(jar, hyps, refs)
+    got = meteor(hyps, refs)
+    bad = np.nonzero(np.abs(got.sentences - want) > 1e-9)[0]
+    assert bad.size == 0, [(len(hyps[i].split()), got.sentences[i], want[i]) for i in bad[:5]]
+    assert got.corpus == pytest.approx(want_corpus, abs=1e-12)
+
+
 # --- defined behaviour on empty text ------------------------------------------------
 
 @needs_resources
