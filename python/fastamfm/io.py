@@ -130,8 +130,8 @@ def iter_json_lines(path) -> Iterator[tuple[int, dict]]:
                 record = json.loads(text)
             except json.JSONDecodeError as exc:
                 raise format_error(path, f"invalid JSON: {exc.msg}", line=line_no, column=exc.colno) from None
-            except RecursionError:
-                raise format_error(path, "JSON nested too deeply", line=line_no) from None
+            except (ValueError, RecursionError) as exc:  # a number of too many digits, or deep nesting
+                raise format_error(path, f"unreadable JSON ({type(exc).__name__}: {exc})", line=line_no) from None
             if not isinstance(record, dict):
                 raise format_error(path, f"expected a JSON object, got {type(record).__name__}", line=line_no)
             yield line_no, record
@@ -198,8 +198,8 @@ def read_json_file(path, what: str = "JSON file"):
     except json.JSONDecodeError as exc:
         raise format_error(path, f"invalid JSON in the {what}: {exc.msg}", line=exc.lineno,
                            column=exc.colno) from None
-    except RecursionError:
-        raise format_error(path, f"the {what} is nested too deeply") from None
+    except (ValueError, RecursionError) as exc:  # a number of too many digits, or deep nesting
+        raise format_error(path, f"unreadable {what} ({type(exc).__name__}: {exc})") from None
 
 
 def read_dstc_json(path) -> tuple[list, list[str], list[list[str]]]:

@@ -170,6 +170,9 @@ class NgramLM:
 
             return [w for line in read_lines(vocab) for w in line.split()]
         words = as_text_list(vocab, "vocab")
+        for i, word in enumerate(words):
+            if not isinstance(word, str):
+                raise TypeError(f"vocab[{i}] is {type(word).__name__}, expected str")
         return [w for text in tokenizer.tokenize_batch(prepare_texts(words, tokenizer, "vocab"), 1) for w in text]
 
     @staticmethod
