@@ -243,6 +243,10 @@ def _cmd_correlate(args) -> int:
 
         ratings = np.asarray(read_numbers(args.human, "rating"), dtype=np.float64)
         flat = {m: np.concatenate([np.atleast_1d(v[s]) for s in v]) for m, v in scores.items()}
+        for m, values in flat.items():
+            if len(values) != len(ratings):
+                raise ValueError(f"{args.human} holds {len(ratings)} ratings but the --system files hold "
+                                 f"{len(values)} {m} scores ({', '.join(args.system)})")
         table = correlate(flat, ratings, level="utterance", methods=methods, bootstrap=args.bootstrap,
                           seed=args.seed)
         matrix = metric_correlations(flat, level="utterance") if len(flat) > 1 else None

@@ -143,8 +143,8 @@ class ArpaParser {
       // As kenlm: a log10 probability may be -inf (a word that never occurs) but not
       // NaN or above 0; a backoff must be finite.
       if (std::isnan(prob) || prob > 0.0f)
-        fail("log10 probability " + std::string(fields[0]) + " is " + (std::isnan(prob) ? "not a number" : "positive") +
-             " (a probability above 1)");
+        fail("log10 probability " + std::string(fields[0]) + " is " +
+             (std::isnan(prob) ? "not a number" : "positive (a probability above 1)"));
       const float backoff = with_backoff ? parse_number(fields[n + 1], "backoff") : 0.0f;
       if (!std::isfinite(backoff)) fail("backoff " + std::string(fields[n + 1]) + " is not a finite number");
       for (int i = 0; i < n; ++i) gram[i] = word_id(fields[i + 1], n, out);
