@@ -49,5 +49,6 @@ void register_nlg_metrics(py::module_& m);
 void register_meteor(py::module_& m);
 void register_flatten_references(py::module_& m);
 void register_hash_testing(py::module_& m);
+void register_checksum_testing(py::module_& m);
 
 }  // namespace fastamfm::bindings

@@ -16,4 +16,5 @@ PYBIND11_MODULE(_core, m) {
   register_meteor(m);
   register_flatten_references(m);
   register_hash_testing(m);
+  register_checksum_testing(m);
 }

@@ -74,4 +74,36 @@ uint64_t checksum64(const void* data, size_t bytes) {
   return sum.value();
 }
 
+void LsiChecksum::update(const void* data, size_t bytes) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  while (bytes > 0 && pending_ > 0) take(*p++), --bytes;
+  for (; bytes >= 8; p += 8, bytes -= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    fold(word);
+  }
+  while (bytes > 0) take(*p++), --bytes;
+}
+
+uint64_t LsiChecksum::value() const {
+  uint64_t tail = 0;
+  std::memcpy(&tail, buffer_, pending_);
+  return mix64(state_ ^ mix64(tail + pending_ + total_ * 0x9e3779b97f4a7c15ULL));
+}
+
+void LsiChecksum::fold(uint64_t word) {
+  state_ = mix64(state_ ^ word) + 0x2545f4914f6cdd1dULL;
+  total_ += 8;
+}
+
+void LsiChecksum::take(unsigned char byte) {
+  buffer_[pending_++] = byte;
+  if (pending_ == 8) {
+    uint64_t word;
+    std::memcpy(&word, buffer_, 8);
+    pending_ = 0;
+    fold(word);
+  }
+}
+
 }  // namespace fastamfm

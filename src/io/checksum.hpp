@@ -26,4 +26,21 @@ class Checksum64Stream {
   uint64_t total_ = 0;
 };
 
+// The LSI model file's checksum (its format 1 predates checksum64): 8-byte
+// little-endian words folded one after another through mix64.
+class LsiChecksum {
+ public:
+  void update(const void* data, size_t bytes);
+  uint64_t value() const;
+
+ private:
+  void fold(uint64_t word);
+  void take(unsigned char byte);
+
+  uint64_t state_ = 0x6a09e667f3bcc908ULL;
+  uint64_t total_ = 0;
+  unsigned char buffer_[8] = {};
+  size_t pending_ = 0;
+};
+
 }  // namespace fastamfm

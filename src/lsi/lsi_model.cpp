@@ -12,6 +12,7 @@
 
 #include "common/errors.hpp"
 #include "io/atomic_file.hpp"
+#include "io/checksum.hpp"
 #include "lsi/vector_clones.hpp"
 #include "text/utf8.hpp"
 
@@ -25,45 +26,6 @@ constexpr size_t kHeaderBytes = 8 + 4 * 4 + 9 * 8;
 constexpr uint64_t kMaxDims = uint64_t{1} << 20;
 
 size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
-
-// A streaming 64-bit checksum: 8-byte little-endian words folded through mix64.
-class Checksum64 {
- public:
-  void update(const void* data, size_t n) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    while (n > 0 && pending_ > 0) take(*p++), --n;
-    for (; n >= 8; p += 8, n -= 8) {
-      uint64_t word;
-      std::memcpy(&word, p, 8);
-      fold(word);
-    }
-    while (n > 0) take(*p++), --n;
-  }
-  uint64_t value() const {
-    uint64_t tail = 0;
-    std::memcpy(&tail, buffer_, pending_);
-    return mix64(state_ ^ mix64(tail + pending_ + total_ * 0x9e3779b97f4a7c15ULL));
-  }
-
- private:
-  void fold(uint64_t word) {
-    state_ = mix64(state_ ^ word) + 0x2545f4914f6cdd1dULL;
-    total_ += 8;
-  }
-  void take(unsigned char byte) {
-    buffer_[pending_++] = byte;
-    if (pending_ == 8) {
-      uint64_t word;
-      std::memcpy(&word, buffer_, 8);
-      pending_ = 0;
-      fold(word);
-    }
-  }
-  uint64_t state_ = 0x6a09e667f3bcc908ULL;
-  uint64_t total_ = 0;
-  unsigned char buffer_[8] = {};
-  size_t pending_ = 0;
-};
 
 // Writes to the file and the checksum together.
 class SummedWriter {
@@ -84,7 +46,7 @@ class SummedWriter {
 
  private:
   AtomicFile& file_;
-  Checksum64 sum_;
+  LsiChecksum sum_;
   size_t written_ = 0;
 };
 
@@ -263,7 +225,7 @@ std::shared_ptr<LsiModel> LsiModel::load(const std::string& path, bool use_mmap)
                           std::to_string(expected) + ")");
   if (bytes.size > expected)
     throw FormatError(path, 0, std::to_string(bytes.size - expected) + " unexpected bytes after the model");
-  Checksum64 sum;
+  LsiChecksum sum;
   sum.update(bytes.data, expected - 8);
   uint64_t stored;
   std::memcpy(&stored, bytes.data + expected - 8, 8);

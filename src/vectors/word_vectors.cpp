@@ -29,15 +29,7 @@ constexpr size_t kHeadBytes = size_t{1} << 20;
 size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
 uint64_t header_checksum(const WordVectorsHeader& h) {
-  static_assert(offsetof(WordVectorsHeader, checksum) % 8 == 0, "the checksum covers whole 64-bit words");
-  uint64_t sum = 0x243f6a8885a308d3ULL;
-  const auto* bytes = reinterpret_cast<const char*>(&h);
-  for (size_t at = 0; at < offsetof(WordVectorsHeader, checksum); at += 8) {
-    uint64_t word;
-    std::memcpy(&word, bytes + at, 8);
-    sum = mix64(sum ^ word);
-  }
-  return sum;
+  return checksum64(&h, offsetof(WordVectorsHeader, checksum));
 }
 
 using Sink = std::function<void(const void*, size_t)>;

@@ -48,8 +48,8 @@ struct WordVectorsHeader {
   int64_t source_mtime_ns;
   uint64_t source_head_hash;
   uint64_t source_format;
-  uint64_t body_checksum;  // checksum64 of every byte after the header
-  uint64_t checksum;       // of every byte above
+  uint64_t body_checksum;  // checksum64 (io/checksum.hpp) of every byte after the header
+  uint64_t checksum;       // checksum64 of every byte above
 };
 
 // One slot of the image's open-addressing table; row == kEmptyTableSlot when free.
