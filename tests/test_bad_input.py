@@ -176,3 +176,8 @@ def test_correlate_names_the_file(tmp_path, capsys):
     table.write_text("system\tAM\nS_1\t0.1\nS_2\t0.2\n")
     assert main(["correlate", "--human", str(human), "--scores", str(table)]) == 1
     assert f"{human}:2: 'inf' is not a finite number" in capsys.readouterr().err
+
+
+def test_vocabulary_items_are_named():
+    with pytest.raises(TypeError, match=r"vocab\[1\] is NoneType, expected str"):
+        fastamfm.NgramLM.train(["a b c"], order=2, vocab=["a", None])
