@@ -52,6 +52,29 @@ def test_signal_while_writing_removes_the_temporary(tmp_path, signum, status):
     assert sorted(os.listdir(tmp_path)) == []
 
 
+BUILD_CACHE = """
+import sys
+import fastamfm
+print("ready", flush=True)
+fastamfm.WordVectors.load(sys.argv[1], cache_dir=sys.argv[2], workers=1)
+"""
+
+
+def test_sigterm_while_building_a_vector_cache_leaves_no_temporary(tmp_path):
+    source = tmp_path / "big.txt"
+    row = " " + " ".join(["0.125"] * 50) + "\n"
+    source.write_text("".join(f"w{i}{row}" for i in range(150_000)))
+    cache = tmp_path / "cache"
+    proc = _start_and_wait([sys.executable, "-c", BUILD_CACHE, str(source), str(cache)])
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGTERM)
+    status = proc.wait(timeout=60)
+    left = sorted(p.name for p in cache.iterdir()) if cache.exists() else []
+    assert not [name for name in left if ".tmp" in name], left
+    # Stopped part-way (status 143, no cache) or, on a fast machine, finished first.
+    assert (status == 128 + signal.SIGTERM and left == []) or (status == 0 and len(left) == 1), (status, left)
+
+
 def test_application_signal_handlers_are_left_alone():
     def handler(signum, frame):
         pass

@@ -20,6 +20,7 @@ import zipfile
 from pathlib import Path
 
 from . import _core
+from .io import cleanup_on_signals
 
 JAR_NAME = "meteor-1.5.jar"
 PARAPHRASE_NAME = "paraphrase-en.gz"
@@ -138,7 +139,8 @@ def load(resources="auto") -> _core.MeteorResources:
         built = _core.MeteorResources.build(**read_texts(jar, paraphrase))
         try:
             cached.parent.mkdir(parents=True, exist_ok=True)
-            built.save(str(cached))
+            with cleanup_on_signals():
+                built.save(str(cached))
         except OSError as exc:  # a read-only home: keep the in-memory copy for this process
             warnings.warn(f"could not write the METEOR resource cache {cached} ({exc}); set "
                           f"FASTAMFM_CACHE_DIR to a writable directory to skip the conversion next time",

@@ -63,8 +63,11 @@ def cache_path_for(source, cache_dir=None) -> Path:
 def _ensure_cache(source: str, fmt: str, cache_file: Path, workers: int) -> None:
     """Build the cache unless a current one is there (a stale or other-version one is rebuilt)."""
     if not _core.vector_cache_is_current(str(cache_file), source, fmt):
+        from .io import cleanup_on_signals
+
         cache_file.parent.mkdir(parents=True, exist_ok=True)
-        _core.build_vector_cache(source, fmt, str(cache_file), workers)
+        with cleanup_on_signals():  # SIGTERM stops the build and removes its temporary file
+            _core.build_vector_cache(source, fmt, str(cache_file), workers)
 
 
 class WordVectors:
