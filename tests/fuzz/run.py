@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Runs one fuzz target under atheris (libFuzzer's engine, Python coverage of fastamfm).
 
     PYTHONPATH=python python tests/fuzz/run.py TARGET [libFuzzer options] [corpus directories]
@@ -12,10 +13,15 @@ long local run, on copies of the committed corpus:
       PYTHONPATH=python python tests/fuzz/run.py $t -max_total_time=3600 -rss_limit_mb=4096 /tmp/fuzz-corpus/$t
     done
 
-then keep what is worth keeping with -merge=1 into tests/fuzz/corpus/<target>.
+then keep what is worth keeping with
+
+    PYTHONPATH=python python tests/fuzz/run.py TARGET -merge=1 tests/fuzz/corpus/TARGET /tmp/fuzz-corpus/TARGET
+
+(-merge and -jobs start this script again: the target travels in FASTAMFM_FUZZ_TARGET.)
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -27,10 +33,13 @@ with atheris.instrument_imports(include=["fastamfm", "fuzz"]):
 
 
 def main() -> None:
-    if len(sys.argv) < 2 or sys.argv[1] not in HARNESSES:
+    args = sys.argv[1:]
+    if args and args[0] in HARNESSES:
+        os.environ["FASTAMFM_FUZZ_TARGET"] = args.pop(0)
+    target = os.environ.get("FASTAMFM_FUZZ_TARGET")
+    if target not in HARNESSES:
         sys.exit(f"usage: run.py TARGET [libFuzzer options] [corpus dirs]; targets: {', '.join(HARNESSES)}")
-    target = HARNESSES[sys.argv[1]]
-    atheris.Setup([sys.argv[0], *sys.argv[2:]], target)
+    atheris.Setup([sys.argv[0], *args], HARNESSES[target])
     atheris.Fuzz()
 
 
