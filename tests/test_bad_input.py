@@ -181,3 +181,18 @@ def test_correlate_names_the_file(tmp_path, capsys):
 def test_vocabulary_items_are_named():
     with pytest.raises(TypeError, match=r"vocab\[1\] is NoneType, expected str"):
         fastamfm.NgramLM.train(["a b c"], order=2, vocab=["a", None])
+
+
+@pytest.mark.parametrize("kind, exception, message", [
+    ("format", fastamfm.FormatError, r"^data.bin:7:3: bad \\xff byte$"),
+    ("input", ValueError, r"^texts\[2\]: bad \\xfe byte$"),
+    ("bad_alloc", MemoryError, "fastamfm ran out of memory.*fastamfm.limits"),
+    ("length_error", MemoryError, r"too large to hold in memory \(vector::reserve\)"),
+])
+def test_core_errors_reach_python_as_documented(kind, exception, message):
+    """The bindings' mapping: place attributes kept, undecodable bytes escaped, and
+    std::bad_alloc never shown raw."""
+    with pytest.raises(exception, match=message) as info:
+        fastamfm._core._testing.throw_core_error(kind)
+    if kind == "format":
+        assert (info.value.path, info.value.line, info.value.column, info.value.record) == ("data.bin", 7, 3, None)
