@@ -121,7 +121,8 @@ def test_segments_equal_the_jar_on_dstc6_sample_and_tricky_text(jar, dstc6_refs,
 @pytest.mark.java
 def test_long_segments_equal_the_jar(jar, dstc6_refs, dstc6_systems):
     """Lines of 70-600 words (the position-index matching and the bounded beam), made of
-    real responses so that stems, synonyms, paraphrases and repeats all occur."""
+    real responses so that stems, synonyms, paraphrases and repeats all occur, and
+    lines of few distinct words (the pruned listing)."""
     rng = random.Random(7)
     hyps, refs = [], []
     for words in (70, 130, 600):
@@ -131,6 +132,10 @@ def test_long_segments_equal_the_jar(jar, dstc6_refs, dstc6_systems):
             ref = " ".join(dstc6_refs[i][0] for i in picks).split()[:words]
             hyps.append(" ".join(hyp))
             refs.append([" ".join(ref), " ".join(ref[::-1])])
+    # Few distinct words: hundreds of successors per position, so the listing is pruned.
+    for words in (120, 250):
+        hyps.append(" ".join(rng.choice(["the", "cat", "cats", "car", "auto", "sat"]) for _ in range(words)))
+        refs.append([" ".join(rng.choice(["the", "cat", "automobile", "sits", "a"]) for _ in range(words))])
     want_corpus, want = jar_scores(jar, hyps, refs)
     got = meteor(hyps, refs)
     bad = np.nonzero(np.abs(got.sentences - want) > 1e-9)[0]

@@ -14,10 +14,12 @@ constexpr double kSearchWeight[kMeteorStages] = {1.0, 0.5, 0.5, 0.5};
 
 // A partial alignment's counters. Its used-word bitsets live in a per-generation
 // arena at `block`; the candidates it chose are a chain through the choice pool
-// (shared prefixes are stored once), ending at `last_choice`.
+// (shared prefixes are stored once), ending at `last_choice`, plus the candidate it
+// took in this generation (`pending_choice`), pooled only if the path survives.
 struct PartialAlignment {
   size_t block = 0;
   int32_t last_choice = -1;
+  int32_t pending_choice = -1;
   int32_t matches1 = 0;  // weighted, truncated to int after every addition (as in the jar)
   int32_t matches2 = 0;
   int32_t chunks = 0;
@@ -38,61 +40,45 @@ struct PartialAlignment {
 
 // The ranking as two integers compared lexicographically: more weighted matches,
 // then fewer chunks, then smaller distance, then the earlier position, which makes
-// the order exactly that of a stable sort.
+// the order exactly that of a stable sort (positions follow the listing order).
 struct RankKey {
   uint64_t hi, lo;
   bool operator<(const RankKey& o) const { return hi != o.hi ? hi < o.hi : lo < o.lo; }
 };
 
-RankKey rank_key(const PartialAlignment& p, uint32_t index) {
+RankKey rank_key(const PartialAlignment& p, size_t position) {
   const auto matches = static_cast<uint32_t>(p.matches1 + p.matches2);
   return {(uint64_t{UINT32_MAX - matches} << 32) | static_cast<uint32_t>(p.chunks),
-          (uint64_t{static_cast<uint32_t>(p.distance)} << 32) | index};
+          (uint64_t{static_cast<uint32_t>(p.distance)} << 32) | static_cast<uint32_t>(position)};
 }
 
-// A path the search could continue with: a copy of `parent` that, when
-// `candidate` >= 0, has taken that candidate too.
-struct Successor {
-  PartialAlignment state;
-  int32_t parent;
-  int32_t candidate;
-};
+size_t position_of(const RankKey& k) { return static_cast<size_t>(k.lo & UINT32_MAX); }
 
-// The jar lists every successor of a generation, stable-sorts them and keeps the
-// best kBeamSize. Keeping only the best kBeamSize while they are listed gives the
-// same paths in the same order (the listing position breaks every tie) with memory
-// that does not grow with the number of candidates.
-class BeamSelector {
- public:
-  void clear() {
-    heap_.clear();
-    offered_ = 0;
+// Keeps the best `keep` paths in the order Java's stable sort would put them
+// first (the jar drops everything past the beam).
+void rank_best(std::vector<PartialAlignment>& v, size_t keep, std::vector<RankKey>& keys,
+               std::vector<PartialAlignment>& out) {
+  keys.resize(v.size());
+  for (size_t i = 0; i < v.size(); ++i) keys[i] = rank_key(v[i], i);
+  if (keys.size() > keep) {
+    std::nth_element(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(keep), keys.end());
+    keys.resize(keep);
   }
-  void offer(const PartialAlignment& state, int32_t parent, int32_t candidate) {
-    const RankKey key = rank_key(state, offered_++);
-    if (heap_.size() == static_cast<size_t>(MeteorAligner::kBeamSize)) {
-      if (!(key < heap_.front().first)) return;
-      std::pop_heap(heap_.begin(), heap_.end(), by_key);
-      heap_.back() = {key, Successor{state, parent, candidate}};
-    } else {
-      heap_.push_back({key, Successor{state, parent, candidate}});
-    }
-    std::push_heap(heap_.begin(), heap_.end(), by_key);
+  // Insertion sort: the paths arrive nearly ranked (branches before the path they
+  // came from), where it is close to linear.
+  bool moved = false;
+  for (size_t i = 1; i < keys.size(); ++i) {
+    const RankKey k = keys[i];
+    size_t j = i;
+    for (; j > 0 && k < keys[j - 1]; --j) keys[j] = keys[j - 1];
+    keys[j] = k;
+    moved = moved || j != i;
   }
-  bool empty() const { return heap_.empty(); }
-  // The kept successors, best first (consumes the selection).
-  std::vector<std::pair<RankKey, Successor>>& ranked() {
-    std::sort_heap(heap_.begin(), heap_.end(), by_key);
-    return heap_;
-  }
-
- private:
-  static bool by_key(const std::pair<RankKey, Successor>& a, const std::pair<RankKey, Successor>& b) {
-    return a.first < b.first;
-  }
-  std::vector<std::pair<RankKey, Successor>> heap_;
-  uint32_t offered_ = 0;
-};
+  if (!moved && keys.size() == v.size()) return;
+  out.clear();
+  for (const RankKey& k : keys) out.push_back(v[position_of(k)]);
+  v.swap(out);
+}
 
 }  // namespace
 
@@ -104,8 +90,8 @@ struct Choice {
 // Block layout: the line-1 used bitset (w1 words), then the line-2 one (w2 words).
 struct MeteorAlignerScratch {
   MeteorCandidates candidates;
-  std::vector<PartialAlignment> paths, next_paths;
-  BeamSelector beam;
+  std::vector<PartialAlignment> paths, next, ranked;
+  std::vector<RankKey> keys;
   std::vector<uint64_t> arena, next_arena;
   std::vector<Choice> choices;
   std::vector<int32_t> fixed;  // the certain candidate of each line-2 start, or -1
@@ -114,6 +100,44 @@ struct MeteorAlignerScratch {
   static bool test(const uint64_t* bits, int32_t i) { return (bits[i >> 6] >> (i & 63) & 1) != 0; }
   static void set(uint64_t* bits, int32_t i) { bits[i >> 6] |= uint64_t{1} << (i & 63); }
 
+  // Lists `path` (or, with pending_choice set afterwards, a branch of it) for the
+  // next generation. Its bitsets stay its parent's until it survives the ranking.
+  PartialAlignment& push_next(const PartialAlignment& path) {
+    next.push_back(path);
+    return next.back();
+  }
+  // The jar lists every successor of a generation and keeps the best kBeamSize; a
+  // path ranked below kBeamSize others can never come back, so a long listing is cut
+  // to its best kBeamSize as it grows. The kept paths stay in listing order, so that
+  // positions still break ties as the listing did: same survivors, bounded memory.
+  void prune_next() {
+    keys.resize(next.size());
+    for (size_t i = 0; i < next.size(); ++i) keys[i] = rank_key(next[i], i);
+    std::nth_element(keys.begin(), keys.begin() + MeteorAligner::kBeamSize, keys.end());
+    keys.resize(MeteorAligner::kBeamSize);
+    std::sort(keys.begin(), keys.end(),
+              [](const RankKey& a, const RankKey& b) { return position_of(a) < position_of(b); });
+    ranked.clear();
+    for (const RankKey& k : keys) ranked.push_back(next[position_of(k)]);
+    next.swap(ranked);
+  }
+  // The survivors (`paths`, ranked) get their own bitsets, with the candidate each
+  // took marked used, and pool that candidate: the arena and the pool grow by at
+  // most the beam per generation, however many successors were listed.
+  void start_generation(const MeteorCandidates& cand) {
+    next_arena.clear();
+    for (PartialAlignment& p : paths) {
+      const uint64_t* from = arena.data() + p.block;
+      p.block = next_arena.size();
+      next_arena.insert(next_arena.end(), from, from + block_size);
+      if (p.pending_choice < 0) continue;
+      set_used(next_arena, p.block, cand.matches[static_cast<size_t>(p.pending_choice)]);
+      choices.push_back({p.pending_choice, p.last_choice});
+      p.last_choice = static_cast<int32_t>(choices.size() - 1);
+      p.pending_choice = -1;
+    }
+    arena.swap(next_arena);
+  }
   bool is_used(size_t block, const MeteorMatch& m) const {
     const uint64_t* u1 = arena.data() + block;
     const uint64_t* u2 = u1 + w1;
@@ -160,71 +184,60 @@ MeteorAlignment MeteorAligner::align(const MeteorLine& line1, const MeteorLine& 
     }
   }
 
-  // Beam search, left to right over line 2. Each generation's survivors get their
-  // bitsets copied into a new arena. A used line-2 word at the path's next
+  // Beam search, left to right over line 2. Each generation gives the surviving
+  // paths their own bitsets in a new arena. A used line-2 word at the path's next
   // position can only belong to a certain candidate (chosen ones move idx past
   // their words), so the jar's lookup of the path's match there reads `fixed`.
-  s.paths.assign(1, PartialAlignment{});
+  s.next.assign(1, PartialAlignment{});
+  constexpr size_t kPruneAt = 16 * kBeamSize;
   for (size_t current = 0; current <= n2; ++current) {
-    s.beam.clear();
-    for (size_t rank = 0; rank < s.paths.size(); ++rank) {
+    s.paths.swap(s.next);
+    s.next.clear();
+    rank_best(s.paths, kBeamSize, s.keys, s.ranked);
+    s.start_generation(cand);
+    const size_t width = s.paths.size();
+    for (size_t rank = 0; rank < width; ++rank) {
       PartialAlignment& path = s.paths[rank];
-      const auto parent = static_cast<int32_t>(rank);
       if (current == n2) {
         if (path.last_match_end != -1) ++path.chunks;
-        s.beam.offer(path, parent, -1);
+        s.push_next(path);
         continue;
       }
       const uint64_t* used2 = s.arena.data() + path.block + s.w1;
       if (MeteorAlignerScratch::test(used2, static_cast<int32_t>(current))) {
         if (static_cast<int32_t>(current) < path.idx) {
-          s.beam.offer(path, parent, -1);
+          s.push_next(path);
         } else if (path.idx >= 0 && static_cast<size_t>(path.idx) < n2 && s.fixed[static_cast<size_t>(path.idx)] >= 0) {
           const MeteorMatch& m = cand.matches[static_cast<size_t>(s.fixed[static_cast<size_t>(path.idx)])];
           path.take(m);
           path.distance += std::abs(m.start - m.match_start);
-          s.beam.offer(path, parent, -1);
+          s.push_next(path);
         }
         continue;
       }
       for (int32_t c = cand.begin[current]; c < cand.begin[current + 1]; ++c) {
         const MeteorMatch& m = cand.matches[static_cast<size_t>(c)];
         if (s.is_used(path.block, m)) continue;
-        PartialAlignment branch = path;
+        PartialAlignment& branch = s.push_next(path);
+        branch.pending_choice = c;
         branch.take(m);
-        s.beam.offer(branch, parent, c);
         // The jar adds this distance to the path it branched from, not to the branch.
         path.distance += std::abs(m.start - m.match_start);
+        if (s.next.size() >= kPruneAt) s.prune_next();
       }
       if (path.last_match_end != -1) {
         ++path.chunks;
         path.last_match_end = -1;
       }
       ++path.idx;
-      s.beam.offer(path, parent, -1);
+      s.push_next(path);
+      if (s.next.size() >= kPruneAt) s.prune_next();
     }
-    if (s.beam.empty()) s.beam.offer(s.paths[0], 0, -1);
-    // The survivors, best first, each with its own copy of its parent's bitsets.
-    s.next_arena.clear();
-    s.next_paths.clear();
-    for (const auto& kept : s.beam.ranked()) {
-      const Successor& next = kept.second;
-      PartialAlignment state = next.state;
-      state.block = s.next_arena.size();
-      const uint64_t* from = s.arena.data() + s.paths[static_cast<size_t>(next.parent)].block;
-      s.next_arena.insert(s.next_arena.end(), from, from + s.block_size);
-      if (next.candidate >= 0) {
-        s.set_used(s.next_arena, state.block, cand.matches[static_cast<size_t>(next.candidate)]);
-        s.choices.push_back({next.candidate, state.last_choice});
-        state.last_choice = static_cast<int32_t>(s.choices.size() - 1);
-      }
-      s.next_paths.push_back(state);
-    }
-    s.paths.swap(s.next_paths);
-    s.arena.swap(s.next_arena);
+    if (s.next.empty()) s.push_next(s.paths[0]);
   }
+  rank_best(s.next, 1, s.keys, s.ranked);
   std::vector<int32_t>& best = s.fixed;  // the certain candidates plus the chosen ones
-  for (int32_t c = s.paths[0].last_choice; c >= 0; c = s.choices[static_cast<size_t>(c)].previous) {
+  for (int32_t c = s.next[0].last_choice; c >= 0; c = s.choices[static_cast<size_t>(c)].previous) {
     const int32_t candidate = s.choices[static_cast<size_t>(c)].candidate;
     best[static_cast<size_t>(cand.matches[static_cast<size_t>(candidate)].start)] = candidate;
   }
