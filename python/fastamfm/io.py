@@ -17,6 +17,7 @@ what they create gets the permissions a plain ``open``/``mkdir`` would (the umas
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -241,8 +242,6 @@ def read_dstc_json(path) -> tuple[list, list[str], list[list[str]]]:
 
 def read_numbers(path, what: str = "number") -> list[float]:
     """One finite number per non-blank line (e.g. human ratings), errors naming file:line."""
-    import math
-
     numbers = []
     for line_no, line in enumerate(read_lines(path), 1):
         if not line.strip():
