@@ -50,8 +50,11 @@ py::tuple embedding_scores(const EmbeddedReferences& refs, py::handle hyps, cons
 void register_embedding(py::module_& m) {
   py::class_<WordVectors, std::shared_ptr<WordVectors>>(m, "WordVectors")
       .def_static(
-          "open", [](const std::string& cache_path) { return without_gil([&] { return WordVectors::open(cache_path); }); },
-          py::arg("cache_path"))
+          "open",
+          [](const std::string& cache_path, bool mmap) {
+            return without_gil([&] { return WordVectors::open(cache_path, mmap); });
+          },
+          py::arg("cache_path"), py::arg("mmap") = true)
       .def_static(
           "load_uncached",
           [](const std::string& path, const std::string& format, int workers) {

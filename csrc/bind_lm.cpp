@@ -86,14 +86,14 @@ void register_lm(py::module_& m) {
           py::arg("gtmax"), py::arg("prune"), py::arg("tokenizer"), py::arg("workers"))
       .def_static(
           "load",
-          [](const std::string& path) {
+          [](const std::string& path, bool mmap) {
             const auto check = python_interrupt_check();
             return without_gil([&] {
-              if (NgramModel::is_binary_file(path)) return std::make_shared<NgramModel>(NgramModel::load(path));
+              if (NgramModel::is_binary_file(path)) return std::make_shared<NgramModel>(NgramModel::load(path, mmap));
               return std::make_shared<NgramModel>(NgramModel::build(read_arpa(path, check)));
             });
           },
-          py::arg("path"))
+          py::arg("path"), py::arg("mmap") = true)
       .def_static("is_binary_file", &NgramModel::is_binary_file, py::arg("path"))
       .def(
           "save",

@@ -93,10 +93,11 @@ void register_meteor(py::module_& m) {
           py::arg("nonbreaking_prefixes"), py::arg("paraphrases") = py::none())
       .def_static(
           "load",
-          [](const std::string& path) {
-            return std::const_pointer_cast<MeteorResources>(without_gil([&] { return MeteorResources::load(path); }));
+          [](const std::string& path, bool mmap) {
+            return std::const_pointer_cast<MeteorResources>(
+                without_gil([&] { return MeteorResources::load(path, mmap); }));
           },
-          py::arg("path"))
+          py::arg("path"), py::arg("mmap") = true)
       .def(
           "save", [](const MeteorResources& r, const std::string& path) { without_gil([&] { r.save(path); }); },
           py::arg("path"))

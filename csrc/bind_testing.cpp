@@ -1,6 +1,9 @@
 // fastamfm._core._testing: hooks that let the tests drive the threading utility
-// (exception propagation, Ctrl-C, thread-count independence) through real code paths.
+// (exception propagation, Ctrl-C, thread-count independence) through real code paths,
+// and the exception mapping with errors no input can provoke safely (out of memory).
 #include <chrono>
+#include <new>
+#include <stdexcept>
 #include <thread>
 
 #include "bindings.hpp"
@@ -36,6 +39,18 @@ void register_testing(py::module_& m) {
         return total;
       },
       py::arg("n"), py::arg("workers") = -1, py::arg("sleep_us") = 0, py::arg("fail_at") = -1);
+  t.def(
+      "throw_core_error",
+      [](const std::string& kind) {
+        without_gil([&] {
+          if (kind == "format") throw FormatError("data.bin", 7, "bad \xff byte", 3);
+          if (kind == "input") throw InputError("texts[2]: bad \xfe byte");
+          if (kind == "bad_alloc") throw std::bad_alloc();
+          if (kind == "length_error") throw std::length_error("vector::reserve");
+          return 0;
+        });
+      },
+      py::arg("kind"), "throws the core exception `kind` from a worker-free core call");
 }
 
 }  // namespace fastamfm::bindings

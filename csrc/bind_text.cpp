@@ -59,7 +59,7 @@ void register_text(py::module_& m) {
 
   py::class_<LineReader>(m, "LineReader")
       .def(py::init<std::string, size_t>(), py::arg("path"),
-           py::arg("max_line_bytes") = LineReader::kDefaultMaxLineBytes)
+           py::arg("max_line_bytes") = 0, "max_line_bytes 0: the limit in fastamfm.limits")
       .def(
           "read_chunk",
           [](LineReader& r, size_t max_lines) {

@@ -1,6 +1,9 @@
+#include <new>
+#include <stdexcept>
 #include <string>
 
 #include "bindings.hpp"
+#include "common/limits.hpp"
 #include "text/utf8.hpp"
 
 namespace fastamfm::bindings {
@@ -49,18 +52,62 @@ InterruptCheck python_interrupt_check() {
   };
 }
 
+namespace {
+
+// Messages quote file content, which may be any bytes: undecodable ones are shown
+// as \xNN rather than turning the error into a UnicodeDecodeError.
+py::str decoded(const std::string& text) {
+  PyObject* s = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "backslashreplace");
+  if (!s) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(s);
+}
+
+void set_error(PyObject* type, const std::string& message) { PyErr_SetObject(type, decoded(message).ptr()); }
+
+}  // namespace
+
 void register_errors(py::module_& m) {
-  // A corrupt or truncated file: a ValueError subclass users can catch precisely.
+  // A corrupt or truncated file: a ValueError subclass users can catch precisely,
+  // with the place as attributes (None where the format has no such notion).
   static py::exception<FormatError> format_error(m, "FormatError", PyExc_ValueError);
+  for (const char* attribute : {"path", "line", "column", "record"}) format_error.attr(attribute) = py::none();
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const FormatError& e) {
-      py::set_error(format_error, e.what());
+      py::object error = py::handle(format_error.ptr())(decoded(e.what()));
+      if (!e.path().empty()) error.attr("path") = decoded(e.path());
+      if (e.line() > 0) error.attr("line") = e.line();
+      if (e.column() > 0) error.attr("column") = e.column();
+      PyErr_SetObject(format_error.ptr(), error.ptr());
     } catch (const Interrupted& e) {
       if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
+    } catch (const InputError& e) {
+      set_error(PyExc_ValueError, e.what());
+    } catch (const std::bad_alloc&) {
+      set_error(PyExc_MemoryError,
+                "fastamfm ran out of memory: the input needs more than this machine can allocate "
+                "(fastamfm.limits bounds line lengths and METEOR's candidate matches)");
+    } catch (const std::length_error& e) {
+      set_error(PyExc_MemoryError, std::string("fastamfm: an input is too large to hold in memory (") + e.what() + ")");
     }
   });
+}
+
+void register_limits(py::module_& m) {
+  m.def("get_limits", [] {
+    const Limits l = limits();
+    py::dict out;
+    out["max_line_bytes"] = l.max_line_bytes;
+    out["meteor_max_candidates"] = l.meteor_max_candidates;
+    return out;
+  });
+  m.def(
+      "set_limits",
+      [](size_t max_line_bytes, uint64_t meteor_max_candidates) {
+        set_limits(Limits{max_line_bytes, meteor_max_candidates});
+      },
+      py::arg("max_line_bytes"), py::arg("meteor_max_candidates"));
 }
 
 }  // namespace fastamfm::bindings

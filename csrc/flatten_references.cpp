@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bindings.hpp"
+#include "text/utf8.hpp"
 
 namespace fastamfm::bindings {
 
@@ -13,9 +14,28 @@ namespace {
 
 std::string type_name(const py::handle& obj) { return py::str(py::type::of(obj).attr("__name__")); }
 
+// Checks one reference where its place is still known, so errors say refs[i][j]
+// rather than an index into the flat list: str (UTF-8 encodable) or UTF-8 bytes.
+void check_reference(PyObject* item, const std::string& name, Py_ssize_t i, Py_ssize_t j) {
+  const auto where = [&] { return name + "[" + std::to_string(i) + "][" + std::to_string(j) + "]"; };
+  if (PyUnicode_Check(item)) {
+    Py_ssize_t size = 0;
+    if (!PyUnicode_AsUTF8AndSize(item, &size)) {
+      PyErr_Clear();
+      throw py::value_error(where() + ": string cannot be encoded as UTF-8 (lone surrogate)");
+    }
+  } else if (PyBytes_Check(item)) {
+    const size_t bad = find_invalid_utf8(
+        std::string_view(PyBytes_AS_STRING(item), static_cast<size_t>(PyBytes_GET_SIZE(item))));
+    if (bad != SIZE_MAX) throw py::value_error(where() + ": invalid UTF-8 at byte " + std::to_string(bad));
+  } else {
+    throw py::type_error(where() + " is " + type_name(py::handle(item)) + ", expected str");
+  }
+}
+
 // The per-segment loop of fastamfm._validation.flatten_references (which checks the
 // outer sequence first), with the same errors: a single string instead of a list, a
-// non-sequence, or an empty list of references.
+// non-sequence, an empty list of references, or a reference that is not text.
 py::tuple flatten_ragged(const py::sequence& refs, const std::string& name) {
   static const py::object abc_sequence = py::module_::import("collections.abc").attr("Sequence");
   const Py_ssize_t n = PySequence_Size(refs.ptr());
@@ -40,8 +60,10 @@ py::tuple flatten_ragged(const py::sequence& refs, const std::string& name) {
     const Py_ssize_t k = PySequence_Fast_GET_SIZE(items.ptr());
     if (k == 0) throw py::value_error(where + " has no reference");
     PyObject** data = PySequence_Fast_ITEMS(items.ptr());
-    for (Py_ssize_t j = 0; j < k; ++j)
+    for (Py_ssize_t j = 0; j < k; ++j) {
+      check_reference(data[j], name, i, j);
       if (PyList_Append(flat.ptr(), data[j]) != 0) throw py::error_already_set();
+    }
     total += k;
     PyList_SET_ITEM(offsets.ptr(), i + 1, PyLong_FromSsize_t(total));
   }

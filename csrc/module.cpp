@@ -5,6 +5,7 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "fastamfm C++ core";
   using namespace fastamfm::bindings;
   register_errors(m);
+  register_limits(m);
   register_text(m);
   register_references(m);
   register_testing(m);
@@ -15,4 +16,5 @@ PYBIND11_MODULE(_core, m) {
   register_meteor(m);
   register_flatten_references(m);
   register_hash_testing(m);
+  register_checksum_testing(m);
 }

@@ -153,7 +153,7 @@ def test_load_rejects_corrupt_or_foreign_models(scorer, tmp_path):
         AMFM.load(path)
 
     (path / SETTINGS_FILE).write_text("{not json")
-    with pytest.raises(fastamfm.FormatError, match="corrupt settings file"):
+    with pytest.raises(fastamfm.FormatError, match="amfm.json:1:2: invalid JSON in the settings file"):
         AMFM.load(path)
     with pytest.raises(FileNotFoundError, match="no such AM-FM model directory"):
         AMFM.load(tmp_path / "absent")
@@ -324,17 +324,18 @@ def test_dstc6_scores_equal_sklearn_and_kenlm_oracle(twcs_dir, dstc6_systems, ds
 
     def prob(text):
         # Per-word normalised sentence probability, </s> prediction included; unknown
-        # words leave the sum and the word count (fm_oov="skip", SRILM -ppl's rule).
+        # words leave the sum and the word count (fm_oov="skip", SRILM -ppl's rule); a
+        # sentence without a scored word has probability 0 (fastamfm's empty rule).
         scores = list(lm.full_scores(text, bos=True, eos=True))
         log10 = sum(p for p, _, unknown in scores if not unknown)
         words = sum(1 for _, _, unknown in scores[:-1] if not unknown)
-        return 10.0 ** (log10 / max(words, 1))
+        return 10.0 ** (log10 / words) if words else 0.0
 
     for i, (h, rs) in enumerate(zip(hyps, refs)):
         hv, rv = unit([h])[0], unit(rs)
         am = max(max(0.0, float(hv @ r)) for r in rv)
         ph = prob(h)
-        fm = float(np.mean([min(ph, prob(r)) / max(ph, prob(r)) for r in rs]))
+        fm = float(np.mean([min(ph, prob(r)) / max(ph, prob(r)) if max(ph, prob(r)) > 0 else 0.0 for r in rs]))
         assert res.am[i] == pytest.approx(am, abs=1e-5), i
         assert res.fm[i] == pytest.approx(fm, abs=1e-4), i
         assert res.amfm[i] == pytest.approx(0.8 * am + 0.2 * fm, abs=1e-4), i

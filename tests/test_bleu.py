@@ -150,7 +150,7 @@ def test_non_string_hypothesis():
 
 
 def test_non_string_reference():
-    with pytest.raises(TypeError, match=r"references\[1\] is NoneType, expected str"):
+    with pytest.raises(TypeError, match=r"refs\[1\]\[0\] is NoneType, expected str"):
         fastamfm.bleu(["a", "b"], [["a"], [None]])
 
 

@@ -12,16 +12,20 @@ from lm_corpora import twcs_agent_turns, zipf_corpus
 
 
 def fm_oracle(hyp_log10, ref_log10, hyp_words, ref_words, normalization, combine):
-    """The AM-FM toolkit's FM from log10 sentence scores (N+1 predictions incl. </s>)."""
+    """The AM-FM toolkit's FM from log10 sentence scores (N+1 predictions incl. </s>), with
+    fastamfm's rule for a sentence without a scored word (N = 0): probability 0, so that
+    an empty response never rates as fluent, and a ratio of 0 when both are 0."""
     def prob(log10, n):
-        divisor = max(n, 1) if normalization == "per-word" else n + 1
+        if n == 0:
+            return 0.0
+        divisor = n if normalization == "per-word" else n + 1
         return math.exp(log10 * math.log(10) / divisor)
 
     p_hyp = prob(hyp_log10, hyp_words)
     ratios = []
     for log10, n in zip(ref_log10, ref_words):
         p_ref = prob(log10, n)
-        ratios.append(min(p_hyp, p_ref) / max(p_hyp, p_ref))
+        ratios.append(min(p_hyp, p_ref) / max(p_hyp, p_ref) if max(p_hyp, p_ref) > 0 else 0.0)
     if combine == "mean":
         return sum(ratios) / len(ratios)
     return max(ratios) if combine == "max" else max(ratios) - min(ratios)

@@ -28,7 +28,7 @@ def test_read_lines_spanning_many_buffers(tmp_path):
 def test_invalid_utf8_names_file_and_line(tmp_path):
     p = tmp_path / "bad.txt"
     p.write_bytes(b"fine\nalso fine\nbro\xffken\n")
-    with pytest.raises(fastamfm.FormatError, match=r"bad.txt:3: invalid UTF-8 at byte 3"):
+    with pytest.raises(fastamfm.FormatError, match=r"bad.txt:3:4: invalid UTF-8 at byte 3"):
         io.read_lines(p)
     with pytest.raises(ValueError):  # FormatError is a ValueError
         io.read_lines(p)
@@ -80,7 +80,7 @@ def test_jsonl_records_and_errors(tmp_path):
         with pytest.raises(ValueError, match=msg):
             io.read_jsonl(bad)
     bad.write_bytes(b'{"hyp": "\xff", "refs": ["a"]}\n')
-    with pytest.raises(ValueError, match=r"bad.jsonl:1: invalid UTF-8"):
+    with pytest.raises(ValueError, match=r"bad.jsonl:1:10: invalid UTF-8"):
         io.read_jsonl(bad)
 
 

@@ -123,8 +123,8 @@ def _corrupt(path, offset, data):
     (lambda p: _corrupt(p, p.stat().st_size // 2, b"\xff\xfe\xfd"), "checksum mismatch"),
     (lambda p: p.write_bytes(p.read_bytes()[:-16]), "truncated?"),
     (lambda p: p.write_bytes(p.read_bytes()[:40]), "file too short for the header"),
-    (lambda p: _corrupt(p, 8, b"\x07\x00\x00\x00"), "format version 7; this fastamfm reads version 1"),
-    (lambda p: _corrupt(p, 0, b"NOTMAGIC"), ":1: invalid UTF-8"),  # then it is read as ARPA text
+    (lambda p: _corrupt(p, 8, b"\x07\x00\x00\x00"), "format version 7; this fastamfm reads versions 1 to 2"),
+    (lambda p: _corrupt(p, 0, b"NOTMAGIC"), ":1:18: invalid UTF-8"),  # then it is read as ARPA text
 ])
 def test_corrupt_binary_file_is_refused(binary_model, damage, what):
     damage(binary_model)

@@ -271,5 +271,5 @@ def test_bad_arguments_name_the_problem(tmp_path):
         fastamfm.LsiModel.train(tmp_path / "nope.txt", dims=1)
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"fine\nbad \xff byte\n")
-    with pytest.raises(fastamfm.FormatError, match=r"bad\.txt:2: invalid UTF-8"):
+    with pytest.raises(fastamfm.FormatError, match=r"bad\.txt:2:5: invalid UTF-8"):
         fastamfm.LsiModel.train(bad, dims=1)

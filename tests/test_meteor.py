@@ -116,6 +116,33 @@ def test_segments_equal_the_jar_on_dstc6_sample_and_tricky_text(jar, dstc6_refs,
     assert got.corpus == pytest.approx(want_corpus, abs=1e-12)
 
 
+@needs_resources
+@pytest.mark.shared_data
+@pytest.mark.java
+def test_long_segments_equal_the_jar(jar, dstc6_refs, dstc6_systems):
+    """Lines of 70-600 words (the position-index matching and the bounded beam), made of
+    real responses so that stems, synonyms, paraphrases and repeats all occur, and
+    lines of few distinct words (the pruned listing)."""
+    rng = random.Random(7)
+    hyps, refs = [], []
+    for words in (70, 130, 600):
+        for _ in range(2):
+            picks = rng.sample(range(len(dstc6_refs)), 80)
+            hyp = " ".join(dstc6_systems["S_5"][i] for i in picks).split()[:words]
+            ref = " ".join(dstc6_refs[i][0] for i in picks).split()[:words]
+            hyps.append(" ".join(hyp))
+            refs.append([" ".join(ref), " ".join(ref[::-1])])
+    # Few distinct words: hundreds of successors per position, so the listing is pruned.
+    for words in (120, 250):
+        hyps.append(" ".join(rng.choice(["the", "cat", "cats", "car", "auto", "sat"]) for _ in range(words)))
+        refs.append([" ".join(rng.choice(["the", "cat", "automobile", "sits", "a"]) for _ in range(words))])
+    want_corpus, want = jar_scores(jar, hyps, refs)
+    got = meteor(hyps, refs)
+    bad = np.nonzero(np.abs(got.sentences - want) > 1e-9)[0]
+    assert bad.size == 0, [(len(hyps[i].split()), got.sentences[i], want[i]) for i in bad[:5]]
+    assert got.corpus == pytest.approx(want_corpus, abs=1e-12)
+
+
 # --- defined behaviour on empty text ------------------------------------------------
 
 @needs_resources
@@ -302,9 +329,13 @@ def test_exact_stem_mode_without_resources_is_labelled(monkeypatch):
 def test_corrupt_cache_is_a_format_error(tmp_path):
     bad = tmp_path / "broken.bin"
     bad.write_bytes(b"FAMETEOR" + b"\x04\x00\x00\x00\x01\x00\x00\x00" + os.urandom(64))
-    with pytest.raises(fastamfm.FormatError, match="broken.bin: byte"):
+    with pytest.raises(fastamfm.FormatError, match="broken.bin: byte 8: cache format version 4, expected 5"):
         _core.MeteorResources.load(str(bad))
-    bad.write_bytes(b"not a cache at all")
+    size = (8 + 8 + 8 + 8 + 64).to_bytes(8, "little")
+    bad.write_bytes(b"FAMETEOR" + b"\x05\x00\x00\x00\x01\x00\x00\x00" + size + bytes(8) + os.urandom(64))
+    with pytest.raises(fastamfm.FormatError, match="broken.bin: checksum mismatch"):
+        _core.MeteorResources.load(str(bad))
+    bad.write_bytes(b"not a cache at all" * 4)
     with pytest.raises(fastamfm.FormatError, match="not a fastamfm METEOR resource cache"):
         _core.MeteorResources.load(str(bad))
 

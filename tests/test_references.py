@@ -71,8 +71,8 @@ def test_one_references_serves_every_tokenizer_and_order():
     ([["a"], []], ValueError, r"refs\[1\] has no reference"),
     (["a", "b"], TypeError, r"refs\[0\] is a single string"),
     ("abc", TypeError, "not a single string"),
-    ([["a", 3]], TypeError, r"references\[1\] is int"),
-    ([[b"\xff"]], ValueError, r"references\[0\]: invalid UTF-8"),
+    ([["a"], ["b", 3]], TypeError, r"refs\[1\]\[1\] is int"),
+    ([[b"\xff"]], ValueError, r"refs\[0\]\[0\]: invalid UTF-8"),
     ([None], TypeError, r"refs\[0\] is NoneType"),
 ])
 def test_bad_references(refs, exc, msg):

@@ -119,7 +119,7 @@ def test_a_response_without_references():
 def test_non_string_items():
     with pytest.raises(TypeError, match=r"hyps\[0\] is bytearray, expected str"):
         fastamfm.rouge_l([bytearray(b"a")], [["a"]])
-    with pytest.raises(TypeError, match=r"references\[0\] is int, expected str"):
+    with pytest.raises(TypeError, match=r"refs\[0\]\[0\] is int, expected str"):
         fastamfm.rouge_l(["a"], [[1]])
 
 

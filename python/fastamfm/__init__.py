@@ -10,9 +10,9 @@ from __future__ import annotations
 # The nlg-eval metrics register first, so the registry lists them in nlg-eval's order.
 from .metrics import (BleuStatistics, DocumentFrequencies, bleu, cider, distinct, embedding_average, greedy_matching,
                       meteor, rouge_l, vector_extrema)
-from . import io, meteor_resources, registry  # noqa: I001
+from . import io, limits, meteor_resources, registry  # noqa: I001
 from ._backend import HAS_CUDA, resolve_device
-from ._core import FormatError
+from .errors import FormatError
 from ._version import __version__
 from .adequacy import adequacy
 from .amfm import AMFM, combine_scores
@@ -66,6 +66,7 @@ __all__ = [
     "fluency",
     "greedy_matching",
     "io",
+    "limits",
     "meteor",
     "meteor_resources",
     "metric_correlations",

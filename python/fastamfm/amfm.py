@@ -18,8 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import tempfile
+import re
 import threading
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
@@ -180,8 +179,11 @@ class AMFM:
         return cls(lsi, lm, workers=workers, **settings)
 
     @classmethod
-    def load(cls, path, *, workers: int = -1, **overrides) -> "AMFM":
-        """Load a directory written by ``save``; ``overrides`` replace saved settings."""
+    def load(cls, path, *, workers: int = -1, mmap: bool = True, **overrides) -> "AMFM":
+        """Load a directory written by ``save``; ``overrides`` replace saved settings.
+        ``mmap=False`` copies both models into memory (a file changed or truncated
+        later cannot affect the scorer); by default they are memory-mapped."""
+        from .io import read_json_file
         from .lm import NgramLM
         from .lsi import LsiModel
 
@@ -191,32 +193,39 @@ class AMFM:
             raise FileNotFoundError(f"{path}: no such AM-FM model directory")
         if not manifest_path.exists():
             raise FileNotFoundError(f"{path}: not an AM-FM model directory (no {SETTINGS_FILE})")
-        try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise _format_error(f"{manifest_path}: corrupt settings file ({exc})") from None
+        manifest = read_json_file(manifest_path, "settings file")
         if not isinstance(manifest, dict) or manifest.get("format") != MODEL_FORMAT:
             raise _format_error(f"{manifest_path}: not a {MODEL_FORMAT} settings file")
         version = manifest.get("format_version")
         if version != MODEL_FORMAT_VERSION:
             raise _format_error(f"{manifest_path}: model format version {version!r}; this fastamfm "
                                 f"({__version__}) reads version {MODEL_FORMAT_VERSION}")
+        digests, saved = manifest.get("sha256"), manifest.get("settings", {})
+        if not isinstance(digests, dict) or not isinstance(saved, dict):
+            raise _format_error(f"{manifest_path}: 'sha256' and 'settings' must be JSON objects")
         for key, name in (("lsi", LSI_FILE), ("lm", LM_FILE)):
             file = path / name
             if not file.exists():
                 raise _format_error(f"{path}: missing {name}")
-            if _digest(file) != manifest.get("sha256", {}).get(key):
+            expected = digests.get(key)
+            if not isinstance(expected, str) or not re.fullmatch(r"[0-9a-f]{64}", expected):
+                raise _format_error(f"{manifest_path}: sha256 of {name} is {expected!r}, not a SHA-256 hex digest")
+            if _digest(file) != expected:
                 raise _format_error(f"{file}: checksum mismatch (the file is corrupt or was replaced)")
-        saved = dict(manifest.get("settings", {}))
         unknown = set(overrides) - set(AMFMSettings.__dataclass_fields__) - {"combine"}
         if unknown:
             raise TypeError(f"unknown AM-FM settings {sorted(unknown)}")
+        lsi, lm = LsiModel.load(path / LSI_FILE, mmap=mmap), NgramLM.load(path / LM_FILE, mmap=mmap)
+        try:
+            AMFMSettings(**saved).check(lsi.dims)
+        except (TypeError, ValueError) as exc:
+            raise _format_error(f"{manifest_path}: invalid settings ({exc})") from None
+        saved = dict(saved)
         if "combine" in overrides:
             saved.pop("am_combine", None)
             saved.pop("fm_combine", None)
         saved.update(overrides)
-        scorer = cls(LsiModel.load(path / LSI_FILE), NgramLM.load(path / LM_FILE), workers=workers, **saved)
-        return scorer
+        return cls(lsi, lm, workers=workers, **saved)
 
     @classmethod
     def default(cls) -> "AMFM":
@@ -247,9 +256,9 @@ class AMFM:
                 raise FileExistsError(f"{path} exists and is not a directory")
             if any(path.iterdir()) and not (path / SETTINGS_FILE).exists():
                 raise FileExistsError(f"{path} is a non-empty directory that holds no AM-FM model; not replacing it")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent))
-        try:
+        from .io import atomic_directory
+
+        with atomic_directory(path) as tmp:
             self._lsi.save(tmp / LSI_FILE)
             self._lm.save(tmp / LM_FILE)
             manifest = {
@@ -260,16 +269,6 @@ class AMFM:
                 "sha256": {"lsi": _digest(tmp / LSI_FILE), "lm": _digest(tmp / LM_FILE)},
             }
             (tmp / SETTINGS_FILE).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-            old = None
-            if path.exists():
-                old = path.with_name(tmp.name + ".old")
-                path.rename(old)
-            tmp.rename(path)
-            if old is not None:
-                shutil.rmtree(old)
-        finally:
-            if tmp.exists():
-                shutil.rmtree(tmp)
 
     def with_settings(self, **changes) -> "AMFM":
         """The same models with other settings (no copy of the models)."""
@@ -381,9 +380,10 @@ class AMFMScore(FromAMFMModel, Metric):
 
 
 def _format_error(message: str) -> Exception:
-    from . import FormatError
+    from .errors import format_error
 
-    return FormatError(message)
+    path, _, what = message.partition(": ")
+    return format_error(path, what)
 
 
 _DEFAULT: AMFM | None = None

@@ -16,7 +16,10 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
+import os
 import re
+import signal
 import sys
 import time
 from pathlib import Path
@@ -90,9 +93,12 @@ def _read_table(path) -> tuple[list[str], list[list[str]]]:
 
 def _number(text: str, where: str) -> float:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         raise ValueError(f"{where}: {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{where}: {text!r} is not a finite number")
+    return value
 
 
 def read_human(path) -> dict:
@@ -106,10 +112,12 @@ def read_human(path) -> dict:
         if len(fields) != 2:
             raise ValueError(f"{path}:{i}: expected 'system<TAB>rating', got {len(fields)} fields")
         try:
-            out[fields[0].strip()] = float(fields[1])
+            float(fields[1])
         except ValueError:
             if out:
                 raise ValueError(f"{path}:{i}: {fields[1]!r} is not a number") from None
+            continue  # a header line
+        out[fields[0].strip()] = _number(fields[1], f"{path}:{i}")
     if not out:
         raise ValueError(f"{path}: no ratings")
     return out
@@ -245,8 +253,14 @@ def _cmd_correlate(args) -> int:
     if args.level == "utterance":
         if not args.system:
             raise ValueError("--level utterance needs per-response scores: --system NAME=SCORES ...")
-        ratings = np.loadtxt(args.human, dtype=np.float64, ndmin=1)
+        from .io import read_numbers
+
+        ratings = np.asarray(read_numbers(args.human, "rating"), dtype=np.float64)
         flat = {m: np.concatenate([np.atleast_1d(v[s]) for s in v]) for m, v in scores.items()}
+        for m, values in flat.items():
+            if len(values) != len(ratings):
+                raise ValueError(f"{args.human} holds {len(ratings)} ratings but the --system files hold "
+                                 f"{len(values)} {m} scores ({', '.join(args.system)})")
         table = correlate(flat, ratings, level="utterance", methods=methods, bootstrap=args.bootstrap,
                           seed=args.seed)
         matrix = metric_correlations(flat, level="utterance") if len(flat) > 1 else None
@@ -474,13 +488,19 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, format="fastamfm: %(message)s",
                         stream=sys.stderr)
+    from .io import Terminated, cleanup_on_signals
+
     try:
-        return args.run(args)
-    except KeyboardInterrupt:
+        with cleanup_on_signals():
+            return args.run(args)
+    except (KeyboardInterrupt, Terminated) as exc:
         print("fastamfm: interrupted; finished chunks are kept, rerun the same command to resume",
               file=sys.stderr)
+        if isinstance(exc, Terminated):  # temporaries are gone: now die of the signal, as asked
+            signal.signal(exc.signum, signal.SIG_DFL)
+            os.kill(os.getpid(), exc.signum)
         return 130
-    except (ValueError, TypeError, OSError, ImportError) as exc:
+    except (ValueError, TypeError, OSError, ImportError, MemoryError) as exc:
         print(f"fastamfm: error: {exc}", file=sys.stderr)
         return 1
 

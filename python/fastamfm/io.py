@@ -1,22 +1,37 @@
-"""Readers for the input layouts users have, and atomic writers.
+"""Readers for the input layouts users have, and writers that never leave debris.
 
 - one sentence per line (nlg-eval's hyp.txt / ref1.txt ...): read by the C++ LineReader,
   which checks UTF-8 and line length and names the file and line in every error;
 - jsonl records ``{"hyp": str, "refs": [str, ...]}``;
 - DSTC-style json: a list of records with ``context``, ``response``, ``reference``.
+
+Every reader refuses a line (or JSON text field) longer than ``fastamfm.limits``
+``max_line_bytes`` and reports bad content as ``fastamfm.FormatError`` with the file,
+line (or record) and column.
+
+Writers: ``write_text_atomic`` and ``AtomicWriter`` make a file appear complete or not
+at all; ``atomic_directory`` does the same for a directory. Their temporaries are
+removed on every error, on Ctrl-C and on SIGTERM/SIGHUP (``cleanup_on_signals``), and
+what they create gets the permissions a plain ``open``/``mkdir`` would (the umask).
 """
 from __future__ import annotations
 
 import json
+import math
 import os
-import tempfile
+import re
+import shutil
+import signal
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from . import _core
+from . import limits as _limits
+from .errors import format_error
 
 DEFAULT_CHUNK_LINES = 65536
-MAX_LINE_BYTES = 16 << 20
 
 
 def _path(p) -> str:
@@ -26,9 +41,13 @@ def _path(p) -> str:
     return p
 
 
-def read_lines(path, *, max_line_bytes: int = MAX_LINE_BYTES) -> list[str]:
+def _max_line_bytes(max_line_bytes: int | None) -> int:
+    return _limits.get()["max_line_bytes"] if max_line_bytes is None else max_line_bytes
+
+
+def read_lines(path, *, max_line_bytes: int | None = None) -> list[str]:
     """All lines of a UTF-8 text file, without line terminators."""
-    reader = _core.LineReader(_path(path), max_line_bytes)
+    reader = _core.LineReader(_path(path), _max_line_bytes(max_line_bytes))
     lines: list[str] = []
     while True:
         chunk = reader.read_chunk(DEFAULT_CHUNK_LINES)
@@ -38,7 +57,7 @@ def read_lines(path, *, max_line_bytes: int = MAX_LINE_BYTES) -> list[str]:
 
 
 def iter_parallel_chunks(paths, chunk_lines: int = DEFAULT_CHUNK_LINES, *,
-                         max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[list[list[str]]]:
+                         max_line_bytes: int | None = None) -> Iterator[list[list[str]]]:
     """Read K line-aligned files in lockstep, ``chunk_lines`` lines at a time.
 
     Yields one list per file (all of equal length). Raises ValueError naming the
@@ -47,7 +66,7 @@ def iter_parallel_chunks(paths, chunk_lines: int = DEFAULT_CHUNK_LINES, *,
     paths = [_path(p) for p in paths]
     if not paths:
         raise ValueError("no files given")
-    readers = [_core.LineReader(p, max_line_bytes) for p in paths]
+    readers = [_core.LineReader(p, _max_line_bytes(max_line_bytes)) for p in paths]
     while True:
         chunks = [r.read_chunk(chunk_lines) for r in readers]
         sizes = {len(c) for c in chunks}
@@ -62,7 +81,7 @@ def iter_parallel_chunks(paths, chunk_lines: int = DEFAULT_CHUNK_LINES, *,
         yield chunks
 
 
-def read_line_columns(paths, *, max_line_bytes: int = MAX_LINE_BYTES) -> list[list[str]]:
+def read_line_columns(paths, *, max_line_bytes: int | None = None) -> list[list[str]]:
     """K line-aligned files -> K lists of lines (``columns[k][i]``: line i of file k);
     ``fastamfm.References.from_columns`` takes them as they are."""
     columns: list[list[str]] = [[] for _ in paths]
@@ -72,63 +91,86 @@ def read_line_columns(paths, *, max_line_bytes: int = MAX_LINE_BYTES) -> list[li
     return columns
 
 
-def read_parallel_files(paths, *, max_line_bytes: int = MAX_LINE_BYTES) -> list[list[str]]:
+def read_parallel_files(paths, *, max_line_bytes: int | None = None) -> list[list[str]]:
     """K reference files (nlg-eval layout) -> per segment the list of its K references."""
     return [list(refs) for refs in zip(*read_line_columns(paths, max_line_bytes=max_line_bytes))]
 
 
-def read_json_document(path):
-    """A whole JSON file, with errors that name the file and line."""
-    path = _path(path)
-    with open(path, "rb") as f:
-        raw = f.read()
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: invalid UTF-8 at byte {exc.start}") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg} (column {exc.colno})") from None
+def check_text_field(value: str, what: str, path, **place) -> None:
+    """A text field of a JSON record: within the line limit and encodable as UTF-8
+    (JSON's \\ud800 escapes give lone surrogates, which no tokenizer can take)."""
+    limit = _limits.get()["max_line_bytes"]
+    size = len(value)
+    if not value.isascii():  # isascii is O(1) for Python's compact strings
+        try:
+            size = len(value.encode("utf-8"))
+        except UnicodeEncodeError as exc:
+            raise format_error(path, f"{what} holds a lone surrogate (\\u{ord(value[exc.start]):04x}) at character "
+                                     f"{exc.start}, which is not text", **place) from None
+    if size > limit:
+        raise format_error(path, f"{what} is longer than {limit} bytes (fastamfm.limits max_line_bytes)", **place)
 
 
 def iter_json_lines(path) -> Iterator[tuple[int, dict]]:
-    """(line number, object) of each non-blank line of a jsonl file; errors name file:line."""
+    """(line number, object) for every non-blank line of a jsonl file, each line read
+    with a bounded buffer (a file without newlines cannot exhaust memory)."""
     path = _path(path)
+    limit = _limits.get()["max_line_bytes"]
     with open(path, "rb") as f:
-        for line_no, raw in enumerate(f, 1):
+        line_no = 0
+        while True:
+            raw = f.readline(limit + 2)
+            if not raw:
+                return
+            line_no += 1
+            if len(raw.rstrip(b"\r\n")) > limit:
+                raise format_error(path, f"line longer than {limit} bytes (fastamfm.limits max_line_bytes; "
+                                         f"raise it for files with longer lines)", line=line_no)
             if not raw.strip():
                 continue
             try:
-                record = json.loads(raw.decode("utf-8"))
+                text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise ValueError(f"{path}:{line_no}: invalid UTF-8 at byte {exc.start}") from None
+                raise format_error(path, f"invalid UTF-8 at byte {exc.start}", line=line_no,
+                                   column=exc.start + 1) from None
+            try:
+                record = json.loads(text)
             except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{line_no}: invalid JSON: {exc.msg} (column {exc.colno})") from None
+                raise format_error(path, f"invalid JSON: {exc.msg}", line=line_no, column=exc.colno) from None
+            except (ValueError, RecursionError) as exc:  # a number of too many digits, or deep nesting
+                raise format_error(path, f"unreadable JSON ({type(exc).__name__}: {exc})", line=line_no) from None
             if not isinstance(record, dict):
-                raise ValueError(f"{path}:{line_no}: expected a JSON object, got {type(record).__name__}")
+                raise format_error(path, f"expected a JSON object, got {type(record).__name__}", line=line_no)
             yield line_no, record
 
 
-def _check_record(path, line_no: int, record: dict, require_refs: bool) -> tuple[str, list | None, list | None]:
+def check_record(path, line_no: int, record: dict, require_refs: bool) -> tuple[str, list | None, list | None]:
     """(hyp, refs or None, context turns or None) of one jsonl record."""
-    where = f"{path}:{line_no}"
     for key in ("hyp", "refs") if require_refs else ("hyp",):
         if key not in record:
-            raise ValueError(f"{where}: record has no {key!r} key (expected {{\"hyp\": ..., \"refs\": [...]}})")
+            raise format_error(path, f"record has no {key!r} key (expected {{\"hyp\": ..., \"refs\": [...]}})",
+                               line=line_no)
     hyp, refs, context = record["hyp"], record.get("refs"), record.get("context")
     if not isinstance(hyp, str):
-        raise ValueError(f"{where}: 'hyp' must be a string, got {type(hyp).__name__}")
+        raise format_error(path, f"'hyp' must be a string, got {type(hyp).__name__}", line=line_no)
+    check_text_field(hyp, "'hyp'", path, line=line_no)
     if refs is not None:
         if isinstance(refs, str):
             refs = [refs]
         if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
-            raise ValueError(f"{where}: 'refs' must be a list of strings")
+            raise format_error(path, "'refs' must be a list of strings", line=line_no)
         if not refs:
-            raise ValueError(f"{where}: 'refs' is empty")
+            raise format_error(path, "'refs' is empty", line=line_no)
+        for j, r in enumerate(refs):
+            check_text_field(r, f"'refs'[{j}]", path, line=line_no)
     if context is not None:
         if isinstance(context, str):
             context = context.split("\n")
         if not isinstance(context, list) or not all(isinstance(t, str) for t in context):
-            raise ValueError(f"{where}: 'context' must be a string (turns joined by newlines) or a list of strings")
+            raise format_error(path, "'context' must be a string (turns joined by newlines) or a list of strings",
+                               line=line_no)
+        for t in context:
+            check_text_field(t, "'context'", path, line=line_no)
     return hyp, refs, context
 
 
@@ -142,12 +184,13 @@ def iter_jsonl_records(path, chunk_records: int = DEFAULT_CHUNK_LINES, *,
     contexts: list = []
     shape = None
     for line_no, record in iter_json_lines(path):
-        hyp, rs, context = _check_record(path, line_no, record, require_refs)
+        hyp, rs, context = check_record(path, line_no, record, require_refs)
         if shape is None:
             shape = (rs is not None, context is not None)
         elif shape != (rs is not None, context is not None):
-            raise ValueError(f"{path}:{line_no}: the first record {'has' if shape[0] else 'has no'} 'refs' and "
-                             f"{'has' if shape[1] else 'has no'} 'context'; every record must have the same keys")
+            raise format_error(path, f"the first record {'has' if shape[0] else 'has no'} 'refs' and "
+                                     f"{'has' if shape[1] else 'has no'} 'context'; every record must have the same "
+                                     f"keys", line=line_no)
         hyps.append(hyp)
         refs.append(rs)
         contexts.append(context)
@@ -174,6 +217,26 @@ def read_jsonl(path) -> tuple[list[str], list[list[str]]]:
     return hyps, refs
 
 
+def read_json_file(path, what: str = "JSON file"):
+    """The value of a whole JSON file; bad UTF-8 or JSON is a FormatError with line and column."""
+    path = _path(path)
+    with open(path, "rb") as f:
+        raw = f.read()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise format_error(path, f"invalid UTF-8 in the {what}", line=line, column=column) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise format_error(path, f"invalid JSON in the {what}: {exc.msg}", line=exc.lineno,
+                           column=exc.colno) from None
+    except (ValueError, RecursionError) as exc:  # a number of too many digits, or deep nesting
+        raise format_error(path, f"unreadable {what} ({type(exc).__name__}: {exc})") from None
+
+
 def read_dstc_json(path) -> tuple[list, list[str], list[list[str]]]:
     """DSTC-style json: a list of records (or jsonl) with ``context``, ``response``, ``reference``.
 
@@ -181,29 +244,82 @@ def read_dstc_json(path) -> tuple[list, list[str], list[list[str]]]:
     """
     path = _path(path)
     with open(path, "rb") as f:
-        starts_with_list = f.read(4096).lstrip().startswith(b"[")
-    if starts_with_list:
-        numbered = list(enumerate(read_json_document(path), 1))
-        where = lambda i: f"{path}: record {i}"  # noqa: E731
+        is_list = f.read(4096).lstrip().startswith(b"[")
+    if is_list:
+        records = read_json_file(path, "DSTC json file")
+        numbered = list(enumerate(records, 1))
+        place = lambda i: {"record": i}  # noqa: E731
     else:
         numbered = list(iter_json_lines(path))
-        where = lambda i: f"{path}:{i}"  # noqa: E731
+        place = lambda i: {"line": i}  # noqa: E731
     contexts, responses, references = [], [], []
     for i, rec in numbered:
         if not isinstance(rec, dict):
-            raise ValueError(f"{where(i)}: expected a JSON object")
+            raise format_error(path, "expected a JSON object", **place(i))
         missing = [k for k in ("response", "reference") if k not in rec]
         if missing:
-            raise ValueError(f"{where(i)}: record has no {missing[0]!r} key")
+            raise format_error(path, f"record has no {missing[0]!r} key", **place(i))
         ref = rec["reference"]
         ref = [ref] if isinstance(ref, str) else ref
         if not isinstance(rec["response"], str) or not isinstance(ref, list) or not ref or \
                 not all(isinstance(r, str) for r in ref):
-            raise ValueError(f"{where(i)}: 'response' must be a string and 'reference' a non-empty list of strings")
+            raise format_error(path, "'response' must be a string and 'reference' a non-empty list of strings",
+                               **place(i))
+        check_text_field(rec["response"], "'response'", path, **place(i))
+        for j, r in enumerate(ref):
+            check_text_field(r, f"'reference'[{j}]", path, **place(i))
         contexts.append(rec.get("context"))
         responses.append(rec["response"])
         references.append(ref)
     return contexts, responses, references
+
+
+def read_numbers(path, what: str = "number") -> list[float]:
+    """One finite number per non-blank line (e.g. human ratings), errors naming file:line."""
+    numbers = []
+    for line_no, line in enumerate(read_lines(path), 1):
+        if not line.strip():
+            continue
+        try:
+            value = float(line)
+        except ValueError:
+            raise format_error(path, f"{line.strip()[:40]!r} is not a {what}", line=line_no) from None
+        if not math.isfinite(value):
+            raise format_error(path, f"{line.strip()!r} is not a finite {what}", line=line_no)
+        numbers.append(value)
+    if not numbers:
+        raise format_error(path, f"no {what}s in the file")
+    return numbers
+
+
+_INDEX = re.compile(r"\b(hyps|refs|hypotheses|references)\[(\d+)\]")
+
+
+def relocate_chunk_error(error: Exception, first: int, source) -> Exception:
+    """The error a chunk of a streamed input raised, with its ``hyps[i]``/``refs[i]``
+    indices made absolute (the chunk starts at response ``first``, 0-based) and the
+    input file named."""
+    message = _INDEX.sub(lambda m: f"{m[1]}[{int(m[2]) + first}]", str(error))
+    try:
+        relocated = type(error)(f"{os.fspath(source)}: {message}")
+    except TypeError:  # an exception type that does not take a message
+        relocated = ValueError(f"{os.fspath(source)}: {message}")
+    return relocated
+
+
+# --- writing --------------------------------------------------------------------
+
+@contextmanager
+def discard_on_input_error(directory):
+    """Removes ``directory`` (the part files of a streamed output) when the block
+    raises a ValueError: bad input, which must change before a rerun, so its parts
+    could never be resumed. An interruption (Ctrl-C, SIGTERM) keeps them for resuming."""
+    try:
+        yield
+    except ValueError:
+        if directory is not None and os.path.isdir(directory):
+            shutil.rmtree(directory)
+        raise
 
 
 def write_text_atomic(path, text: str | bytes) -> None:
@@ -212,17 +328,69 @@ def write_text_atomic(path, text: str | bytes) -> None:
     _core.write_file_atomic(os.fspath(path), data)
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+class Terminated(SystemExit):
+    """SIGTERM or SIGHUP arrived while ``cleanup_on_signals`` was active.
+
+    A ``SystemExit`` (exit status 128 + the signal number), so ``finally`` blocks and
+    context managers run and remove temporaries on the way out, as for Ctrl-C.
+    """
+
+    def __init__(self, signum: int):
+        super().__init__(128 + signum)
+        self.signum = signum
+
+
+_TERMINATING_SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s)
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated(signum)
+
+
+@contextmanager
+def cleanup_on_signals():
+    """While active, SIGTERM and SIGHUP raise ``Terminated`` instead of killing the
+    process on the spot, so temporaries are removed as on an exception.
+
+    Only in the main thread (where Python runs signal handlers), and only for signals
+    still at their default action: an application's own handlers are left alone.
+    Nested uses are free; the outermost restores the default action.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    installed = []
+    for signum in _TERMINATING_SIGNALS:
+        if signal.getsignal(signum) == signal.SIG_DFL:
+            signal.signal(signum, _raise_terminated)
+            installed.append(signum)
+    try:
+        yield
+    finally:
+        for signum in installed:
+            if signal.getsignal(signum) is _raise_terminated:
+                signal.signal(signum, signal.SIG_DFL)
+
+
+def _unique_sibling(path: Path, create) -> Path:
+    """A new name beside ``path`` (``name.XXXXXXXX.tmp``), created by ``create(name)``
+    (which must fail with FileExistsError when the name is taken)."""
+    for _ in range(100):
+        candidate = path.with_name(f"{path.name}.{os.urandom(4).hex()}.tmp")
+        try:
+            create(candidate)
+            return candidate
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{path}: could not find a free temporary name beside it")
 
 
 class AtomicWriter:
     """A text file written in pieces that appears at ``path`` only on success.
 
-    Used by streaming writers: on an exception (or Ctrl-C) the temporary file is
-    removed and any previous file at ``path`` is left untouched.
+    Used by streaming writers: on an exception, Ctrl-C, SIGTERM or SIGHUP the
+    temporary file is removed and any previous file at ``path`` is left untouched.
+    The file gets the permissions ``open(path, "w")`` would give it (umask).
     """
 
     def __init__(self, path, mode: str = "w"):
@@ -230,22 +398,54 @@ class AtomicWriter:
         self.mode = mode
 
     def __enter__(self):
-        directory = self.path.parent if str(self.path.parent) else Path(".")
-        fd, self._tmp = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".tmp", dir=directory)
-        # mkstemp creates the file private (0600); give it the mode a plain open() would.
-        os.chmod(self._tmp, 0o666 & ~_umask())
-        self._file = os.fdopen(fd, self.mode, encoding=None if "b" in self.mode else "utf-8")
+        self._signals = cleanup_on_signals()
+        self._signals.__enter__()
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+            fds = []
+            self._tmp = _unique_sibling(self.path, lambda p: fds.append(os.open(p, flags, 0o666)))
+            self._file = os.fdopen(fds[-1], self.mode, encoding=None if "b" in self.mode else "utf-8")
+        except BaseException:
+            self._signals.__exit__(None, None, None)
+            raise
         return self._file
 
     def __exit__(self, exc_type, exc, tb):
         try:
-            if exc_type is None:
-                self._file.flush()
-                os.fsync(self._file.fileno())
-            self._file.close()
-            if exc_type is None:
-                os.replace(self._tmp, self.path)
+            try:
+                if exc_type is None:
+                    self._file.flush()
+                    os.fsync(self._file.fileno())
+                self._file.close()
+                if exc_type is None:
+                    os.replace(self._tmp, self.path)
+            finally:
+                if os.path.lexists(self._tmp):
+                    os.unlink(self._tmp)
         finally:
-            if os.path.exists(self._tmp):
-                os.unlink(self._tmp)
+            self._signals.__exit__(exc_type, exc, tb)
         return False
+
+
+@contextmanager
+def atomic_directory(path):
+    """Yields a new, empty directory beside ``path`` to fill; on success it replaces
+    ``path`` (an existing directory there is removed), on any exception, Ctrl-C,
+    SIGTERM or SIGHUP it is removed and ``path`` is left as it was. The directory
+    gets the permissions ``mkdir`` would give it (umask)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with cleanup_on_signals():
+        tmp = _unique_sibling(path, lambda p: os.mkdir(p, 0o777))
+        try:
+            yield tmp
+            old = None
+            if path.exists():
+                old = tmp.with_name(tmp.name + ".old")
+                path.rename(old)
+            tmp.rename(path)
+            if old is not None:
+                shutil.rmtree(old)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp)

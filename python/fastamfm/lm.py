@@ -170,6 +170,9 @@ class NgramLM:
 
             return [w for line in read_lines(vocab) for w in line.split()]
         words = as_text_list(vocab, "vocab")
+        for i, word in enumerate(words):
+            if not isinstance(word, str):
+                raise TypeError(f"vocab[{i}] is {type(word).__name__}, expected str")
         return [w for text in tokenizer.tokenize_batch(prepare_texts(words, tokenizer, "vocab"), 1) for w in text]
 
     @staticmethod
@@ -199,17 +202,25 @@ class NgramLM:
             counter.add(prepare_texts(chunk, tokenizer, "corpus"))
 
     @classmethod
-    def load(cls, path, *, tokenize: str | None = None, lowercase: bool | None = None) -> "NgramLM":
+    def load(cls, path, *, tokenize: str | None = None, lowercase: bool | None = None,
+             mmap: bool = True) -> "NgramLM":
         """Read an ARPA file (kenlm, SRILM, IRSTLM, ours) or fastamfm's binary file.
 
         The binary file records its tokenizer; ARPA files use ``tokenize`` (default
-        whitespace, as kenlm splits sentences).
+        whitespace, as kenlm splits sentences). A binary file is memory-mapped, or with
+        ``mmap=False`` copied into memory (then changing or truncating the file later
+        cannot affect the model).
         """
         path = os.fspath(path)
         if not os.path.exists(path):
             raise FileNotFoundError(f"{path}: no such language-model file")
-        model = _core.NgramModel.load(path)
-        tokenizer = _tokenizer_from_metadata(_parse_metadata(model.metadata))
+        model = _core.NgramModel.load(path, mmap=bool(mmap))
+        try:
+            tokenizer = _tokenizer_from_metadata(_parse_metadata(model.metadata))
+        except ValueError as exc:
+            from .errors import format_error
+
+            raise format_error(path, f"the model's metadata names no usable tokenizer ({exc})") from None
         if tokenize is not None or lowercase is not None:
             tokenizer = make_tokenizer(tokenize or "whitespace", bool(lowercase))
         return cls(model, tokenizer)

@@ -275,8 +275,11 @@ class LsiModel:
         _core.resolve_workers(workers)
         tokenizer = make_tokenizer(tokenize, lowercase)
 
-        with tempfile.TemporaryDirectory(prefix="fastamfm-lsi-", dir=tmp_dir) if max_memory else \
-                contextlib.nullcontext("") as spill_dir:
+        from .io import cleanup_on_signals
+
+        # The spill directory goes on errors, Ctrl-C and SIGTERM alike.
+        with cleanup_on_signals(), tempfile.TemporaryDirectory(prefix="fastamfm-lsi-", dir=tmp_dir) if max_memory \
+                else contextlib.nullcontext("") as spill_dir:
             chunk_bytes = max(max_memory // 8, _MIN_CHUNK_BYTES) if max_memory else _IN_MEMORY_CHUNK_BYTES
             builder = _core.TermDocumentBuilder(tokenizer, chunk_bytes, spill_dir)
             _read_corpus(corpus, builder, tokenizer, workers, progress)

@@ -20,6 +20,7 @@ import zipfile
 from pathlib import Path
 
 from . import _core
+from .io import cleanup_on_signals
 
 JAR_NAME = "meteor-1.5.jar"
 PARAPHRASE_NAME = "paraphrase-en.gz"
@@ -29,7 +30,7 @@ _JAR_MEMBERS = {
     "exceptions": "synonym/english.exceptions",
     "nonbreaking_prefixes": "nonbreaking/english.prefixes",
 }
-_CACHE_FORMAT = "4"
+_CACHE_FORMAT = "5"
 
 HOW_TO_GET = (
     'install them with  pip install "fastamfm[meteor]"  (this installs pycocoevalcap, whose wheel '
@@ -138,7 +139,8 @@ def load(resources="auto") -> _core.MeteorResources:
         built = _core.MeteorResources.build(**read_texts(jar, paraphrase))
         try:
             cached.parent.mkdir(parents=True, exist_ok=True)
-            built.save(str(cached))
+            with cleanup_on_signals():
+                built.save(str(cached))
         except OSError as exc:  # a read-only home: keep the in-memory copy for this process
             warnings.warn(f"could not write the METEOR resource cache {cached} ({exc}); set "
                           f"FASTAMFM_CACHE_DIR to a writable directory to skip the conversion next time",

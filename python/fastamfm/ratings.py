@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .io import iter_json_lines, read_json_document
+from .errors import format_error
+from .io import check_text_field, iter_json_lines, read_json_file
 
 # The aspect each DSTC-10 set is usually judged on (the track's convention).
 USUAL_ASPECTS = ("appropriateness", "Overall", "relevance")
@@ -45,28 +46,37 @@ class RatedTurns:
                           self.ratings[index], self.aspect)
 
 
-def _usual_aspect(annotations: dict, where: str) -> str:
+def _usual_aspect(annotations: dict, path, place: dict) -> str:
     for aspect in USUAL_ASPECTS:
         if aspect in annotations:
             return aspect
-    raise ValueError(f"{where}: none of the usual aspects {USUAL_ASPECTS} among {sorted(annotations)}; "
-                     f"pass aspect=")
+    raise format_error(path, f"none of the usual aspects {USUAL_ASPECTS} among {sorted(annotations)}; pass aspect=",
+                       **place)
 
 
-def _rating(scores, where: str) -> float:
+def _is_finite_number(value) -> bool:
+    """A JSON number that is a finite float (huge integers overflow, bools are not numbers)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
+def _rating(scores, what: str, path, place: dict) -> float:
     if not isinstance(scores, list) or not scores:
-        raise ValueError(f"{where}: expected a non-empty list of rater scores, got {scores!r}")
-    values = []
+        raise format_error(path, f"{what}: expected a non-empty list of rater scores, got {scores!r:.60}", **place)
     for s in scores:
-        if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s):
-            raise ValueError(f"{where}: rater score {s!r} is not a finite number")
-        values.append(float(s))
-    return float(np.mean(values))
+        if not _is_finite_number(s):
+            raise format_error(path, f"{what}: rater score {s!r:.40} is not a finite number", **place)
+    return float(np.mean([float(s) for s in scores]))
 
 
-def _text(value, what: str, where: str) -> str:
+def _text(value, what: str, path, place: dict) -> str:
     if not isinstance(value, str):
-        raise ValueError(f"{where}: {what} must be a string, got {type(value).__name__}")
+        raise format_error(path, f"{what} must be a string, got {type(value).__name__}", **place)
+    check_text_field(value, what, path, **place)
     return value
 
 
@@ -74,34 +84,34 @@ def _from_dstc10(records: list, name: str, aspect: str | None, path) -> RatedTur
     hyps, contexts, refs, systems, ratings = [], [], [], [], []
     has_refs = None
     for i, rec in enumerate(records, 1):
-        where = f"{path}: record {i}"
+        place = {"record": i}
         if not isinstance(rec, dict):
-            raise ValueError(f"{where}: expected a JSON object")
+            raise format_error(path, "expected a JSON object", **place)
         for key in ("response", "context", "annotations"):
             if key not in rec:
-                raise ValueError(f"{where}: missing {key!r}")
+                raise format_error(path, f"missing {key!r}", **place)
         annotations = rec["annotations"]
         if not isinstance(annotations, dict):
-            raise ValueError(f"{where}: annotations must be an object")
-        aspect = aspect or _usual_aspect(annotations, where)
+            raise format_error(path, "annotations must be an object", **place)
+        aspect = aspect or _usual_aspect(annotations, path, place)
         if aspect not in annotations:
-            raise ValueError(f"{where}: no ratings of aspect {aspect!r} (has {sorted(annotations)})")
-        hyps.append(_text(rec["response"], "response", where))
-        contexts.append(_text(rec["context"], "context", where).split("\n"))
+            raise format_error(path, f"no ratings of aspect {aspect!r} (has {sorted(annotations)})", **place)
+        hyps.append(_text(rec["response"], "response", path, place))
+        contexts.append(_text(rec["context"], "context", path, place).split("\n"))
         systems.append(str(rec.get("model", rec.get("model_name", "unknown"))))
-        ratings.append(_rating(annotations[aspect], f"{where}: annotations[{aspect!r}]"))
+        ratings.append(_rating(annotations[aspect], f"annotations[{aspect!r}]", path, place))
         reference = rec.get("reference")
         if has_refs is None:
             has_refs = reference is not None
         if has_refs != (reference is not None):
-            raise ValueError(f"{where}: some records have references and some do not")
+            raise format_error(path, "some records have references and some do not", **place)
         if has_refs:
             reference = [reference] if isinstance(reference, str) else reference
             if not isinstance(reference, list) or not reference:
-                raise ValueError(f"{where}: reference must be a string or a non-empty list of strings")
-            refs.append([_text(r, "reference", where) for r in reference])
+                raise format_error(path, "reference must be a string or a non-empty list of strings", **place)
+            refs.append([_text(r, "reference", path, place) for r in reference])
     if not hyps:
-        raise ValueError(f"{path}: holds no rated response")
+        raise format_error(path, "holds no rated response")
     return RatedTurns(name, hyps, contexts, refs if has_refs else None, systems,
                       np.asarray(ratings, dtype=np.float64), aspect)
 
@@ -110,31 +120,33 @@ def _from_jsonl(path, name: str) -> RatedTurns:
     hyps, contexts, refs, systems, ratings = [], [], [], [], []
     has_refs = None
     for line_number, rec in iter_json_lines(path):
-        where = f"{path}:{line_number}"
+        place = {"line": line_number}
         if "hyp" not in rec or "rating" not in rec:
-            raise ValueError(f"{where}: expected an object with 'hyp' and 'rating'")
+            raise format_error(path, "expected an object with 'hyp' and 'rating'", **place)
         rating = rec["rating"]
-        if isinstance(rating, bool) or not isinstance(rating, (int, float)) or not math.isfinite(rating):
-            raise ValueError(f"{where}: rating {rating!r} is not a finite number")
-        hyps.append(_text(rec["hyp"], "hyp", where))
+        if not _is_finite_number(rating):
+            raise format_error(path, f"rating {rating!r:.40} is not a finite number", **place)
+        hyps.append(_text(rec["hyp"], "hyp", path, place))
         context = rec.get("context", [])
         context = context.split("\n") if isinstance(context, str) else context
         if not isinstance(context, list) or not all(isinstance(t, str) for t in context):
-            raise ValueError(f"{where}: context must be a string or a list of strings")
+            raise format_error(path, "context must be a string or a list of strings", **place)
+        for turn in context:
+            check_text_field(turn, "context", path, **place)
         contexts.append(context)
         systems.append(str(rec.get("system", "unknown")))
         ratings.append(float(rating))
         if has_refs is None:
             has_refs = "refs" in rec
         if has_refs != ("refs" in rec):
-            raise ValueError(f"{where}: some records have refs and some do not")
+            raise format_error(path, "some records have refs and some do not", **place)
         if has_refs:
             r = rec["refs"]
             if not isinstance(r, list) or not r or not all(isinstance(x, str) for x in r):
-                raise ValueError(f"{where}: refs must be a non-empty list of strings")
-            refs.append(r)
+                raise format_error(path, "refs must be a non-empty list of strings", **place)
+            refs.append([_text(x, "refs", path, place) for x in r])
     if not hyps:
-        raise ValueError(f"{path}: holds no rated response")
+        raise format_error(path, "holds no rated response")
     return RatedTurns(name, hyps, contexts, refs if has_refs else None, systems,
                       np.asarray(ratings, dtype=np.float64), "rating")
 
@@ -148,9 +160,9 @@ def load_rated_turns(path, *, aspect: str | None = None) -> RatedTurns:
     name = path.name.split("_eval")[0].split(".")[0]
     if path.suffix == ".jsonl":
         return _from_jsonl(path, name)
-    records = read_json_document(path)
+    records = read_json_file(path, "rated-turns file")
     if not isinstance(records, list):
-        raise ValueError(f"{path}: expected a JSON list of rated turns")
+        raise format_error(path, "expected a JSON list of rated turns")
     return _from_dstc10(records, name, aspect, path)
 
 

@@ -33,7 +33,8 @@ from pathlib import Path
 
 from . import _core
 from ._version import __version__
-from .io import AtomicWriter, iter_jsonl_records, iter_parallel_chunks, write_text_atomic
+from .io import (AtomicWriter, discard_on_input_error, iter_jsonl_records, iter_parallel_chunks,
+                 relocate_chunk_error, write_text_atomic)
 from .pipeline import Pipeline
 from .references import References
 
@@ -247,27 +248,33 @@ def score_files(out, *, hyp=None, refs=(), contexts=None, jsonl=None, metrics=DE
     total = pipeline.empty_statistics()
     responses = 0
     index = -1
-    try:
-        for index, (hyps, shared, context_lists) in enumerate(
-                _prefetch(_iter_chunks(hyp, refs, contexts, jsonl, chunk_size, needs_refs), READ_AHEAD)):
-            if index in done:
-                statistics = pipeline.statistics_from_json(
-                    json.loads(parts.statistics(index).read_text(encoding="utf-8")))
-            else:
-                batch = pipeline.batch(hyps, shared, context_lists, what="score_files")
-                columns, statistics = pipeline.score_batch(batch)
-                if writer is not None:
-                    writer.submit(index, responses, columns, statistics)
-            total = Pipeline.add(total, statistics)
-            responses += len(hyps)
-            if progress is not None:
-                progress(len(hyps))
-        if writer is not None:
-            writer.wait()
-    except BaseException:
-        if writer is not None and writer.pending is not None:
-            writer.pending.join()  # let the last part finish or fail before leaving
-        raise
+    # Bad input (a ValueError) discards the parts: they could never be resumed. An
+    # interruption keeps them for the rerun.
+    with discard_on_input_error(None if parts is None else parts.dir):
+        try:
+            for index, (hyps, shared, context_lists) in enumerate(
+                    _prefetch(_iter_chunks(hyp, refs, contexts, jsonl, chunk_size, needs_refs), READ_AHEAD)):
+                if index in done:
+                    statistics = pipeline.statistics_from_json(
+                        json.loads(parts.statistics(index).read_text(encoding="utf-8")))
+                else:
+                    try:
+                        batch = pipeline.batch(hyps, shared, context_lists, what="score_files")
+                        columns, statistics = pipeline.score_batch(batch)
+                    except ValueError as exc:  # hyps[i] of this chunk -> of the whole input
+                        raise relocate_chunk_error(exc, responses, inputs[0]) from None
+                    if writer is not None:
+                        writer.submit(index, responses, columns, statistics)
+                total = Pipeline.add(total, statistics)
+                responses += len(hyps)
+                if progress is not None:
+                    progress(len(hyps))
+            if writer is not None:
+                writer.wait()
+        except BaseException:
+            if writer is not None and writer.pending is not None:
+                writer.pending.join()  # let the last part finish or fail before leaving
+            raise
     if responses == 0:
         if parts is not None:
             shutil.rmtree(parts.dir)

@@ -62,8 +62,11 @@ def cache_path_for(source, cache_dir=None) -> Path:
 def _ensure_cache(source: str, fmt: str, cache_file: Path, workers: int) -> None:
     """Build the cache unless a current one is there (a stale or other-version one is rebuilt)."""
     if not _core.vector_cache_is_current(str(cache_file), source, fmt):
+        from .io import cleanup_on_signals
+
         cache_file.parent.mkdir(parents=True, exist_ok=True)
-        _core.build_vector_cache(source, fmt, str(cache_file), workers)
+        with cleanup_on_signals():  # SIGTERM stops the build and removes its temporary file
+            _core.build_vector_cache(source, fmt, str(cache_file), workers)
 
 
 class WordVectors:
@@ -87,8 +90,12 @@ class WordVectors:
     # --- construction -------------------------------------------------------------
     @classmethod
     def load(cls, path, *, format: str = "auto", lowercase: bool = False, oov: str = "mean",
-             cache_dir=None, cache: bool = True, workers: int = -1) -> "WordVectors":
+             cache_dir=None, cache: bool = True, workers: int = -1, mmap: bool = True) -> "WordVectors":
         """Load a GloVe / word2vec / fastText file, through its cache unless ``cache=False``.
+
+        The cache is memory-mapped (processes share its pages), or with ``mmap=False``
+        copied into memory (then changing or truncating it later cannot affect this
+        object). Its checksums are verified on every open.
 
         Raises ``fastamfm.FormatError`` (a ValueError) naming the file and line for a
         truncated file, a row with the wrong number of values, a NaN or infinite value,
@@ -117,7 +124,7 @@ class WordVectors:
                     _ensure_cache(source, fmt, cache_file, workers)
                 except (RuntimeError, OSError):
                     raise exc from None
-            core = _core.WordVectors.open(str(cache_file))
+            core = _core.WordVectors.open(str(cache_file), mmap=bool(mmap))
         identity = f"{Path(source).name}:{core.size}x{core.dim}:{core.source_head_hash:016x}"
         return cls(core, source=source, format=fmt, lowercase=lowercase, oov=oov, identity=identity,
                    cache_path=cache_file)

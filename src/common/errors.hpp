@@ -1,7 +1,9 @@
 // Exception types of the core. The bindings map them to Python:
-// InputError -> ValueError, FormatError -> ValueError (a corrupt or truncated file),
-// Interrupted -> the pending KeyboardInterrupt, anything else -> RuntimeError.
+// InputError -> ValueError, FormatError -> fastamfm.FormatError (a ValueError
+// carrying .path, .line and .column), Interrupted -> the pending KeyboardInterrupt,
+// std::bad_alloc -> MemoryError, anything else -> RuntimeError.
 #pragma once
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -13,10 +15,30 @@ class InputError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-// A file whose content is not what its format promises; the message names file and line.
+// A file whose content is not what its format promises. The message starts with
+// the place: "path: what", "path:line: what" or "path:line:column: what".
 class FormatError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  // A message composed by the caller (the place, if any, is only in the text).
+  explicit FormatError(const std::string& message) : std::runtime_error(message) {}
+  // line and column are 1-based; 0 means not known (binary files have no lines).
+  FormatError(const std::string& path, uint64_t line, const std::string& what, uint64_t column = 0)
+      : std::runtime_error(place(path, line, column) + what), path_(path), line_(line), column_(column) {}
+
+  const std::string& path() const { return path_; }
+  uint64_t line() const { return line_; }
+  uint64_t column() const { return column_; }
+
+ private:
+  static std::string place(const std::string& path, uint64_t line, uint64_t column) {
+    std::string s = path;
+    if (line > 0) s += ":" + std::to_string(line);
+    if (line > 0 && column > 0) s += ":" + std::to_string(column);
+    return s + ": ";
+  }
+  std::string path_;
+  uint64_t line_ = 0;
+  uint64_t column_ = 0;
 };
 
 // A long-running call stopped because the caller asked (Ctrl-C in Python).

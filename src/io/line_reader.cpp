@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "common/errors.hpp"
+#include "common/limits.hpp"
 #include "text/utf8.hpp"
 
 namespace fastamfm {
@@ -18,8 +19,16 @@ std::FILE* open_or_throw(const std::string& path) {
 }
 }  // namespace
 
+std::string line_too_long(size_t max_line_bytes) {
+  return "line longer than " + std::to_string(max_line_bytes) +
+         " bytes (the limit is fastamfm.limits max_line_bytes; raise it for files with longer lines)";
+}
+
 LineReader::LineReader(std::string path, size_t max_line_bytes)
-    : path_(std::move(path)), max_line_bytes_(max_line_bytes), file_(open_or_throw(path_)), buffer_(kBlock) {}
+    : path_(std::move(path)),
+      max_line_bytes_(max_line_bytes > 0 ? max_line_bytes : limits().max_line_bytes),
+      file_(open_or_throw(path_)),
+      buffer_(kBlock) {}
 
 LineReader::~LineReader() {
   if (file_) std::fclose(file_);
@@ -53,10 +62,7 @@ bool LineReader::next(std::string& line) {
       line_end = static_cast<size_t>(nl - buffer_.data());
       consumed = line_end + 1;
     } else {
-      if (end_ - begin_ > max_line_bytes_ + 1) {
-        throw FormatError(path_ + ":" + std::to_string(line_number_ + 1) + ": line longer than " +
-                          std::to_string(max_line_bytes_) + " bytes");
-      }
+      if (end_ - begin_ > max_line_bytes_ + 1) throw FormatError(path_, line_number_ + 1, line_too_long(max_line_bytes_));
       const size_t offset_in_line = end_ - begin_;
       if (refill()) {
         scanned = begin_ + offset_in_line;
@@ -69,18 +75,14 @@ bool LineReader::next(std::string& line) {
     size_t length = line_end - begin_;
     if (length > 0 && buffer_[begin_ + length - 1] == '\r') --length;
     ++line_number_;
-    if (length > max_line_bytes_) {
-      throw FormatError(path_ + ":" + std::to_string(line_number_) + ": line longer than " +
-                        std::to_string(max_line_bytes_) + " bytes");
-    }
+    if (length > max_line_bytes_) throw FormatError(path_, line_number_, line_too_long(max_line_bytes_));
     line.assign(buffer_.data() + begin_, length);
     bytes_consumed_ += consumed - begin_;
     begin_ = consumed;
     const size_t bad = find_invalid_utf8(line);
-    if (bad != SIZE_MAX) {
-      throw FormatError(path_ + ":" + std::to_string(line_number_) + ": invalid UTF-8 at byte " +
-                        std::to_string(bad) + " of the line");
-    }
+    if (bad != SIZE_MAX)
+      throw FormatError(path_, line_number_, "invalid UTF-8 at byte " + std::to_string(bad) + " of the line",
+                        bad + 1);
     return true;
   }
 }

@@ -13,9 +13,8 @@ namespace fastamfm {
 
 class LineReader {
  public:
-  static constexpr size_t kDefaultMaxLineBytes = size_t{16} << 20;
-
-  explicit LineReader(std::string path, size_t max_line_bytes = kDefaultMaxLineBytes);
+  // max_line_bytes 0: the process-wide limit (common/limits.hpp).
+  explicit LineReader(std::string path, size_t max_line_bytes = 0);
   ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
@@ -42,6 +41,9 @@ class LineReader {
   uint64_t line_number_ = 0;
   uint64_t bytes_consumed_ = 0;
 };
+
+// The FormatError message for a line over the limit, saying how to raise it.
+std::string line_too_long(size_t max_line_bytes);
 
 // Number of lines in a file (a last line without "\n" counts), without decoding.
 uint64_t count_lines(const std::string& path);

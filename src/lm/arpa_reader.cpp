@@ -1,6 +1,9 @@
 #include "lm/arpa_reader.hpp"
 
+#include <sys/stat.h>
+
 #include <charconv>
+#include <cmath>
 #include <string_view>
 
 #include "common/errors.hpp"
@@ -38,7 +41,10 @@ size_t split_fields(std::string_view line, std::string_view* fields, size_t max_
 class ArpaParser {
  public:
   ArpaParser(const std::string& path, const InterruptCheck& interrupted)
-      : path_(path), reader_(path), interrupted_(interrupted) {}
+      : path_(path), reader_(path), interrupted_(interrupted) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) file_bytes_ = static_cast<uint64_t>(st.st_size);
+  }
 
   LmContent parse() {
     read_header();
@@ -50,9 +56,7 @@ class ArpaParser {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw FormatError(path_ + ":" + std::to_string(reader_.line_number()) + ": " + what);
-  }
+  [[noreturn]] void fail(const std::string& what) const { throw FormatError(path_, reader_.line_number(), what); }
   bool next_line() {
     if (!reader_.next(line_)) return false;
     if ((reader_.line_number() & 0xFFFFF) == 0 && interrupted_ && interrupted_()) throw Interrupted();
@@ -67,7 +71,7 @@ class ArpaParser {
 
   void read_header() {
     for (;;) {
-      if (!next_line()) throw FormatError(path_ + ": no \\data\\ section: not an ARPA language model");
+      if (!next_line()) throw FormatError(path_, 0, "no \\data\\ section: not an ARPA language model");
       if (trim(line_) == "\\data\\") break;
     }
     while (next_content_line()) {
@@ -92,6 +96,12 @@ class ArpaParser {
              " (orders must be 1, 2, ... in turn)");
       if (n > static_cast<unsigned>(kMaxLmOrder))
         fail("order " + std::to_string(n) + " is above the supported maximum " + std::to_string(kMaxLmOrder));
+      // An entry takes at least 2 bytes per field ("p w\n"): a count the file cannot
+      // hold is corrupt, and must not size an allocation.
+      if (count > file_bytes_ / (2 * (n + 1)))
+        fail("\\data\\ declares " + std::to_string(count) + " " + std::to_string(n) + "-grams, more than the file's " +
+             std::to_string(file_bytes_) + " bytes can hold");
+      if (n == 1 && count >= UINT32_MAX) fail("more than 2^32-1 unigrams are not supported");
       declared_.push_back(count);
     }
     if (declared_.empty()) fail("the \\data\\ section declares no 'ngram N=count' lines");
@@ -130,7 +140,13 @@ class ArpaParser {
              (k == 1 ? " field in '" : " fields in '") +
              std::string(t) + "'");
       const float prob = parse_number(fields[0], "probability");
+      // As kenlm: a log10 probability may be -inf (a word that never occurs) but not
+      // NaN or above 0; a backoff must be finite.
+      if (std::isnan(prob) || prob > 0.0f)
+        fail("log10 probability " + std::string(fields[0]) + " is " +
+             (std::isnan(prob) ? "not a number" : "positive (a probability above 1)"));
       const float backoff = with_backoff ? parse_number(fields[n + 1], "backoff") : 0.0f;
+      if (!std::isfinite(backoff)) fail("backoff " + std::string(fields[n + 1]) + " is not a finite number");
       for (int i = 0; i < n; ++i) gram[i] = word_id(fields[i + 1], n, out);
       if (table.size() == expected)
         fail("the " + header + " section has more entries than the " + std::to_string(expected) +
@@ -182,6 +198,7 @@ class ArpaParser {
   std::string line_;
   bool have_section_line_ = false;  // line_ holds a "\..." line not yet consumed
   std::vector<uint64_t> declared_;
+  uint64_t file_bytes_ = UINT64_MAX;
   Vocabulary vocab_;
 };
 }  // namespace

@@ -5,9 +5,12 @@
 //   ids uint32[count*n] | log10 prob float[count] | log10 backoff float[count] |
 //   hash table LmSlot[table_slots]
 // Every section starts at a multiple of 8 bytes; the file is little-endian.
-// `checksum` covers every byte after the header; loading verifies it, the sizes and
-// offsets, and every word id, so a corrupt file is a FormatError, never a crash.
-// Version history: 1 = first release.
+// `checksum` (io/checksum.hpp) covers every byte of the file, the header included,
+// with the checksum field itself read as zero. Loading verifies it, then every size,
+// offset, word id, probability and table the queries rely on, so a corrupt or
+// crafted file is a FormatError, never a crash.
+// Version history: 1 = first release, whose checksum left the header out (still
+// read, with every check but the header's checksum); 2 = the header checksummed.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -18,7 +21,8 @@
 namespace fastamfm {
 
 constexpr char kLmMagic[8] = {'F', 'A', 'M', 'F', 'M', 'L', 'M', '\n'};
-constexpr uint32_t kLmFormatVersion = 1;
+constexpr uint32_t kLmFormatVersion = 2;
+constexpr uint32_t kLmOldestReadableVersion = 1;
 constexpr uint32_t kLmEndianMarker = 0x01020304u;
 
 struct LmOrderSection {
@@ -72,8 +76,5 @@ __extension__ typedef unsigned __int128 LmUint128;
 inline uint64_t lm_slot_of(uint64_t key, uint64_t slots) {
   return static_cast<uint64_t>((static_cast<LmUint128>(key) * slots) >> 64);
 }
-
-// A fast 64-bit checksum of a buffer whose size is a multiple of 8 bytes.
-uint64_t lm_checksum(const void* data, size_t bytes);
 
 }  // namespace fastamfm

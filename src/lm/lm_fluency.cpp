@@ -32,6 +32,8 @@ double normalized_sentence_probability(double log10_prob, size_t n_words, Fluenc
   return std::exp(log10_prob * std::log(10.0) / divisor);
 }
 
+// A sentence with no scored word (empty, or only unknown words that oov=skip leaves
+// out) has probability 0: p(</s> | <s>) alone would rate "" as very fluent.
 std::vector<double> sentence_probabilities(const NgramModel& model, const TokenizedBatch& batch,
                                            FluencyNormalization normalization, FluencyOov oov, int workers,
                                            const InterruptCheck& interrupted) {
@@ -43,7 +45,9 @@ std::vector<double> sentence_probabilities(const NgramModel& model, const Tokeni
         for (size_t i = begin; i < end; ++i) {
           const size_t n = batch.num_tokens(i);
           if (oov == FluencyOov::Score) {
-            probs[i] = normalized_sentence_probability(model.score(batch.ids(i), n, true, true), n, normalization);
+            probs[i] = n == 0 ? 0.0
+                              : normalized_sentence_probability(model.score(batch.ids(i), n, true, true), n,
+                                                                normalization);
             continue;
           }
           tokens.resize(n + 1);
@@ -55,7 +59,7 @@ std::vector<double> sentence_probabilities(const NgramModel& model, const Tokeni
             log10_prob += tokens[t].log10_prob;
             if (t < n) ++known;  // the last prediction is </s>, not a word
           }
-          probs[i] = normalized_sentence_probability(log10_prob, known, normalization);
+          probs[i] = known == 0 ? 0.0 : normalized_sentence_probability(log10_prob, known, normalization);
         }
       },
       interrupted, 1024);
@@ -64,9 +68,10 @@ std::vector<double> sentence_probabilities(const NgramModel& model, const Tokeni
 
 namespace {
 
+// min/max of two sentence probabilities; 0 when neither sentence has one.
 double ratio(double a, double b) {
   const double hi = std::max(a, b);
-  return hi > 0.0 ? std::min(a, b) / hi : 1.0;
+  return hi > 0.0 ? std::min(a, b) / hi : 0.0;
 }
 }  // namespace
 

@@ -3,16 +3,17 @@
 //
 // Sentence probability, from log10 P = sum of the N+1 predictions of the N words
 // and </s> (with <s> as the first context, as kenlm.Model.score computes it):
-//   per-word            exp(ln P / N)      the AM-FM toolkit's normalisation; an
-//                                          empty sentence (N = 0) divides by 1
+//   per-word            exp(ln P / N)      the AM-FM toolkit's normalisation
 //   inverse-perplexity  exp(ln P / (N+1))  1 / perplexity, as Deep AM-FM uses it
+// A sentence with no scored word (N = 0: empty, or every word unknown under
+// oov=skip) has probability 0, so an empty response never looks fluent.
 // Unknown words (oov):
 //   skip   their predictions leave log10 P and N, as SRILM's `ngram -ppl` (the tool of
 //          the AM-FM toolkit) excludes OOVs; the words after them are scored from
 //          the state the model reaches, as kenlm does
 //   score  they count with the model's <unk> probability, as kenlm.Model.score does
 //          (-100 in log10 for a closed-vocabulary model without a trained <unk>)
-// FM against one reference = min(p_hyp, p_ref) / max(p_hyp, p_ref) (1 when both
+// FM against one reference = min(p_hyp, p_ref) / max(p_hyp, p_ref) (0 when both
 // are 0). Over the references of a hypothesis: mean (the paper), max, or maxmin
 // (Deep AM-FM: max - min of the per-reference ratios, 0 for a single reference).
 #pragma once

@@ -10,32 +10,16 @@
 #include <cstring>
 #include <fstream>
 
-#include "io/atomic_file.hpp"
+#include <cfloat>
+#include <cmath>
+#include <cstddef>
+
 #include "common/errors.hpp"
+#include "io/atomic_file.hpp"
+#include "io/checksum.hpp"
+#include "text/utf8.hpp"
 
 namespace fastamfm {
-
-uint64_t lm_checksum(const void* data, size_t bytes) {
-  // Four independent lanes keep the multiplier latency off the critical path.
-  const auto* p = static_cast<const unsigned char*>(data);
-  uint64_t lanes[4] = {0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL, 0xa4093822299f31d0ULL, 0x082efa98ec4e6c89ULL};
-  const size_t words = bytes / 8;
-  size_t i = 0;
-  for (; i + 4 <= words; i += 4) {
-    for (int l = 0; l < 4; ++l) {
-      uint64_t w;
-      std::memcpy(&w, p + (i + l) * 8, 8);
-      lanes[l] = (lanes[l] ^ w) * 0x9e3779b97f4a7c15ULL;
-      lanes[l] = (lanes[l] << 31) | (lanes[l] >> 33);
-    }
-  }
-  for (; i < words; ++i) {
-    uint64_t w;
-    std::memcpy(&w, p + i * 8, 8);
-    lanes[0] = mix64(lanes[0] ^ w);
-  }
-  return mix64(lanes[0] ^ mix64(lanes[1] ^ mix64(lanes[2] ^ mix64(lanes[3] ^ bytes))));
-}
 
 namespace {
 constexpr float kMissingUnkLog10 = -100.0f;  // kenlm's substitute when an ARPA lacks <unk>
@@ -68,6 +52,18 @@ std::shared_ptr<MappedFile> allocate_image(size_t bytes) {
   region->address = address;
   ::madvise(address, bytes, MADV_HUGEPAGE);
   return region;
+}
+
+constexpr size_t kChecksumAt = offsetof(LmHeader, checksum);
+
+// The version-2 checksum: every byte of the image, the checksum field read as zero.
+uint64_t image_checksum(const uint8_t* base, size_t bytes) {
+  static const uint8_t zeros[sizeof(uint64_t)] = {};
+  Checksum64Stream sum;
+  sum.update(base, kChecksumAt);
+  sum.update(zeros, sizeof zeros);
+  sum.update(base + kChecksumAt + sizeof(uint64_t), bytes - kChecksumAt - sizeof(uint64_t));
+  return sum.value();
 }
 }  // namespace
 
@@ -183,8 +179,10 @@ NgramModel NgramModel::build(const LmContent& c) {
       table[slot] = LmSlot{key, prob[i], backoff[i]};
     }
   });
-  h.checksum = lm_checksum(base + sizeof(LmHeader), h.file_bytes - sizeof(LmHeader));
+  h.checksum = 0;
   std::memcpy(base, &h, sizeof(LmHeader));
+  h.checksum = image_checksum(base, h.file_bytes);
+  std::memcpy(base + kChecksumAt, &h.checksum, sizeof h.checksum);
   NgramModel model;
   model.bind(std::shared_ptr<const void>(image, image->address), base);
   return model;
@@ -198,30 +196,33 @@ bool NgramModel::is_binary_file(const std::string& path) {
 }
 
 namespace {
-// Checks that a mapped file is a complete, uncorrupted model before anything
-// trusts an offset in it.
+// Checks that a file image is a complete, uncorrupted model before anything
+// trusts an offset in it; afterwards every query stays inside the image.
 void validate_image(const std::string& path, const uint8_t* base, size_t bytes) {
-  auto fail = [&](const std::string& what) { throw FormatError(path + ": corrupt fastamfm language model: " + what); };
-  if (bytes < sizeof(LmHeader)) fail("file too short for the header");
+  auto fail = [&](const std::string& what) { throw FormatError(path, 0, "corrupt fastamfm language model: " + what); };
+  if (bytes < sizeof(LmHeader)) fail("file too short for the header (" + std::to_string(bytes) + " bytes)");
   LmHeader h;
   std::memcpy(&h, base, sizeof(LmHeader));
   if (std::memcmp(h.magic, kLmMagic, sizeof(kLmMagic)) != 0)
-    throw FormatError(path + ": not a fastamfm binary language model (bad magic bytes)");
+    throw FormatError(path, 0, "not a fastamfm binary language model (bad magic bytes)");
   if (h.endian_marker != kLmEndianMarker) fail("written on a machine of other byte order");
-  if (h.version != kLmFormatVersion)
-    throw FormatError(path + ": fastamfm language model format version " + std::to_string(h.version) +
-                      "; this fastamfm reads version " + std::to_string(kLmFormatVersion));
+  if (h.version < kLmOldestReadableVersion || h.version > kLmFormatVersion)
+    throw FormatError(path, 0, "fastamfm language model format version " + std::to_string(h.version) +
+                                   "; this fastamfm reads versions " + std::to_string(kLmOldestReadableVersion) +
+                                   " to " + std::to_string(kLmFormatVersion));
   if (h.file_bytes != bytes)
     fail("header says " + std::to_string(h.file_bytes) + " bytes but the file has " + std::to_string(bytes) +
          " (truncated?)");
   if (bytes % 8 != 0) fail("size is not a multiple of 8");
-  if (lm_checksum(base + sizeof(LmHeader), bytes - sizeof(LmHeader)) != h.checksum) fail("checksum mismatch");
+  const uint64_t sum = h.version == 1 ? checksum64(base + sizeof(LmHeader), bytes - sizeof(LmHeader))
+                                      : image_checksum(base, bytes);
+  if (sum != h.checksum) fail("checksum mismatch (the file was damaged or modified after it was written)");
   if (h.order < 1 || h.order > kMaxLmOrder) fail("order " + std::to_string(h.order));
   auto check_range = [&](uint64_t offset, uint64_t count, uint64_t unit, const char* what) {
     if (offset % 8 != 0 || offset < sizeof(LmHeader) || offset > bytes || count > (bytes - offset) / unit)
       fail(std::string(what) + " section out of range");
   };
-  if (h.vocab_size == 0 || h.unk_word >= h.vocab_size) fail("vocabulary size");
+  if (h.vocab_size == 0 || h.vocab_size >= UINT32_MAX || h.unk_word >= h.vocab_size) fail("vocabulary size");
   check_range(h.word_offsets_offset, h.vocab_size + 1, 8, "word offsets");
   check_range(h.word_bytes_offset, h.word_bytes, 1, "words");
   check_range(h.metadata_offset, h.metadata_bytes, 1, "metadata");
@@ -229,9 +230,18 @@ void validate_image(const std::string& path, const uint8_t* base, size_t bytes) 
   if (offsets[0] != 0 || offsets[h.vocab_size] != h.word_bytes) fail("word offsets");
   for (uint64_t i = 0; i < h.vocab_size; ++i)
     if (offsets[i + 1] < offsets[i]) fail("word offsets");
+  // Words and metadata become Python strings: they must decode.
+  const std::string_view words(reinterpret_cast<const char*>(base + h.word_bytes_offset), h.word_bytes);
+  if (find_invalid_utf8(words) != SIZE_MAX) fail("a word is not valid UTF-8");
+  if (find_invalid_utf8(std::string_view(reinterpret_cast<const char*>(base + h.metadata_offset), h.metadata_bytes)) !=
+      SIZE_MAX)
+    fail("the metadata is not valid UTF-8");
   if (h.orders[0].count != h.vocab_size) fail("unigram count differs from the vocabulary size");
+  for (uint32_t n = h.order + 1; n <= kMaxLmOrder; ++n)
+    if (h.orders[n - 1].count != 0 || h.orders[n - 1].table_slots != 0) fail("sections beyond the model's order");
   for (uint32_t n = 1; n <= h.order; ++n) {
     const LmOrderSection& s = h.orders[n - 1];
+    const std::string order_name = std::to_string(n) + "-grams";
     check_range(s.ids_offset, s.count, 4 * static_cast<uint64_t>(n), "n-gram ids");
     check_range(s.prob_offset, s.count, 4, "probabilities");
     check_range(s.backoff_offset, s.count, 4, "backoffs");
@@ -240,45 +250,116 @@ void validate_image(const std::string& path, const uint8_t* base, size_t bytes) 
     const auto* ids = reinterpret_cast<const uint32_t*>(base + s.ids_offset);
     for (uint64_t i = 0; i < s.count * n; ++i)
       if (ids[i] >= h.vocab_size) fail("word id out of range");
+    // As the ARPA reader: log10 probabilities NaN-free and at most 0, backoffs finite
+    // (empty table slots hold zeros). Accumulated without branches: this scan is
+    // most of the load time.
+    const auto possible = [](float prob, float backoff) {
+      return static_cast<int>(prob <= 0.0f) & static_cast<int>(std::fabs(backoff) <= FLT_MAX);
+    };
+    const auto* prob = reinterpret_cast<const float*>(base + s.prob_offset);
+    const auto* backoff = reinterpret_cast<const float*>(base + s.backoff_offset);
+    int all_possible = 1;
+    for (uint64_t i = 0; i < s.count; ++i) all_possible &= possible(prob[i], backoff[i]);
+    if (!all_possible) fail("impossible probability or backoff among the " + order_name);
     const auto* table = reinterpret_cast<const LmSlot*>(base + s.table_offset);
     uint64_t empty = 0;
-    for (uint64_t i = 0; i < s.table_slots; ++i) empty += table[i].key == 0;
+    for (uint64_t i = 0; i < s.table_slots; ++i) {
+      empty += table[i].key == 0;
+      all_possible &= possible(table[i].prob, table[i].backoff);
+    }
+    if (!all_possible) fail("impossible probability or backoff in the " + order_name + " table");
+    // At least one empty slot (slots > count), so every probe sequence ends.
     if (empty != s.table_slots - s.count) fail("hash table does not match the n-gram count");
   }
 }
 }  // namespace
 
-NgramModel NgramModel::load(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
+NgramModel NgramModel::load(const std::string& path, bool use_mmap) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
-  struct stat st;
+  struct stat st {};
   if (::fstat(fd, &st) != 0) {
+    const int err = errno;
     ::close(fd);
-    throw std::runtime_error(path + ": cannot stat: " + std::strerror(errno));
+    throw std::runtime_error(path + ": cannot stat: " + std::strerror(err));
   }
-  auto mapping = std::make_shared<MappedFile>();
-  mapping->bytes = static_cast<size_t>(st.st_size);
-  if (mapping->bytes > 0) {
-    void* address = ::mmap(nullptr, mapping->bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+  const auto bytes = static_cast<size_t>(st.st_size);
+  std::shared_ptr<MappedFile> image;
+  if (bytes == 0) {
+    image = std::make_shared<MappedFile>();
+  } else if (use_mmap) {
+    image = std::make_shared<MappedFile>();
+    void* address = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
     if (address == MAP_FAILED) {
+      const int err = errno;
       ::close(fd);
-      throw std::runtime_error(path + ": cannot map: " + std::strerror(errno));
+      throw std::runtime_error(path + ": cannot map: " + std::strerror(err));
     }
-    mapping->address = address;
-    ::madvise(address, mapping->bytes, MADV_WILLNEED);
-    ::madvise(address, mapping->bytes, MADV_HUGEPAGE);  // honoured only where file THP exists
+    image->address = address;
+    image->bytes = bytes;
+    ::madvise(address, bytes, MADV_WILLNEED);
+    ::madvise(address, bytes, MADV_HUGEPAGE);  // honoured only where file THP exists
+  } else {
+    // A private copy: later changes to the file (truncation included) cannot reach it.
+    image = allocate_image(bytes);
+    auto* to = static_cast<uint8_t*>(image->address);
+    for (size_t got = 0; got < bytes;) {
+      const ssize_t r = ::read(fd, to + got, bytes - got);
+      if (r <= 0) {
+        const int err = errno;
+        ::close(fd);
+        throw std::runtime_error(path + ": read error: " + (r == 0 ? std::string("the file shrank") : std::strerror(err)));
+      }
+      got += static_cast<size_t>(r);
+    }
   }
   ::close(fd);
-  const auto* base = static_cast<const uint8_t*>(mapping->address);
-  validate_image(path, base, mapping->bytes);
+  const auto* base = static_cast<const uint8_t*>(image->address);
+  validate_image(path, base, bytes);
   NgramModel model;
-  model.bind(std::shared_ptr<const void>(mapping, mapping->address), base);
+  model.bind(std::shared_ptr<const void>(image, image->address), base);
+  model.check_tables(path, model.header_->version == 1);
   return model;
 }
 
+void NgramModel::check_tables(const std::string& path, bool every_ngram) const {
+  auto fail = [&](const std::string& what) { throw FormatError(path, 0, "corrupt fastamfm language model: " + what); };
+  // Queries fall back to <unk> for unknown words, so <unk> must be in the table.
+  if (word(header_->unk_word) != "<unk>" || find(1, lm_key_start(unk_token_)) == nullptr)
+    fail("<unk> is not where the header says, or missing from the unigram table");
+  // A version-1 header has no checksum: its offsets are trusted only once every
+  // n-gram is found in its table with its own probability and backoff.
+  if (!every_ngram) return;
+  std::vector<TokenId> tokens(vocab_size());
+  for (size_t w = 0; w < tokens.size(); ++w) tokens[w] = hash_token(word(w));
+  for (int n = 1; n <= order(); ++n) {
+    const uint32_t* gram = ids(n);
+    for (size_t i = 0; i < count(n); ++i, gram += n) {
+      uint64_t key = lm_key_start(tokens[gram[n - 1]]);
+      for (int k = n - 2; k >= 0; --k) key = lm_key_extend(key, tokens[gram[k]]);
+      const LmSlot* slot = find(n, key);
+      if (slot == nullptr || std::memcmp(&slot->prob, log10_prob(n) + i, sizeof(float)) != 0 ||
+          std::memcmp(&slot->backoff, log10_backoff(n) + i, sizeof(float)) != 0)
+        fail("the " + std::to_string(n) + "-gram table does not hold the listed n-grams");
+    }
+  }
+}
+
 void NgramModel::save(const std::string& path) const {
+  // Always the current version: a model read from an older file is written anew
+  // (the body is the same; the header gets this version and its checksum).
+  LmHeader h = *header_;
+  h.version = kLmFormatVersion;
+  h.checksum = 0;
+  const uint8_t* body = base_ + sizeof(LmHeader);
+  const size_t body_bytes = header_->file_bytes - sizeof(LmHeader);
+  Checksum64Stream sum;
+  sum.update(&h, sizeof h);
+  sum.update(body, body_bytes);
+  h.checksum = sum.value();
   AtomicFile file(path);
-  file.write(base_, header_->file_bytes);
+  file.write(&h, sizeof h);
+  file.write(body, body_bytes);
   file.commit();
 }
 

@@ -32,8 +32,10 @@ class NgramModel {
   // Queries rely, as kenlm's do, on every n-gram's prefix and suffix being in the
   // model, which ARPA files and the estimators guarantee.
   static NgramModel build(const LmContent& content);
-  // Maps a file written by save(); throws FormatError if it is corrupt.
-  static NgramModel load(const std::string& path);
+  // Loads a file written by save(), memory-mapped (pages shared between processes)
+  // or, without use_mmap, copied into memory (immune to the file changing later).
+  // Throws FormatError naming the file and the defect if it is corrupt.
+  static NgramModel load(const std::string& path, bool use_mmap = true);
   // True when the file starts with the binary format's magic bytes.
   static bool is_binary_file(const std::string& path);
   // Writes the binary file atomically.
@@ -78,6 +80,9 @@ class NgramModel {
   // (tokens, then </s>), however long a context turns out to exist.
   void prefetch_ending_at(const TokenId* tokens, size_t n_tokens, size_t end) const;
   void bind(std::shared_ptr<const void> storage, const uint8_t* base);
+  // The lookups load() cannot leave to the checksum: <unk> in place and, with
+  // every_ngram (files without a header checksum), each n-gram in its table.
+  void check_tables(const std::string& path, bool every_ngram) const;
 
   std::shared_ptr<const void> storage_;  // owns the bytes (vector or mapping)
   const uint8_t* base_ = nullptr;

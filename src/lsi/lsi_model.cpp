@@ -10,9 +10,11 @@
 #include <cmath>
 #include <cstring>
 
-#include "io/atomic_file.hpp"
 #include "common/errors.hpp"
+#include "io/atomic_file.hpp"
+#include "io/checksum.hpp"
 #include "lsi/vector_clones.hpp"
+#include "text/utf8.hpp"
 
 namespace fastamfm {
 
@@ -24,45 +26,6 @@ constexpr size_t kHeaderBytes = 8 + 4 * 4 + 9 * 8;
 constexpr uint64_t kMaxDims = uint64_t{1} << 20;
 
 size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
-
-// A streaming 64-bit checksum: 8-byte little-endian words folded through mix64.
-class Checksum64 {
- public:
-  void update(const void* data, size_t n) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    while (n > 0 && pending_ > 0) take(*p++), --n;
-    for (; n >= 8; p += 8, n -= 8) {
-      uint64_t word;
-      std::memcpy(&word, p, 8);
-      fold(word);
-    }
-    while (n > 0) take(*p++), --n;
-  }
-  uint64_t value() const {
-    uint64_t tail = 0;
-    std::memcpy(&tail, buffer_, pending_);
-    return mix64(state_ ^ mix64(tail + pending_ + total_ * 0x9e3779b97f4a7c15ULL));
-  }
-
- private:
-  void fold(uint64_t word) {
-    state_ = mix64(state_ ^ word) + 0x2545f4914f6cdd1dULL;
-    total_ += 8;
-  }
-  void take(unsigned char byte) {
-    buffer_[pending_++] = byte;
-    if (pending_ == 8) {
-      uint64_t word;
-      std::memcpy(&word, buffer_, 8);
-      pending_ = 0;
-      fold(word);
-    }
-  }
-  uint64_t state_ = 0x6a09e667f3bcc908ULL;
-  uint64_t total_ = 0;
-  unsigned char buffer_[8] = {};
-  size_t pending_ = 0;
-};
 
 // Writes to the file and the checksum together.
 class SummedWriter {
@@ -83,7 +46,7 @@ class SummedWriter {
 
  private:
   AtomicFile& file_;
-  Checksum64 sum_;
+  LsiChecksum sum_;
   size_t written_ = 0;
 };
 
@@ -149,7 +112,7 @@ class Cursor {
     return value;
   }
   const unsigned char* take(size_t n) {
-    if (n > bytes_.size - pos_) throw FormatError(path_ + ": file is truncated");
+    if (n > bytes_.size - pos_) throw FormatError(path_, 0, "file is truncated");
     const unsigned char* p = bytes_.data + pos_;
     pos_ += n;
     return p;
@@ -232,15 +195,16 @@ void LsiModel::save(const std::string& path) const {
 std::shared_ptr<LsiModel> LsiModel::load(const std::string& path, bool use_mmap) {
   const FileBytes bytes = read_file_bytes(path, use_mmap);
   if (bytes.size < sizeof kMagic || std::memcmp(bytes.data, kMagic, sizeof kMagic) != 0)
-    throw FormatError(path + ": not a fastamfm LSI model file (bad magic bytes)");
+    throw FormatError(path, 0, "not a fastamfm LSI model file (bad magic bytes)");
   Cursor in(bytes, path);
   in.take(sizeof kMagic);
   if (bytes.size < kHeaderBytes + 8)
-    throw FormatError(path + ": file is truncated (" + std::to_string(bytes.size) + " bytes, shorter than the header)");
+    throw FormatError(path, 0, "file is truncated (" + std::to_string(bytes.size) + " bytes, shorter than the header)");
   const auto version = in.get<uint32_t>();
   if (version != kFormatVersion)
-    throw FormatError(path + ": LSI model format version " + std::to_string(version) +
-                      " is not supported (this fastamfm reads version " + std::to_string(kFormatVersion) + ")");
+    throw FormatError(path, 0,
+                      "LSI model format version " + std::to_string(version) +
+                          " is not supported (this fastamfm reads version " + std::to_string(kFormatVersion) + ")");
   const auto weighting = in.get<uint32_t>();
   const auto preset = in.get<uint32_t>();
   const auto lowercase = in.get<uint32_t>();
@@ -250,23 +214,25 @@ std::shared_ptr<LsiModel> LsiModel::load(const std::string& path, bool use_mmap)
 
   // The size the header promises, computed without overflow for any header values.
   if (terms == 0 || terms > UINT32_MAX || k == 0 || k > kMaxDims || word_bytes > bytes.size)
-    throw FormatError(path + ": corrupt header (" + std::to_string(terms) + " terms, " + std::to_string(k) +
-                      " dimensions, " + std::to_string(word_bytes) + " word bytes)");
+    throw FormatError(path, 0,
+                      "corrupt header (" + std::to_string(terms) + " terms, " + std::to_string(k) + " dimensions, " +
+                          std::to_string(word_bytes) + " word bytes)");
   const uint64_t expected =
       round_up(round_up(kHeaderBytes + 4 * terms + word_bytes, 8) + 8 * terms + 8 * k, 64) + 4 * terms * k + 8;
   if (bytes.size < expected)
-    throw FormatError(path + ": file is truncated (" + std::to_string(bytes.size) + " bytes, the header promises " +
-                      std::to_string(expected) + ")");
+    throw FormatError(path, 0,
+                      "file is truncated (" + std::to_string(bytes.size) + " bytes, the header promises " +
+                          std::to_string(expected) + ")");
   if (bytes.size > expected)
-    throw FormatError(path + ": " + std::to_string(bytes.size - expected) + " unexpected bytes after the model");
-  Checksum64 sum;
+    throw FormatError(path, 0, std::to_string(bytes.size - expected) + " unexpected bytes after the model");
+  LsiChecksum sum;
   sum.update(bytes.data, expected - 8);
   uint64_t stored;
   std::memcpy(&stored, bytes.data + expected - 8, 8);
   if (sum.value() != stored)
-    throw FormatError(path + ": checksum mismatch, the file is corrupt (modified or damaged after it was written)");
+    throw FormatError(path, 0, "checksum mismatch, the file is corrupt (modified or damaged after it was written)");
   if (weighting > 2 || preset > 1 || lowercase > 1)
-    throw FormatError(path + ": corrupt header (unknown weighting or tokenizer)");
+    throw FormatError(path, 0, "corrupt header (unknown weighting or tokenizer)");
 
   std::shared_ptr<LsiModel> model(new LsiModel());
   model->settings_.weighting = static_cast<Weighting>(weighting);
@@ -284,12 +250,15 @@ std::shared_ptr<LsiModel> LsiModel::load(const std::string& path, bool use_mmap)
   for (uint64_t t = 0; t < terms; ++t) {
     uint32_t len;
     std::memcpy(&len, lengths + 4 * t, 4);
-    if (len > word_bytes - offset) throw FormatError(path + ": corrupt vocabulary (word lengths exceed the text)");
-    model->vocabulary_.add(std::string_view(reinterpret_cast<const char*>(text + offset), len));
+    if (len > word_bytes - offset) throw FormatError(path, 0, "corrupt vocabulary (word lengths exceed the text)");
+    const std::string_view word(reinterpret_cast<const char*>(text + offset), len);
+    if (len == 0 || find_invalid_utf8(word) != SIZE_MAX)
+      throw FormatError(path, 0, "corrupt vocabulary (word " + std::to_string(t + 1) + " is empty or not UTF-8)");
+    model->vocabulary_.add(word);
     offset += len;
   }
   if (offset != word_bytes || model->vocabulary_.size() != terms)
-    throw FormatError(path + ": corrupt vocabulary (lengths do not add up, or duplicate words)");
+    throw FormatError(path, 0, "corrupt vocabulary (lengths do not add up, or duplicate words)");
   model->index_ = TermIndex(model->vocabulary_);
   in.align(8);
   model->global_weights_.resize(terms);
@@ -299,6 +268,15 @@ std::shared_ptr<LsiModel> LsiModel::load(const std::string& path, bool use_mmap)
   in.align(64);
   model->components_ = reinterpret_cast<const float*>(in.take(4 * terms * k));
   model->file_ = bytes.owner;
+  // A NaN here would make every score it touches NaN, silently.
+  const auto finite = [](const auto* v, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+      if (!std::isfinite(v[i])) return false;
+    return true;
+  };
+  if (!finite(model->global_weights_.data(), terms) || !finite(model->singular_values_.data(), k) ||
+      !finite(model->components_, terms * k))
+    throw FormatError(path, 0, "a weight, singular value or component is not a finite number");
   return model;
 }
 

@@ -14,10 +14,12 @@ constexpr double kSearchWeight[kMeteorStages] = {1.0, 0.5, 0.5, 0.5};
 
 // A partial alignment's counters. Its used-word bitsets live in a per-generation
 // arena at `block`; the candidates it chose are a chain through the choice pool
-// (shared prefixes are stored once), ending at `last_choice`.
+// (shared prefixes are stored once), ending at `last_choice`, plus the candidate it
+// took in this generation (`pending_choice`), pooled only if the path survives.
 struct PartialAlignment {
   size_t block = 0;
   int32_t last_choice = -1;
+  int32_t pending_choice = -1;
   int32_t matches1 = 0;  // weighted, truncated to int after every addition (as in the jar)
   int32_t matches2 = 0;
   int32_t chunks = 0;
@@ -38,23 +40,26 @@ struct PartialAlignment {
 
 // The ranking as two integers compared lexicographically: more weighted matches,
 // then fewer chunks, then smaller distance, then the earlier position, which makes
-// the order exactly that of a stable sort.
+// the order exactly that of a stable sort (positions follow the listing order).
 struct RankKey {
   uint64_t hi, lo;
   bool operator<(const RankKey& o) const { return hi != o.hi ? hi < o.hi : lo < o.lo; }
 };
+
+RankKey rank_key(const PartialAlignment& p, size_t position) {
+  const auto matches = static_cast<uint32_t>(p.matches1 + p.matches2);
+  return {(uint64_t{UINT32_MAX - matches} << 32) | static_cast<uint32_t>(p.chunks),
+          (uint64_t{static_cast<uint32_t>(p.distance)} << 32) | static_cast<uint32_t>(position)};
+}
+
+size_t position_of(const RankKey& k) { return static_cast<size_t>(k.lo & UINT32_MAX); }
 
 // Keeps the best `keep` paths in the order Java's stable sort would put them
 // first (the jar drops everything past the beam).
 void rank_best(std::vector<PartialAlignment>& v, size_t keep, std::vector<RankKey>& keys,
                std::vector<PartialAlignment>& out) {
   keys.resize(v.size());
-  for (size_t i = 0; i < v.size(); ++i) {
-    const PartialAlignment& p = v[i];
-    const auto matches = static_cast<uint32_t>(p.matches1 + p.matches2);
-    keys[i] = {(uint64_t{UINT32_MAX - matches} << 32) | static_cast<uint32_t>(p.chunks),
-               (uint64_t{static_cast<uint32_t>(p.distance)} << 32) | static_cast<uint32_t>(i)};
-  }
+  for (size_t i = 0; i < v.size(); ++i) keys[i] = rank_key(v[i], i);
   if (keys.size() > keep) {
     std::nth_element(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(keep), keys.end());
     keys.resize(keep);
@@ -71,7 +76,7 @@ void rank_best(std::vector<PartialAlignment>& v, size_t keep, std::vector<RankKe
   }
   if (!moved && keys.size() == v.size()) return;
   out.clear();
-  for (const RankKey& k : keys) out.push_back(v[k.lo & UINT32_MAX]);
+  for (const RankKey& k : keys) out.push_back(v[position_of(k)]);
   v.swap(out);
 }
 
@@ -95,14 +100,43 @@ struct MeteorAlignerScratch {
   static bool test(const uint64_t* bits, int32_t i) { return (bits[i >> 6] >> (i & 63) & 1) != 0; }
   static void set(uint64_t* bits, int32_t i) { bits[i >> 6] |= uint64_t{1} << (i & 63); }
 
-  // Appends a copy of `path` (its block from the current arena) to the next generation.
+  // Lists `path` (or, with pending_choice set afterwards, a branch of it) for the
+  // next generation. Its bitsets stay its parent's until it survives the ranking.
   PartialAlignment& push_next(const PartialAlignment& path) {
-    const size_t block = next_arena.size();
-    const uint64_t* from = arena.data() + path.block;
-    next_arena.insert(next_arena.end(), from, from + block_size);
     next.push_back(path);
-    next.back().block = block;
     return next.back();
+  }
+  // The jar lists every successor of a generation and keeps the best kBeamSize; a
+  // path ranked below kBeamSize others can never come back, so a long listing is cut
+  // to its best kBeamSize as it grows. The kept paths stay in listing order, so that
+  // positions still break ties as the listing did: same survivors, bounded memory.
+  void prune_next() {
+    keys.resize(next.size());
+    for (size_t i = 0; i < next.size(); ++i) keys[i] = rank_key(next[i], i);
+    std::nth_element(keys.begin(), keys.begin() + MeteorAligner::kBeamSize, keys.end());
+    keys.resize(MeteorAligner::kBeamSize);
+    std::sort(keys.begin(), keys.end(),
+              [](const RankKey& a, const RankKey& b) { return position_of(a) < position_of(b); });
+    ranked.clear();
+    for (const RankKey& k : keys) ranked.push_back(next[position_of(k)]);
+    next.swap(ranked);
+  }
+  // The survivors (`paths`, ranked) get their own bitsets, with the candidate each
+  // took marked used, and pool that candidate: the arena and the pool grow by at
+  // most the beam per generation, however many successors were listed.
+  void start_generation(const MeteorCandidates& cand) {
+    next_arena.clear();
+    for (PartialAlignment& p : paths) {
+      const uint64_t* from = arena.data() + p.block;
+      p.block = next_arena.size();
+      next_arena.insert(next_arena.end(), from, from + block_size);
+      if (p.pending_choice < 0) continue;
+      set_used(next_arena, p.block, cand.matches[static_cast<size_t>(p.pending_choice)]);
+      choices.push_back({p.pending_choice, p.last_choice});
+      p.last_choice = static_cast<int32_t>(choices.size() - 1);
+      p.pending_choice = -1;
+    }
+    arena.swap(next_arena);
   }
   bool is_used(size_t block, const MeteorMatch& m) const {
     const uint64_t* u1 = arena.data() + block;
@@ -150,20 +184,17 @@ MeteorAlignment MeteorAligner::align(const MeteorLine& line1, const MeteorLine& 
     }
   }
 
-  // Beam search, left to right over line 2. Each generation copies the surviving
-  // paths' bitsets into a new arena. A used line-2 word at the path's next
+  // Beam search, left to right over line 2. Each generation gives the surviving
+  // paths their own bitsets in a new arena. A used line-2 word at the path's next
   // position can only belong to a certain candidate (chosen ones move idx past
   // their words), so the jar's lookup of the path's match there reads `fixed`.
-  s.next.clear();
-  s.next_arena.clear();
-  s.next.push_back(PartialAlignment{});
-  s.next_arena.swap(s.arena);
+  s.next.assign(1, PartialAlignment{});
+  constexpr size_t kPruneAt = 16 * kBeamSize;
   for (size_t current = 0; current <= n2; ++current) {
     s.paths.swap(s.next);
-    s.arena.swap(s.next_arena);
     s.next.clear();
-    s.next_arena.clear();
     rank_best(s.paths, kBeamSize, s.keys, s.ranked);
+    s.start_generation(cand);
     const size_t width = s.paths.size();
     for (size_t rank = 0; rank < width; ++rank) {
       PartialAlignment& path = s.paths[rank];
@@ -188,12 +219,11 @@ MeteorAlignment MeteorAligner::align(const MeteorLine& line1, const MeteorLine& 
         const MeteorMatch& m = cand.matches[static_cast<size_t>(c)];
         if (s.is_used(path.block, m)) continue;
         PartialAlignment& branch = s.push_next(path);
-        s.set_used(s.next_arena, branch.block, m);
-        s.choices.push_back({c, branch.last_choice});
-        branch.last_choice = static_cast<int32_t>(s.choices.size() - 1);
+        branch.pending_choice = c;
         branch.take(m);
         // The jar adds this distance to the path it branched from, not to the branch.
         path.distance += std::abs(m.start - m.match_start);
+        if (s.next.size() >= kPruneAt) s.prune_next();
       }
       if (path.last_match_end != -1) {
         ++path.chunks;
@@ -201,6 +231,7 @@ MeteorAlignment MeteorAligner::align(const MeteorLine& line1, const MeteorLine& 
       }
       ++path.idx;
       s.push_next(path);
+      if (s.next.size() >= kPruneAt) s.prune_next();
     }
     if (s.next.empty()) s.push_next(s.paths[0]);
   }

@@ -3,7 +3,9 @@
 // search (width 40) over line-2 positions, ranking partial alignments by weighted
 // matched words (integer-truncated, as the jar accumulates them in ints), then
 // fewer chunks, then smaller summed distance, with the jar's stable ordering and
-// its bookkeeping quirks reproduced so that ties resolve identically.
+// its bookkeeping quirks reproduced so that ties resolve identically. Memory stays
+// linear in the line lengths: a generation's listing of successors is cut to the beam
+// as it grows, and only the survivors get bitsets and enter the choice pool.
 #pragma once
 #include <array>
 #include <cstdint>

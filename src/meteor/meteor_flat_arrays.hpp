@@ -62,8 +62,10 @@ class FlatArrayReader {
     if (header[1] != sizeof(T)) fail("unexpected element size");
     if (header[0] > (size_ - pos_) / sizeof(T)) fail("array runs past the end");
     const size_t bytes = header[0] * sizeof(T);
+    const size_t padded = bytes + (8 - bytes % 8) % 8;
+    if (padded > size_ - pos_) fail("array padding runs past the end");
     FlatArray<T> out(reinterpret_cast<const T*>(data_ + pos_), header[0]);
-    pos_ += bytes + (8 - bytes % 8) % 8;
+    pos_ += padded;
     return out;
   }
   size_t position() const { return pos_; }

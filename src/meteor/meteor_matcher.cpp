@@ -1,6 +1,10 @@
 #include "meteor/meteor_matcher.hpp"
 
 #include <algorithm>
+#include <string>
+
+#include "common/errors.hpp"
+#include "common/limits.hpp"
 
 #include "meteor/meteor_normalizer.hpp"
 #include "meteor/meteor_stemmer.hpp"
@@ -16,7 +20,6 @@ MeteorWord describe_meteor_word(const std::string& word, const MeteorResources* 
     w.function_word = resources->is_function_word(word);
     if (stages[static_cast<size_t>(MeteorStage::kSynonym)]) {
       w.synsets = resources->synonym_sets(word);
-      for (uint32_t id : w.synsets) w.synset_signature |= uint64_t{1} << (id % 64);
     }
     if (stages[static_cast<size_t>(MeteorStage::kParaphrase)]) w.paraphrase_id = resources->paraphrase_word_id(word);
   }
@@ -84,30 +87,75 @@ void prepare_meteor_line(MeteorLine& line, const MeteorResources* resources, con
 
 namespace {
 
-bool share_synset(const MeteorWord& a, const MeteorWord& b) {
-  if ((a.synset_signature & b.synset_signature) == 0) return false;
-  auto i = a.synsets.begin(), j = b.synsets.begin();
-  while (i != a.synsets.end() && j != b.synsets.end()) {
-    if (*i == *j) return true;
-    if (*i < *j) ++i;
-    else ++j;
-  }
-  return false;
-}
-
 void add(MeteorCandidates& c, int32_t start, int32_t length, int32_t match_start, int32_t match_length, MeteorStage stage) {
+  if (c.found.size() == c.max_candidates)
+    throw InputError("a hypothesis of " + std::to_string(c.coverage1.size()) + " words and a reference of " +
+                     std::to_string(c.coverage2.size()) + " words have more than " + std::to_string(c.max_candidates) +
+                     " candidate matches (their words repeat that often); each takes about 48 bytes, and "
+                     "fastamfm.limits meteor_max_candidates bounds them");
   c.found.push_back({start, length, match_start, match_length, static_cast<int32_t>(stage)});
   for (int32_t k = 0; k < match_length; ++k) ++c.coverage1[static_cast<size_t>(match_start + k)];
   for (int32_t k = 0; k < length; ++k) ++c.coverage2[static_cast<size_t>(start + k)];
 }
 
-// Word-to-word stages: for each line-2 word, each line-1 word in order.
-template <class Pred>
-void match_words(const MeteorLine& l1, const MeteorLine& l2, MeteorStage stage, Pred pred, MeteorCandidates& c) {
+// The line-1 positions of every value of a 32-bit word property, as sorted
+// (value << 32 | position) entries: a line-2 word finds its partners with one
+// binary search, so matching costs O(n log n + matches) instead of O(n1 * n2).
+template <class ValuesOf>
+void index_positions(const MeteorLine& l1, ValuesOf values_of, std::vector<uint64_t>& index) {
+  index.clear();
+  for (size_t i = 0; i < l1.words.size(); ++i)
+    values_of(*l1.words[i], [&](uint32_t value) { index.push_back(uint64_t{value} << 32 | i); });
+  std::sort(index.begin(), index.end());
+}
+
+template <class Fn>
+void for_each_position(const std::vector<uint64_t>& index, uint32_t value, Fn fn) {
+  for (auto it = std::lower_bound(index.begin(), index.end(), uint64_t{value} << 32);
+       it != index.end() && (*it >> 32) == value; ++it)
+    fn(static_cast<size_t>(*it & UINT32_MAX));
+}
+
+// Word-to-word stages keyed by one value per word (exact: the word's key, stem: its
+// stem's key): for each line-2 word, the line-1 words with its value in order.
+// Short lines (the usual case) are compared pairwise, which is cheaper there.
+template <class KeyOf, class Pred>
+void match_words(const MeteorLine& l1, const MeteorLine& l2, MeteorStage stage, KeyOf key_of, Pred pred,
+                 MeteorCandidates& c) {
+  constexpr size_t kPairwiseMax = 4096;
+  if (l1.words.size() * l2.words.size() <= kPairwiseMax) {
+    for (size_t j = 0; j < l2.words.size(); ++j) {
+      const MeteorWord& b = *l2.words[j];
+      for (size_t i = 0; i < l1.words.size(); ++i)
+        if (key_of(*l1.words[i]) == key_of(b) && pred(*l1.words[i], b))
+          add(c, static_cast<int32_t>(j), 1, static_cast<int32_t>(i), 1, stage);
+    }
+    return;
+  }
+  index_positions(l1, [&](const MeteorWord& w, auto emit) { emit(static_cast<uint32_t>(key_of(w))); }, c.index);
   for (size_t j = 0; j < l2.words.size(); ++j) {
     const MeteorWord& b = *l2.words[j];
-    for (size_t i = 0; i < l1.words.size(); ++i)
+    for_each_position(c.index, static_cast<uint32_t>(key_of(b)), [&](size_t i) {
       if (pred(*l1.words[i], b)) add(c, static_cast<int32_t>(j), 1, static_cast<int32_t>(i), 1, stage);
+    });
+  }
+}
+
+// Synonyms in a long line 1: for each line-2 word, the line-1 words sharing a
+// synset with it (each once, in order).
+void match_synonyms(const MeteorLine& l1, const MeteorLine& l2, MeteorCandidates& c) {
+  index_positions(
+      l1, [](const MeteorWord& w, auto emit) { for (uint32_t synset : w.synsets) emit(synset); }, c.index);
+  for (size_t j = 0; j < l2.words.size(); ++j) {
+    const MeteorWord& b = *l2.words[j];
+    c.positions.clear();
+    for (uint32_t synset : b.synsets)
+      for_each_position(c.index, synset, [&](size_t i) { c.positions.push_back(static_cast<uint32_t>(i)); });
+    std::sort(c.positions.begin(), c.positions.end());
+    c.positions.erase(std::unique(c.positions.begin(), c.positions.end()), c.positions.end());
+    for (uint32_t i : c.positions)
+      if (l1.words[i]->key != b.key)
+        add(c, static_cast<int32_t>(j), 1, static_cast<int32_t>(i), 1, MeteorStage::kSynonym);
   }
 }
 
@@ -142,6 +190,7 @@ void find_meteor_candidates(const MeteorLine& l1, const MeteorLine& l2, const Me
                             const MeteorStageSet& stages, MeteorCandidates& c) {
   const size_t n1 = l1.words.size(), n2 = l2.words.size();
   c.found.clear();
+  c.max_candidates = limits().meteor_max_candidates;
   c.coverage1.assign(n1, 0);
   c.coverage2.assign(n2, 0);
 
@@ -155,10 +204,13 @@ void find_meteor_candidates(const MeteorLine& l1, const MeteorLine& l2, const Me
     return true;
   };
   if (run(MeteorStage::kExact))
-    match_words(l1, l2, MeteorStage::kExact, [](const MeteorWord& a, const MeteorWord& b) { return a.key == b.key; }, c);
+    match_words(
+        l1, l2, MeteorStage::kExact, [](const MeteorWord& w) { return w.key; },
+        [](const MeteorWord&, const MeteorWord&) { return true; }, c);
   if (run(MeteorStage::kStem))
-    match_words(l1, l2, MeteorStage::kStem,
-                [](const MeteorWord& a, const MeteorWord& b) { return a.stem_key == b.stem_key && a.key != b.key; }, c);
+    match_words(
+        l1, l2, MeteorStage::kStem, [](const MeteorWord& w) { return w.stem_key; },
+        [](const MeteorWord& a, const MeteorWord& b) { return a.key != b.key; }, c);
   if (run(MeteorStage::kSynonym)) {
     if (n1 <= 64) {
       // Same order as the pairwise loop: line-2 words, then line-1 positions ascending.
@@ -173,8 +225,7 @@ void find_meteor_candidates(const MeteorLine& l1, const MeteorLine& l2, const Me
         }
       }
     } else {
-      match_words(l1, l2, MeteorStage::kSynonym,
-                  [](const MeteorWord& a, const MeteorWord& b) { return a.key != b.key && share_synset(a, b); }, c);
+      match_synonyms(l1, l2, c);
     }
   }
   if (run(MeteorStage::kParaphrase) && resources != nullptr) {

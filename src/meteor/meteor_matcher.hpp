@@ -28,8 +28,6 @@ struct MeteorWord {
   int32_t paraphrase_id = MeteorResources::kUnknownWord;
   bool function_word = false;
   std::vector<uint32_t> synsets;  // sorted
-  // A 64-bit filter of the synsets: disjoint filters, disjoint sets.
-  uint64_t synset_signature = 0;
 };
 
 MeteorWord describe_meteor_word(const std::string& word, const MeteorResources* resources,
@@ -80,8 +78,14 @@ struct MeteorCandidates {
   std::vector<int32_t> begin;
   std::vector<int32_t> coverage1;    // candidates covering each line-1 word
   std::vector<int32_t> coverage2;
+  uint64_t max_candidates = 0;       // the limit (common/limits.hpp) this search ran under
+  std::vector<uint64_t> index;       // scratch of the matching stages
+  std::vector<uint32_t> positions;
   size_t count(size_t j) const { return static_cast<size_t>(begin[j + 1] - begin[j]); }
 };
+
+// find_meteor_candidates throws InputError when a pair has more candidates than
+// the process-wide limit meteor_max_candidates.
 
 void find_meteor_candidates(const MeteorLine& line1, const MeteorLine& line2, const MeteorResources* resources,
                             const MeteorStageSet& stages, MeteorCandidates& out);

@@ -9,16 +9,31 @@
 #include <cstring>
 #include <numeric>
 
-#include "io/atomic_file.hpp"
 #include "common/errors.hpp"
+#include "io/atomic_file.hpp"
+#include "io/checksum.hpp"
 
 namespace fastamfm {
 
 namespace {
 
 constexpr char kMagic[8] = {'F', 'A', 'M', 'E', 'T', 'E', 'O', 'R'};
-constexpr uint32_t kFormatVersion = 4;
-constexpr size_t kHeaderBytes = 16;
+// Header: magic | u32 version | u32 has paraphrases | u64 file bytes | u64 checksum
+// (io/checksum.hpp, of the whole file with this field read as zero). Version 5
+// added the size and the checksum.
+constexpr uint32_t kFormatVersion = 5;
+constexpr size_t kSizeAt = 16;
+constexpr size_t kChecksumAt = 24;
+constexpr size_t kHeaderBytes = 32;
+
+uint64_t cache_checksum(const char* data, size_t size) {
+  static const char zeros[8] = {};
+  Checksum64Stream sum;
+  sum.update(data, kChecksumAt);
+  sum.update(zeros, sizeof zeros);
+  sum.update(data + kHeaderBytes, size - kHeaderBytes);
+  return sum.value();
+}
 
 // Splits text into lines the way Java's BufferedReader.readLine does (\n, \r\n or \r).
 std::vector<std::string_view> split_lines(std::string_view text) {
@@ -251,6 +266,11 @@ std::shared_ptr<const MeteorResources> MeteorResources::build(const MeteorResour
   w.add(ids);
   write_exceptions(texts.exceptions, syn, w);
   write_paraphrases(texts.has_paraphrases ? std::string_view(texts.paraphrases) : std::string_view(), w);
+  std::string& bytes = w.bytes();
+  const uint64_t size = bytes.size();
+  std::memcpy(bytes.data() + kSizeAt, &size, sizeof size);
+  const uint64_t sum = cache_checksum(bytes.data(), bytes.size());
+  std::memcpy(bytes.data() + kChecksumAt, &sum, sizeof sum);
 
   std::shared_ptr<MeteorResources> r(new MeteorResources());
   r->buffer_.swap(w.bytes());
@@ -258,21 +278,38 @@ std::shared_ptr<const MeteorResources> MeteorResources::build(const MeteorResour
   return r;
 }
 
-std::shared_ptr<const MeteorResources> MeteorResources::load(const std::string& path) {
+std::shared_ptr<const MeteorResources> MeteorResources::load(const std::string& path, bool use_mmap) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw InputError("cannot open METEOR resource cache '" + path + "': " + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0 || st.st_size < static_cast<off_t>(kHeaderBytes)) {
     ::close(fd);
-    throw FormatError(path + ": byte 0: truncated (a corrupt METEOR resource cache; delete it to rebuild)");
+    throw FormatError(path, 0, "byte 0: truncated (a corrupt METEOR resource cache; delete it to rebuild)");
   }
-  void* map = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (map == MAP_FAILED) throw InputError("cannot map METEOR resource cache '" + path + "': " + std::strerror(errno));
+  const auto size = static_cast<size_t>(st.st_size);
   std::shared_ptr<MeteorResources> r(new MeteorResources());
-  r->map_ = map;
-  r->map_size_ = static_cast<size_t>(st.st_size);
-  r->attach(static_cast<const char*>(map), r->map_size_, path);
+  if (use_mmap) {
+    void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    ::close(fd);
+    if (map == MAP_FAILED) throw InputError("cannot map METEOR resource cache '" + path + "': " + std::strerror(errno));
+    r->map_ = map;
+    r->map_size_ = size;
+    r->attach(static_cast<const char*>(map), size, path);
+    return r;
+  }
+  // A private copy: later changes to the file cannot reach it.
+  r->buffer_.resize(size);
+  for (size_t got = 0; got < size;) {
+    const ssize_t n = ::read(fd, r->buffer_.data() + got, size - got);
+    if (n <= 0) {
+      const int err = errno;
+      ::close(fd);
+      throw std::runtime_error(path + ": read error: " + (n == 0 ? std::string("the file shrank") : std::strerror(err)));
+    }
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  r->attach(r->buffer_.data(), size, path);
   return r;
 }
 
@@ -289,12 +326,23 @@ void MeteorResources::save(const std::string& path) const {
 
 void MeteorResources::attach(const char* data, size_t size, const std::string& where) {
   if (size < kHeaderBytes || std::memcmp(data, kMagic, 8) != 0)
-    throw FormatError(where + ": byte 0: not a fastamfm METEOR resource cache");
+    throw FormatError(where, 0, "byte 0: not a fastamfm METEOR resource cache");
   uint32_t flags[2];
   std::memcpy(flags, data + 8, 8);
   if (flags[0] != kFormatVersion)
-    throw FormatError(where + ": byte 8: cache format version " + std::to_string(flags[0]) + ", expected " +
-                      std::to_string(kFormatVersion) + " (delete it to rebuild)");
+    throw FormatError(where, 0,
+                      "byte 8: cache format version " + std::to_string(flags[0]) + ", expected " +
+                          std::to_string(kFormatVersion) + " (delete it to rebuild)");
+  uint64_t declared_size, stored_sum;
+  std::memcpy(&declared_size, data + kSizeAt, 8);
+  std::memcpy(&stored_sum, data + kChecksumAt, 8);
+  if (declared_size != size)
+    throw FormatError(where, 0,
+                      "the header says " + std::to_string(declared_size) + " bytes but the file has " +
+                          std::to_string(size) + " (truncated? delete it to rebuild)");
+  if (cache_checksum(data, size) != stored_sum)
+    throw FormatError(where, 0, "checksum mismatch: the METEOR resource cache is damaged (delete it to rebuild)");
+  if (flags[1] > 1) throw FormatError(where, 0, "byte 12: corrupt paraphrase flag");
   has_paraphrases_ = flags[1] != 0;
   FlatArrayReader r(data + kHeaderBytes, size - kHeaderBytes, where);
   function_words_ = StringIndex(r);
@@ -344,6 +392,7 @@ void MeteorResources::attach(const char* data, size_t size, const std::string& w
     if (p >= n_pairs) r.fail("paraphrase pair out of range");
   for (uint32_t wid : phrase_words_)
     if (wid >= paraphrase_vocab_.size()) r.fail("paraphrase word out of range");
+  if (r.position() != size - kHeaderBytes) r.fail("unexpected bytes after the last table");
 }
 
 void MeteorResources::append_synsets(uint32_t word_id, std::vector<uint32_t>& out) const {

@@ -30,8 +30,10 @@ class MeteorResources {
   // Parses the jar's text files into the flat layout (takes seconds for the
   // paraphrase table; see save/load for the cached form).
   static std::shared_ptr<const MeteorResources> build(const MeteorResourceTexts& texts);
-  // Memory-maps a cache file written by save(). Throws FormatError for a corrupt file.
-  static std::shared_ptr<const MeteorResources> load(const std::string& path);
+  // Memory-maps a cache file written by save() (or, without use_mmap, copies it into
+  // memory). Verifies its size, checksum and every index the lookups follow; throws
+  // FormatError for a corrupt file.
+  static std::shared_ptr<const MeteorResources> load(const std::string& path, bool use_mmap = true);
   // Writes the flat layout atomically (readers never see a partial file).
   void save(const std::string& path) const;
 

@@ -163,7 +163,13 @@ MeteorReferences::Result MeteorReferences::score(const TextBatch& hyps, int work
           double best = -1;
           for (uint64_t r = offsets_[i]; r < offsets_[i + 1]; ++r) {
             const MeteorLine& reference = texts_->line(r);
-            const MeteorAlignment a = aligner.align(test, reference, resources_.get(), stages_);
+            MeteorAlignment a;
+            try {
+              a = aligner.align(test, reference, resources_.get(), stages_);
+            } catch (const InputError& e) {
+              throw InputError("meteor: hyps[" + std::to_string(i) + "] and refs[" + std::to_string(i) + "][" +
+                               std::to_string(r - offsets_[i]) + "]: " + e.what());
+            }
             const MeteorStats s = meteor_stats(a, test.words.size(), reference.words.size(), test.function_words,
                                                reference.function_words);
             const double score = meteor_score(s, params);

@@ -6,8 +6,9 @@
 namespace fastamfm {
 
 void FlatArrayReader::fail(const char* what) const {
-  throw FormatError(where_ + ": byte " + std::to_string(pos_) + ": " + what +
-                    " (a corrupt or foreign METEOR resource cache; delete it to rebuild)");
+  throw FormatError(where_, 0,
+                    "byte " + std::to_string(pos_) + ": " + what +
+                        " (a corrupt or foreign METEOR resource cache; delete it to rebuild)");
 }
 
 StringIndex::StringIndex(FlatArrayReader& reader)
@@ -18,8 +19,13 @@ StringIndex::StringIndex(FlatArrayReader& reader)
     if (offsets_[i] < offsets_[i - 1] || offsets_[i] > blob_.size()) reader.fail("string offsets out of range");
   const size_t cap = slots_.size();
   if (cap == 0 || (cap & (cap - 1)) != 0 || cap < n) reader.fail("string table size is not a power of two");
-  for (uint32_t s : slots_)
+  size_t empty = 0;
+  for (uint32_t s : slots_) {
     if (s > n - 1) reader.fail("string table slot out of range");
+    empty += s == 0;
+  }
+  // Each string once, and a free slot left so that every probe sequence ends.
+  if (empty != cap - (n - 1) || empty == 0) reader.fail("string table does not match its strings");
 }
 
 uint32_t StringIndex::find(std::string_view s) const {

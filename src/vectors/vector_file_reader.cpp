@@ -6,6 +6,8 @@
 #include <cstring>
 
 #include "common/errors.hpp"
+#include "common/limits.hpp"
+#include "io/line_reader.hpp"
 #include "io/mapped_file.hpp"
 #include "text/utf8.hpp"
 
@@ -82,8 +84,6 @@ bool looks_like_text(std::string_view bytes) {
   return true;
 }
 
-std::string where(const std::string& path, uint64_t line) { return path + ":" + std::to_string(line) + ": "; }
-
 // Parses one text row "word v1 ... vdim" (trailing whitespace already removed).
 // Returns an empty string on success, else what is wrong with the row.
 std::string parse_text_row(std::string_view line, size_t dim, VectorChunk& out) {
@@ -152,7 +152,7 @@ struct TextPart {
   std::string error;
 };
 
-void parse_text_part(std::string_view text, size_t dim, TextPart& part) {
+void parse_text_part(std::string_view text, size_t dim, size_t max_line_bytes, TextPart& part) {
   size_t pos = part.begin;
   uint64_t line_no = 0;
   part.chunk.values.reserve((part.end - part.begin) / 8);
@@ -160,6 +160,11 @@ void parse_text_part(std::string_view text, size_t dim, TextPart& part) {
     const char* nl = static_cast<const char*>(std::memchr(text.data() + pos, '\n', part.end - pos));
     const size_t line_end = nl ? static_cast<size_t>(nl - text.data()) : part.end;
     ++line_no;
+    if (line_end - pos > max_line_bytes) {
+      part.error_line = line_no;
+      part.error = line_too_long(max_line_bytes);
+      return;
+    }
     const std::string_view line = trim_row(text.substr(pos, line_end - pos));
     pos = line_end + 1;
     if (line.empty()) continue;  // blank lines carry nothing
@@ -188,11 +193,19 @@ ParsedVectors read_text(const MappedFile& file, VectorFormat format, int workers
   size_t body = 0;
   uint64_t header_lines = 0;
   uint64_t declared = 0;
+  const size_t max_line_bytes = limits().max_line_bytes;
+  if (first_line(text).size() > max_line_bytes) throw FormatError(path, 1, line_too_long(max_line_bytes));
   if (format == VectorFormat::FastText) {
     uint64_t count = 0, dim = 0;
     if (!parse_header(first_line(text), count, dim))
-      throw FormatError(where(path, 1) + "expected a 'count dim' header line (fastText .vec format)");
-    if (dim == 0) throw FormatError(where(path, 1) + "the header declares 0 dimensions");
+      throw FormatError(path, 1, "expected a 'count dim' header line (fastText .vec format)");
+    if (dim == 0) throw FormatError(path, 1, "the header declares 0 dimensions");
+    // A row holds dim values of at least 2 bytes each, within one line.
+    if (dim > max_line_bytes / 2)
+      throw FormatError(path, 1,
+                        "the header declares " + std::to_string(dim) + " dimensions: rows that long exceed the " +
+                            std::to_string(max_line_bytes) +
+                            "-byte line limit (fastamfm.limits max_line_bytes; raise it for such files)");
     declared = count;
     out.dim = dim;
     const size_t nl = text.find('\n');
@@ -202,11 +215,11 @@ ParsedVectors read_text(const MappedFile& file, VectorFormat format, int workers
     // GloVe has no header: the first row fixes the dimension.
     const std::string_view row = trim_row(first_line(text));
     const size_t fields = count_fields(row);
-    if (fields < 2) throw FormatError(where(path, 1) + "expected 'word v1 v2 ...' (GloVe text format)");
+    if (fields < 2) throw FormatError(path, 1, "expected 'word v1 v2 ...' (GloVe text format)");
     out.dim = fields - 1;
     uint64_t count = 0, dim = 0;
     if (fields == 2 && parse_header(row, count, dim))
-      throw FormatError(where(path, 1) + "looks like a 'count dim' header: load it with format='fasttext'");
+      throw FormatError(path, 1, "looks like a 'count dim' header: load it with format='fasttext'");
   }
 
   // Parts of whole lines, parsed in parallel; joined in file order.
@@ -223,19 +236,19 @@ ParsedVectors read_text(const MappedFile& file, VectorFormat format, int workers
     begin = end;
   }
   parallel_parts(
-      parts.size(), workers, [&](size_t p) { parse_text_part(text, out.dim, parts[p]); }, interrupted);
+      parts.size(), workers, [&](size_t p) { parse_text_part(text, out.dim, max_line_bytes, parts[p]); }, interrupted);
 
   uint64_t line_base = header_lines;
   for (auto& part : parts) {
-    if (!part.error.empty()) throw FormatError(where(path, line_base + part.error_line) + part.error);
+    if (!part.error.empty()) throw FormatError(path, line_base + part.error_line, part.error);
     line_base += count_newlines(text, part.begin, part.end);
     out.rows += part.chunk.rows();
     out.chunks.push_back(std::move(part.chunk));
   }
-  if (out.rows == 0) throw FormatError(path + ": no word vectors in the file");
+  if (out.rows == 0) throw FormatError(path, 0, "no word vectors in the file");
   if (format == VectorFormat::FastText && out.rows != declared) {
     const uint64_t last_line = line_base + (text.empty() || text.back() == '\n' ? 0 : 1);
-    throw FormatError(where(path, last_line) + "the header declares " + std::to_string(declared) +
+    throw FormatError(path, last_line, "the header declares " + std::to_string(declared) +
                       " vectors but the file holds " + std::to_string(out.rows) +
                       (out.rows < declared ? " (truncated file?)" : ""));
   }
@@ -247,11 +260,17 @@ ParsedVectors read_word2vec_binary(const MappedFile& file) {
   const std::string_view data = file.text();
   uint64_t count = 0, dim = 0;
   if (!parse_header(first_line(data), count, dim))
-    throw FormatError(where(path, 1) + "expected a 'count dim' header line (word2vec binary format)");
-  if (dim == 0) throw FormatError(where(path, 1) + "the header declares 0 dimensions");
+    throw FormatError(path, 1, "expected a 'count dim' header line (word2vec binary format)");
+  if (dim == 0) throw FormatError(path, 1, "the header declares 0 dimensions");
+  const size_t max_line_bytes = limits().max_line_bytes;
+  if (dim > max_line_bytes / sizeof(float))
+    throw FormatError(path, 1,
+                      "the header declares " + std::to_string(dim) + " dimensions: rows that long exceed the " +
+                          std::to_string(max_line_bytes) +
+                          "-byte line limit (fastamfm.limits max_line_bytes; raise it for such files)");
   const size_t row_bytes = dim * sizeof(float);
-  if (dim > (size_t{1} << 24) || count > data.size() / (row_bytes + 1))
-    throw FormatError(where(path, 1) + "the header declares " + std::to_string(count) + " vectors of " +
+  if (count > data.size() / (row_bytes + 1))
+    throw FormatError(path, 1, "the header declares " + std::to_string(count) + " vectors of " +
                       std::to_string(dim) + " dimensions, more than the file's " + std::to_string(data.size()) +
                       " bytes can hold (truncated file?)");
   ParsedVectors out;
@@ -260,12 +279,12 @@ ParsedVectors read_word2vec_binary(const MappedFile& file) {
   out.chunks.emplace_back();
   VectorChunk& chunk = out.chunks.back();
   chunk.values.resize(count * dim);
-  if (data.find('\n') == std::string_view::npos) throw FormatError(path + ": the file ends after the header line");
+  if (data.find('\n') == std::string_view::npos) throw FormatError(path, 0, "the file ends after the header line");
   size_t pos = data.find('\n') + 1;
   auto fail = [&](uint64_t index, std::string_view word, const std::string& what) {
-    std::string msg = path + ": vector " + std::to_string(index + 1) + " of " + std::to_string(count);
+    std::string msg = "vector " + std::to_string(index + 1) + " of " + std::to_string(count);
     if (!word.empty()) msg += " (word " + quoted(word) + ")";
-    throw FormatError(msg + " at byte " + std::to_string(pos) + ": " + what);
+    throw FormatError(path, 0, msg + " at byte " + std::to_string(pos) + ": " + what);
   };
   for (uint64_t i = 0; i < count; ++i) {
     while (pos < data.size() && (data[pos] == '\n' || data[pos] == '\r')) ++pos;  // row separators
@@ -292,9 +311,10 @@ ParsedVectors read_word2vec_binary(const MappedFile& file) {
   }
   while (pos < data.size() && std::strchr(" \t\r\n", data[pos]) && data[pos] != '\0') ++pos;
   if (pos != data.size())
-    throw FormatError(path + ": " + std::to_string(data.size() - pos) + " bytes after the " + std::to_string(count) +
-                      " vectors the header declares");
-  if (count == 0) throw FormatError(path + ": no word vectors in the file");
+    throw FormatError(path, 0,
+                      std::to_string(data.size() - pos) + " bytes after the " + std::to_string(count) +
+                          " vectors the header declares");
+  if (count == 0) throw FormatError(path, 0, "no word vectors in the file");
   out.rows = count;
   return out;
 }
@@ -304,7 +324,7 @@ ParsedVectors read_word2vec_binary(const MappedFile& file) {
 VectorFormat detect_vector_format(const std::string& path) {
   const MappedFile file(path);
   const std::string_view text = file.text();
-  if (text.empty()) throw FormatError(path + ": empty file (expected word vectors)");
+  if (text.empty()) throw FormatError(path, 0, "empty file (expected word vectors)");
   uint64_t count = 0, dim = 0;
   if (!parse_header(first_line(text), count, dim)) return VectorFormat::Glove;
   // After the header: "word" then either text values or raw float32 bytes.
@@ -323,7 +343,7 @@ VectorFormat detect_vector_format(const std::string& path) {
 ParsedVectors read_vector_file(const std::string& path, VectorFormat format, int workers,
                                const InterruptCheck& interrupted) {
   const MappedFile file(path);
-  if (file.size() == 0) throw FormatError(path + ": empty file (expected word vectors)");
+  if (file.size() == 0) throw FormatError(path, 0, "empty file (expected word vectors)");
   file.advise_sequential();
   if (format == VectorFormat::Word2VecBinary) return read_word2vec_binary(file);
   return read_text(file, format, workers, interrupted);

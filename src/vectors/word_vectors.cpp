@@ -8,30 +8,29 @@
 #include <cstdio>
 #include <cstring>
 
-#include "io/atomic_file.hpp"
+#include <cfloat>
+#include <cmath>
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "common/errors.hpp"
+#include "io/atomic_file.hpp"
+#include "io/checksum.hpp"
+#include "text/utf8.hpp"
 
 namespace fastamfm {
 
 namespace {
 
 constexpr char kMagic[8] = {'F', 'A', 'M', 'F', 'M', 'W', 'V', '\0'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;  // 2: the body is checksummed too
 constexpr size_t kAlign = 64;
 constexpr size_t kHeadBytes = size_t{1} << 20;
 
 size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
 uint64_t header_checksum(const WordVectorsHeader& h) {
-  static_assert(offsetof(WordVectorsHeader, checksum) % 8 == 0, "the checksum covers whole 64-bit words");
-  uint64_t sum = 0x243f6a8885a308d3ULL;
-  const auto* bytes = reinterpret_cast<const char*>(&h);
-  for (size_t at = 0; at < offsetof(WordVectorsHeader, checksum); at += 8) {
-    uint64_t word;
-    std::memcpy(&word, bytes + at, 8);
-    sum = mix64(sum ^ word);
-  }
-  return sum;
+  return checksum64(&h, offsetof(WordVectorsHeader, checksum));
 }
 
 using Sink = std::function<void(const void*, size_t)>;
@@ -44,12 +43,23 @@ class ImageWriter {
     index_words();
     compute_mean(workers);
     lay_out(key);
+    Checksum64Stream body;
+    write_body([&](const void* p, size_t n) { body.update(p, n); });
+    header_.body_checksum = body.value();
+    header_.checksum = header_checksum(header_);
   }
 
   size_t image_bytes() const { return header_.image_bytes; }
 
   void write(const Sink& sink) const {
-    size_t written = 0;
+    sink(&header_, sizeof header_);
+    write_body(sink);
+  }
+
+ private:
+  // Everything after the header, padding included.
+  void write_body(const Sink& sink) const {
+    size_t written = sizeof header_;
     auto put = [&](const void* p, size_t n) {
       sink(p, n);
       written += n;
@@ -58,7 +68,6 @@ class ImageWriter {
       static const char zeros[kAlign] = {};
       while (written < offset) put(zeros, std::min(kAlign, offset - written));
     };
-    put(&header_, sizeof header_);
     pad_to(header_.vectors_offset);
     const size_t dim = parsed_.dim;
     for (size_t c = 0; c < parsed_.chunks.size(); ++c) {
@@ -81,7 +90,6 @@ class ImageWriter {
     pad_to(header_.image_bytes);
   }
 
- private:
   void index_words() {
     size_t capacity = 16;
     while (capacity < 2 * parsed_.rows + 1) capacity *= 2;
@@ -160,7 +168,6 @@ class ImageWriter {
     h.source_mtime_ns = key.mtime_ns;
     h.source_head_hash = key.head_hash;
     h.source_format = key.format;
-    h.checksum = header_checksum(h);
   }
 
   const ParsedVectors& parsed_;
@@ -208,8 +215,10 @@ void WordVectors::attach(const uint8_t* image, size_t bytes) {
   if (h.image_bytes != bytes)
     throw FormatError(corrupt(origin_, "size " + std::to_string(bytes) + " bytes, the header says " +
                                            std::to_string(h.image_bytes)));
+  if (checksum64(image + sizeof h, bytes - sizeof h) != h.body_checksum)
+    throw FormatError(corrupt(origin_, "checksum mismatch: the file was damaged or modified after it was written"));
   auto section_fits = [&](uint64_t offset, uint64_t count, uint64_t item) {
-    return offset % 8 == 0 && offset <= bytes && (item == 0 || count <= (bytes - offset) / item);
+    return offset % 8 == 0 && offset >= sizeof h && offset <= bytes && (item == 0 || count <= (bytes - offset) / item);
   };
   const bool ok = h.rows > 0 && h.dim > 0 && h.rows < kNotFound && h.rows <= bytes / h.dim &&
                   section_fits(h.vectors_offset, h.rows * h.dim, sizeof(float)) &&
@@ -224,11 +233,23 @@ void WordVectors::attach(const uint8_t* image, size_t bytes) {
   words_ = reinterpret_cast<const char*>(image + h.words_offset);
   table_ = reinterpret_cast<const WordVectorsTableEntry*>(image + h.table_offset);
   mean_ = reinterpret_cast<const double*>(image + h.mean_offset);
-  // word() trusts these offsets, so they are checked once here.
+  // Everything the lookups and metrics trust is checked once here.
   if (word_end_[0] != 0 || word_end_[h.rows] != h.words_bytes)
     throw FormatError(corrupt(origin_, "word offsets do not cover the word bytes"));
   for (size_t r = 0; r < h.rows; ++r)
     if (word_end_[r + 1] < word_end_[r]) throw FormatError(corrupt(origin_, "word offsets out of order"));
+  if (find_invalid_utf8(std::string_view(words_, h.words_bytes)) != SIZE_MAX)
+    throw FormatError(corrupt(origin_, "a word is not valid UTF-8"));
+  // Scans of the whole image, accumulated without branches so that they run at
+  // memory speed (opening a cache is meant to be cheap).
+  int in_range = 1;
+  for (size_t i = 0; i < h.table_capacity; ++i)
+    in_range &= static_cast<int>(table_[i].row < h.rows) | static_cast<int>(table_[i].row == kEmptyTableSlot);
+  if (!in_range) throw FormatError(corrupt(origin_, "lookup table points past the last row"));
+  int finite = 1;
+  for (size_t i = 0; i < h.rows * h.dim; ++i) finite &= static_cast<int>(std::fabs(vectors_[i]) <= FLT_MAX);
+  for (size_t j = 0; j < h.dim; ++j) finite &= static_cast<int>(std::fabs(mean_[j]) <= DBL_MAX);
+  if (!finite) throw FormatError(corrupt(origin_, "a vector value is not a finite number"));
 }
 
 uint32_t WordVectors::find(TokenId id, std::string_view word) const {
@@ -238,17 +259,42 @@ uint32_t WordVectors::find(TokenId id, std::string_view word) const {
     const WordVectorsTableEntry& e = table_[slot];
     if (e.row == kEmptyTableSlot) return kNotFound;
     if (e.id != id) continue;
-    if (e.row >= size()) throw FormatError(corrupt(origin_, "lookup table points past the last row"));
     if (this->word(e.row) == word) return static_cast<uint32_t>(e.row);
   }
   return kNotFound;
 }
 
-std::shared_ptr<WordVectors> WordVectors::open(const std::string& cache_path) {
+std::shared_ptr<WordVectors> WordVectors::open(const std::string& cache_path, bool use_mmap) {
   auto wv = std::make_shared<WordVectors>();
   wv->origin_ = cache_path;
-  wv->mapping_ = MappedFile(cache_path);
-  wv->attach(wv->mapping_.data(), wv->mapping_.size());
+  if (use_mmap) {
+    wv->mapping_ = MappedFile(cache_path);
+    wv->attach(wv->mapping_.data(), wv->mapping_.size());
+    return wv;
+  }
+  // A private copy, 8-byte aligned as the image's sections need.
+  const int fd = ::open(cache_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(cache_path + ": cannot open: " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    throw std::runtime_error(cache_path + ": cannot stat: " + std::strerror(err));
+  }
+  const auto bytes = static_cast<size_t>(st.st_size);
+  wv->owned_.reset(new uint64_t[bytes / sizeof(uint64_t) + 1]);
+  auto* to = reinterpret_cast<uint8_t*>(wv->owned_.get());
+  for (size_t got = 0; got < bytes;) {
+    const ssize_t r = ::read(fd, to + got, bytes - got);
+    if (r <= 0) {
+      const int err = errno;
+      ::close(fd);
+      throw std::runtime_error(cache_path + ": read error: " + (r == 0 ? std::string("the file shrank") : std::strerror(err)));
+    }
+    got += static_cast<size_t>(r);
+  }
+  ::close(fd);
+  wv->attach(to, bytes);
   return wv;
 }
 

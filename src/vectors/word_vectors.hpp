@@ -2,7 +2,7 @@
 // read-only (shared by every process that opens it) or in memory (from an LSI
 // model, or a load without cache).
 //
-// Image layout (host byte order, every section 64-byte aligned):
+// Image layout (host byte order, every section 64-byte aligned), version 2:
 //   WordVectorsHeader | float32 vectors[rows][dim] | uint64 word_end[rows + 1] |
 //   word bytes | open-addressing table {token id, row}[capacity] | float64 mean[dim]
 // The table is keyed by the tokenizer's 64-bit token id, so a tokenized sentence
@@ -48,7 +48,8 @@ struct WordVectorsHeader {
   int64_t source_mtime_ns;
   uint64_t source_head_hash;
   uint64_t source_format;
-  uint64_t checksum;  // of every byte above
+  uint64_t body_checksum;  // checksum64 (io/checksum.hpp) of every byte after the header
+  uint64_t checksum;       // checksum64 of every byte above
 };
 
 // One slot of the image's open-addressing table; row == kEmptyTableSlot when free.
@@ -62,8 +63,9 @@ class WordVectors {
  public:
   static constexpr uint32_t kNotFound = UINT32_MAX;
 
-  // Maps a cache file; FormatError naming the path when it is corrupt.
-  static std::shared_ptr<WordVectors> open(const std::string& cache_path);
+  // Maps a cache file (or, without use_mmap, copies it into memory); verifies its
+  // checksums and structure; FormatError naming the path when it is corrupt.
+  static std::shared_ptr<WordVectors> open(const std::string& cache_path, bool use_mmap = true);
   // Builds the image in memory (no cache file).
   static std::shared_ptr<WordVectors> from_parsed(const ParsedVectors& parsed, const SourceKey& key, int workers);
 

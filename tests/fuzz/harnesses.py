@@ -1,0 +1,208 @@
+"""Fuzz targets: each takes arbitrary bytes, hands them to one fastamfm reader as a file
+(or as text), and uses whatever loads. A reader may refuse its input only with a
+ValueError (fastamfm.FormatError for files); any other exception, and of course a
+crash, is a finding.
+
+The binary formats are checksummed, so random bytes would never get past the
+checksum: their harnesses first repair the size and checksum fields of the mutated
+file (``repair_*``), which lets the fuzzer reach the structural checks behind them.
+"""
+from __future__ import annotations
+
+import os
+import struct
+import tempfile
+
+import numpy as np
+
+import fastamfm
+from fastamfm import _core, io
+from fastamfm.ratings import load_rated_turns
+
+SENTENCES = ["w1 w2 w3", "unseenword w2 w1", "", "the cat sat on the mat", "w4 w4 w4 w9"]
+METEOR_PAIRS = (["the cats sat on the mat", "a big car"], [["the cat sat on a mat"], ["an automobile"]])
+
+_DIR = tempfile.mkdtemp(prefix="fastamfm-fuzz-")
+
+
+def _write(data: bytes, name: str) -> str:
+    path = os.path.join(_DIR, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def _put(data: bytearray, offset: int, value: int) -> None:
+    if len(data) >= offset + 8:
+        data[offset:offset + 8] = struct.pack("<Q", value)
+
+
+# --- checksum repair (the layouts of the C++ headers) --------------------------------
+
+def repair_lm(data: bytes) -> bytes:
+    """LM header: file_bytes at 16, checksum at 24 (version 2: of the whole file with the
+    field zero; version 1: of the bytes after the 376-byte header)."""
+    out = bytearray(data)
+    if len(out) < 376:
+        return data
+    _put(out, 16, len(out))
+    _put(out, 24, 0)
+    version = struct.unpack_from("<I", out, 8)[0]
+    _put(out, 24, _core._testing.checksum64(bytes(out[376:] if version == 1 else out)))
+    return bytes(out)
+
+
+def repair_lsi(data: bytes) -> bytes:
+    """LSI file: the last 8 bytes are the checksum of everything before them."""
+    if len(data) < 16:
+        return data
+    return data[:-8] + struct.pack("<Q", _core._testing.lsi_checksum(data[:-8]))
+
+
+def repair_vector_cache(data: bytes) -> bytes:
+    """Word-vector cache header (144 bytes): image_bytes at 88, body checksum at 128,
+    header checksum (of bytes 0..136) at 136."""
+    out = bytearray(data)
+    if len(out) < 144:
+        return data
+    _put(out, 88, len(out))
+    _put(out, 128, _core._testing.checksum64(bytes(out[144:])))
+    _put(out, 136, _core._testing.checksum64(bytes(out[:136])))
+    return bytes(out)
+
+
+def repair_meteor_cache(data: bytes) -> bytes:
+    """METEOR cache header (32 bytes): file size at 16, checksum (with the field zero) at 24."""
+    out = bytearray(data)
+    if len(out) < 32:
+        return data
+    _put(out, 16, len(out))
+    _put(out, 24, 0)
+    _put(out, 24, _core._testing.checksum64(bytes(out)))
+    return bytes(out)
+
+
+# --- targets ------------------------------------------------------------------------
+
+def tokenizer(data: bytes) -> None:
+    text = data.decode("utf-8", "replace")
+    for preset in fastamfm.TOKENIZER_PRESETS:
+        for lowercase in (False, True):
+            fastamfm.tokenize([text, text[: len(text) // 2]], preset=preset, lowercase=lowercase, workers=1)
+    try:
+        fastamfm.tokenize([data], workers=1)  # raw bytes: invalid UTF-8 is a ValueError
+    except ValueError:
+        pass
+
+
+def _use_lm(path: str) -> None:
+    try:
+        lm = fastamfm.NgramLM.load(path)
+    except ValueError:
+        return
+    lm.score(SENTENCES, workers=1)
+    lm.token_scores(SENTENCES, workers=1)
+
+
+def arpa(data: bytes) -> None:
+    _use_lm(_write(data, "model.arpa"))
+
+
+def lm_binary(data: bytes) -> None:
+    _use_lm(_write(repair_lm(data), "lm.model"))
+
+
+def lsi_binary(data: bytes) -> None:
+    try:
+        lsi = fastamfm.LsiModel.load(_write(repair_lsi(data), "lsi.model"))
+    except ValueError:
+        return
+    lsi.transform(SENTENCES, workers=1)
+
+
+def _use_vectors(vectors) -> None:
+    fastamfm.embedding_average(SENTENCES[:2], [[SENTENCES[3]]] * 2, vectors=vectors, workers=1, empty="zero")
+    fastamfm.greedy_matching(SENTENCES[:2], [[SENTENCES[3]]] * 2, vectors=vectors, workers=1, empty="zero")
+
+
+def _vector_text(fmt: str):
+    def target(data: bytes) -> None:
+        try:
+            vectors = fastamfm.WordVectors.load(_write(data, f"vectors.{fmt}"), format=fmt, cache=False, workers=1)
+        except ValueError:
+            return
+        _use_vectors(vectors)
+    target.__name__ = fmt
+    return target
+
+
+def vector_cache(data: bytes) -> None:
+    try:
+        core = _core.WordVectors.open(_write(repair_vector_cache(data), "vectors.fastamfm-wv"))
+    except ValueError:
+        return
+    np.asarray(core.vectors).sum()
+    core.words()
+
+
+def meteor_cache(data: bytes) -> None:
+    try:
+        resources = _core.MeteorResources.load(_write(repair_meteor_cache(data), "meteor.bin"))
+    except ValueError:
+        return
+    resources.synonym_sets("cars")
+    stages = ("exact", "stem", "synonym", "paraphrase") if resources.has_paraphrases else ("exact", "stem", "synonym")
+    fastamfm.meteor(*METEOR_PAIRS, resources=resources, stages=stages, workers=1)
+
+
+def jsonl(data: bytes) -> None:
+    try:
+        io.read_jsonl(_write(data, "records.jsonl"))
+    except ValueError:
+        pass
+
+
+def dstc_json(data: bytes) -> None:
+    try:
+        io.read_dstc_json(_write(data, "dialogues.json"))
+    except ValueError:
+        pass
+
+
+def ratings_json(data: bytes) -> None:
+    try:
+        load_rated_turns(_write(data, "set_eval.json"))
+    except ValueError:
+        pass
+
+
+def ratings_jsonl(data: bytes) -> None:
+    try:
+        load_rated_turns(_write(data, "ratings.jsonl"))
+    except ValueError:
+        pass
+
+
+def text_lines(data: bytes) -> None:
+    try:
+        io.read_parallel_files([_write(data, "hyp.txt"), _write(data[::-1], "ref.txt")])
+    except ValueError:
+        pass
+
+
+HARNESSES = {
+    "tokenizer": tokenizer,
+    "text_lines": text_lines,
+    "arpa": arpa,
+    "glove": _vector_text("glove"),
+    "fasttext": _vector_text("fasttext"),
+    "word2vec": _vector_text("word2vec"),
+    "lm_binary": lm_binary,
+    "lsi_binary": lsi_binary,
+    "vector_cache": vector_cache,
+    "meteor_cache": meteor_cache,
+    "jsonl": jsonl,
+    "dstc_json": dstc_json,
+    "ratings_json": ratings_json,
+    "ratings_jsonl": ratings_jsonl,
+}

@@ -1,0 +1,74 @@
+"""Writes the seed inputs of every fuzz target into corpus/<target>/seed-*: small valid
+files of each format (built by fastamfm itself for the binary ones), so that mutation
+starts from inputs that reach deep into each reader.
+
+    PYTHONPATH=python python tests/fuzz/make_seeds.py
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+import fastamfm
+from fastamfm import _core
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+SENTENCES = ["w1 w2 w3", "w2 w3 w1", "the cat sat on the mat", "w1 the cat", "a big car"]
+ARPA = ("\\data\\\nngram 1=5\nngram 2=2\n\n\\1-grams:\n-1.0\t<unk>\t0\n-1.0\t<s>\t-0.5\n-0.7\ta\t-0.3\n"
+        "-inf\tb\n-1.0\t</s>\t0\n\n\\2-grams:\n-0.5\t<s> a\n-0.2\ta b\n\n\\end\\\n")
+
+
+def _vectors(words):
+    return np.round(np.random.default_rng(0).standard_normal((len(words), 3)), 3).astype(np.float32)
+
+
+def seeds() -> dict:
+    words = ["the", "cat", "w1", "w2"]
+    matrix = _vectors(words)
+    text_rows = "".join(w + " " + " ".join(f"{v:.3f}" for v in row) + "\n" for w, row in zip(words, matrix))
+    w2v = f"{len(words)} 3\n".encode() + b"".join(w.encode() + b" " + row.astype("<f4").tobytes() + b"\n"
+                                                 for w, row in zip(words, matrix))
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        fastamfm.NgramLM.train(SENTENCES, order=2).save(tmp / "lm.model")
+        fastamfm.LsiModel.train(SENTENCES, dims=2).save(tmp / "lsi.model")
+        (tmp / "v.txt").write_text(text_rows)
+        cache = fastamfm.WordVectors.load(tmp / "v.txt", cache_dir=tmp / "cache").cache_path
+        _core.MeteorResources.build(function_words=b"the\na\n", synsets=b"car\n1 2\nautomobile\n2\n",
+                                    exceptions=b"big\nbigger\n", nonbreaking_prefixes=b"Mr\n",
+                                    paraphrases=b"0.5\nthank you\nthanks\n").save(str(tmp / "meteor.bin"))
+        binary = {name: (tmp / file).read_bytes() for name, file in
+                  (("lm_binary", "lm.model"), ("lsi_binary", "lsi.model"), ("meteor_cache", "meteor.bin"))}
+        binary["vector_cache"] = Path(cache).read_bytes()
+    record = {"hyp": "the cat", "refs": ["a cat", "the dog"]}
+    dstc = [{"context": "hi\nhello", "response": "the cat", "reference": ["a cat"]}]
+    rated = [{"context": "hi", "response": "ok", "model": "S1", "annotations": {"Overall": [3, 4]}}]
+    return {
+        "tokenizer": [b"The Cat's 100% well-known, isn't it?", "Ｆｕｌｌ　ｗｉｄｔｈ – ÉTÉ".encode()],
+        "text_lines": [b"one line\r\ntwo\n\nthree"],
+        "arpa": [ARPA.encode()],
+        "glove": [text_rows.encode()],
+        "fasttext": [f"{len(words)} 3\n{text_rows}".encode()],
+        "word2vec": [w2v],
+        "jsonl": [(json.dumps(record) + "\n\n" + json.dumps({"hyp": "x", "refs": "y"}) + "\n").encode()],
+        "dstc_json": [json.dumps(dstc).encode(), (json.dumps(dstc[0]) + "\n").encode()],
+        "ratings_json": [json.dumps(rated).encode()],
+        "ratings_jsonl": [(json.dumps({"hyp": "ok", "rating": 3.5, "refs": ["fine"], "context": ["hi"]}) +
+                           "\n").encode()],
+        **{name: [data] for name, data in binary.items()},
+    }
+
+
+def main() -> None:
+    for target, inputs in seeds().items():
+        directory = CORPUS / target
+        directory.mkdir(parents=True, exist_ok=True)
+        for i, data in enumerate(inputs):
+            (directory / f"seed-{i}").write_bytes(data)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+"""A bounded fuzz run of every target (tests/fuzz/harnesses.py) under atheris, each in its
+own process for FASTAMFM_FUZZ_SECONDS (default 20) from a copy of the committed corpus:
+no input may crash a reader or make it raise anything but a ValueError. Skips when
+atheris is not installed (pip install atheris; it is in the test extra). The long
+local run is documented in tests/fuzz/run.py."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import fastamfm
+
+pytest.importorskip("atheris", reason="atheris is not installed (pip install atheris)")
+
+from fuzz.harnesses import HARNESSES  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+PYTHON_DIR = Path(fastamfm.__file__).resolve().parents[1]
+SECONDS = int(os.environ.get("FASTAMFM_FUZZ_SECONDS", "20"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", sorted(HARNESSES))
+def test_fuzz_target(target, tmp_path):
+    corpus = tmp_path / "corpus"
+    shutil.copytree(HERE / "fuzz" / "corpus" / target, corpus)
+    proc = subprocess.run(
+        [sys.executable, str(HERE / "fuzz" / "run.py"), target, f"-max_total_time={SECONDS}", "-rss_limit_mb=2048",
+         "-timeout=20", "-print_final_stats=1", str(corpus)],
+        cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(PYTHON_DIR)), capture_output=True, text=True,
+        timeout=SECONDS + 300)
+    crashes = sorted(p.name for p in tmp_path.iterdir() if re.match(r"(crash|timeout|oom|leak)-", p.name))
+    assert proc.returncode == 0 and not crashes, f"{target}: {crashes}\n{proc.stderr[-3000:]}"
+    runs = re.search(r"Done (\d+) runs in (\d+) second", proc.stderr)
+    assert runs, proc.stderr[-2000:]
+    print(f"{target}: {runs[1]} inputs in {runs[2]} s, 0 crashes")
