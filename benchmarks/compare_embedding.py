@@ -10,7 +10,7 @@
    load (parse + write the cache), cached load (map the cache), load without cache,
    and pandas.read_csv, the usual fast way to read such a file into numpy.
 
-Usage:  PYTHONPATH=python python3 benchmarks/compare_embedding.py [--repeats N] [--skip-load]
+Usage:  PYTHONPATH=python python3 benchmarks/compare_embedding.py [--repeats N] [--skip-load] [--load-words N]
 Wall and CPU seconds (all threads); fastamfm uses every core (workers=-1), numpy one.
 Workloads and peers: embedding_workloads.py.
 """
@@ -63,8 +63,8 @@ def compare_metrics(repeats: int, workdir: Path) -> None:
                           f"of {repeats}; {load}")])
 
 
-def compare_loading(repeats: int) -> None:
-    big = w.write_big_glove(Path(tempfile.gettempdir()) / "fastamfm_bench_400k_300d.txt")
+def compare_loading(repeats: int, words: int) -> None:
+    big = w.write_big_glove(Path(tempfile.gettempdir()) / f"fastamfm_bench_{words}_300d.txt", n_words=words)
     cache = fastamfm.vectors.cache_path_for(big)
     if cache.exists():
         cache.unlink()
@@ -85,7 +85,7 @@ def compare_loading(repeats: int) -> None:
                          f"{pandas_time.wall / cached.wall:.0f}x faster than pandas (wall)")
         except ImportError:
             notes.append("pandas is not installed: no peer row")
-    measure.print_table(f"load a 400k x 300 GloVe text file ({big.stat().st_size >> 20} MiB)",
+    measure.print_table(f"load a {words:,} x 300 GloVe text file ({big.stat().st_size >> 20} MiB)",
                         ["loader", "wall", "CPU"],
                         [[name, measure.seconds(t.wall), measure.seconds(t.cpu)] for name, t in rows],
                         notes + [str(load)])
@@ -95,12 +95,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--skip-load", action="store_true")
+    parser.add_argument("--load-words", type=int, default=400_000, help="rows of the GloVe file to load")
     args = parser.parse_args()
     print(f"fastamfm {fastamfm.__version__}, {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as workdir:
         compare_metrics(args.repeats, Path(workdir))
     if not args.skip_load:
-        compare_loading(args.repeats)
+        compare_loading(args.repeats, args.load_words)
 
 
 if __name__ == "__main__":

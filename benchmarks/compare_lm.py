@@ -37,7 +37,8 @@ def section_training(corpora: dict, workdir: Path, memory: str) -> None:
                 for smoothing in ("kneser-ney", "katz"):
                     process, ours = w.train_fastamfm_process(path, order, smoothing, memory)
                     irst_cells = ([f"{irst[0].wall:.2f}", f"{irst[0].cpu:.2f}", f"{irst[0].peak_mib:.0f}", irst[1],
-                                   measure.ratio(irst[0].wall / ours["seconds"])] if irst else ["n/a"] * 4 + ["failed"])
+                                   measure.ratio(irst[0].wall / ours["seconds"])] if irst else
+                                  ["n/a"] * 4 + ["failed" if w.IRSTLM_TLM.exists() else "not installed"])
                     rows.append([name, order, smoothing, f"{ours['seconds']:.2f}", f"{process.cpu:.2f}",
                                  f"{process.peak_mib:.0f}", ours["spilled_runs"], *irst_cells])
     measure.print_table("Training: seconds, CPU seconds (whole process), peak RSS MiB",

@@ -43,7 +43,7 @@ def run_worker(*args: str) -> dict:
 
 def worker(kind: str, args: list) -> dict:
     if kind == "make-matrix":
-        w.make_matrix(Path(args[0]), docs=1_000_000, terms=100_000, mean_length=15.0)
+        w.make_matrix(Path(args[0]), docs=int(args[1]), terms=int(args[2]), mean_length=15.0)
         return {}
     if kind == "svd":
         return w.svd_in_this_process(args[0], Path(args[1]), Path(args[2]))
@@ -53,12 +53,12 @@ def worker(kind: str, args: list) -> dict:
     return w.train_out_of_core(Path(args[0]), int(args[1]), BENCH_DIR)
 
 
-def compare_svd(repeats: int) -> None:
+def compare_svd(repeats: int, docs: int, terms: int) -> None:
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
-    matrix = BENCH_DIR / "tfidf_1m_docs_100k_terms.npz"
+    matrix = BENCH_DIR / f"tfidf_{docs}_docs_{terms}_terms.npz"
     if not matrix.exists():
-        print("generating the 1M x 100k tf-idf matrix ...", flush=True)
-        run_worker("make-matrix", str(matrix))
+        print(f"generating the {docs:,} x {terms:,} tf-idf matrix ...", flush=True)
+        run_worker("make-matrix", str(matrix), str(docs), str(terms))
     runs = {"fastamfm": [], "sklearn": []}
     with measure.LoadMonitor() as load:
         for _ in range(repeats):
@@ -76,7 +76,8 @@ def compare_svd(repeats: int) -> None:
         [["wall seconds", f"{ours['seconds']:.2f}", f"{sk['seconds']:.2f}", measure.ratio(sk['seconds'] / ours['seconds'])],
          ["CPU seconds", f"{ours['cpu']:.2f}", f"{sk['cpu']:.2f}", measure.ratio(sk['cpu'] / ours['cpu'])],
          ["peak RSS (MB)", f"{ours['peak_mb']:.0f}", f"{sk['peak_mb']:.0f}", measure.ratio(sk['peak_mb'] / ours['peak_mb'])],
-         ["peak over loaded matrix (MB)", f"{extra_ours:.0f}", f"{extra_sk:.0f}", measure.ratio(extra_sk / extra_ours)]],
+         ["peak over loaded matrix (MB)", f"{extra_ours:.0f}", f"{extra_sk:.0f}",
+          measure.ratio(extra_sk / extra_ours) if extra_ours > 0 else "-"]],
         [f"median of {repeats} interleaved repeats; {load}",
          (f"singular values: max relative difference {rel.max():.2e} (top 10: {rel[:10].max():.2e}); "
           f"sum fastamfm {s_ours.sum():.4f} vs sklearn {s_sk.sum():.4f}")])
@@ -140,13 +141,15 @@ def main() -> None:
     parser.add_argument("what", nargs="*", default=["svd", "ooc", "am"], choices=["svd", "ooc", "am"])
     parser.add_argument("--repeats", type=int, default=None, help="default: 1 for svd and ooc, 5 for am")
     parser.add_argument("--sentences", default="10000000", help="comma-separated corpus sizes for ooc")
+    parser.add_argument("--svd-docs", type=int, default=1_000_000, help="documents of the svd matrix")
+    parser.add_argument("--svd-terms", type=int, default=100_000, help="terms of the svd matrix")
     parser.add_argument("--max-memory", type=int, default=1 << 30, help="bytes, for ooc")
     parser.add_argument("--dims", type=int, default=100, help="for am")
     args = parser.parse_args()
     if "am" in args.what:
         compare_am(args.repeats or 5, args.dims)
     if "svd" in args.what:
-        compare_svd(args.repeats or 1)
+        compare_svd(args.repeats or 1, args.svd_docs, args.svd_terms)
     if "ooc" in args.what:
         compare_ooc([int(s) for s in args.sentences.split(",")], args.max_memory)
 
