@@ -3,7 +3,7 @@ this checkout beside other fastamfm trees (e.g. the code before a change), one r
 
     PYTHONPATH=python python3 benchmarks/compare_streaming.py [--sizes 1000000]
         [--python-dir before=/work/baseline/python] [--metrics am,fm,amfm,bleu,rouge_l]
-        [--model default|DIR] [--chunk-size 20000] [--repeats 3] [--workdir /tmp/fastamfm-stream]
+        [--model default|DIR] [--chunk-size 20000] [--repeats 3] [--workdir /tmp/fastamfm-stream] [--ascii-only]
 
 Generates N synthetic responses with 4 references each (streaming_workloads.py:
 words from the scoring model's LSI vocabulary), then runs ``python -m fastamfm.cli
@@ -56,20 +56,23 @@ def main(argv=None) -> int:
     parser.add_argument("--chunk-size", type=int, default=w.CHUNK_SIZE)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/fastamfm-stream"))
+    parser.add_argument("--ascii-only", action="store_true",
+                        help="draw words from the model's ASCII words only (no Unicode steps in the tokenizer)")
     args = parser.parse_args(argv)
     sides = dict(args.python_dir)
     sides["this"] = REPO / "python"
-    words = w.model_vocabulary(args.model)
+    words = w.model_vocabulary(args.model, args.ascii_only)
     options = {"metrics": args.metrics, "model": args.model, "chunk_size": args.chunk_size}
-    print(f"metrics {args.metrics}, model {args.model}, {w.N_REFS} references, chunk {args.chunk_size}, "
+    print(f"metrics {args.metrics}, model {args.model}{' (ASCII words only)' if args.ascii_only else ''}, "
+          f"{w.N_REFS} references, chunk {args.chunk_size}, "
           f"{os.cpu_count()} cores; sides: " + ", ".join(f"{k}={v}" for k, v in sides.items()))
     for n in (int(s) for s in args.sizes.split(",")):
         start = time.perf_counter()
-        paths = w.synthetic_files(args.workdir / f"n{n}", n, words)
+        paths = w.synthetic_files(args.workdir / (f"n{n}" + ("-ascii" if args.ascii_only else "")), n, words)
         generated = time.perf_counter() - start
 
-        def side(label: str, directory: Path, paths=paths, n=n):
-            return lambda: w.run_cli(paths, args.workdir / f"n{n}" / f"{label}.jsonl", directory, **options)
+        def side(label: str, directory: Path, paths=paths):
+            return lambda: w.run_cli(paths, paths[0].parent / f"{label}.jsonl", directory, **options)
 
         with measure.LoadMonitor() as load:
             results = measure.interleaved({label: side(label, d) for label, d in sides.items()}, args.repeats)
