@@ -84,12 +84,11 @@ def main() -> None:
     parser.add_argument("--skip-dstc6", action="store_true")
     parser.add_argument("--skip-sentence", action="store_true")
     args = parser.parse_args()
-    if args.skip_dstc6:
-        pass
-    elif DSTC6.exists():
-        compare_dstc6(args.repeats, args.pycoco_systems)
-    else:
-        print(f"(DSTC-6 skipped: {DSTC6} is absent)")
+    if not args.skip_dstc6:
+        if DSTC6.exists():
+            compare_dstc6(args.repeats, args.pycoco_systems)
+        else:
+            print(f"(DSTC-6 skipped: {DSTC6} is absent)")
     if not args.skip_sentence:
         compare_sentence_metrics(args.repeats)
 
