@@ -2,69 +2,47 @@
 
     FASTAMFM_SHARED_DATA=../shared/data PYTHONPATH=python python3 -m pytest benchmarks/bench_embedding.py
 
-Groups: "embedding-dstc6" (fastamfm vs the numpy port of nlg-eval's formulas on 300
-DSTC-6 responses x 11 references, 300-d vectors; scores asserted equal inside),
-"wordvectors-load" (a 50k x 300 GloVe text file: fastamfm cached load, first load,
-and pandas.read_csv).
+Groups: "embedding-dstc6" (fastamfm ``evaluate`` with the three embedding metrics vs
+the numpy port of nlg-eval's formulas on 300 DSTC-6 responses x 11 references, 300-d
+vectors; scores asserted equal inside), "wordvectors-load" (a 50k x 300 GloVe text
+file: fastamfm cached load, first load, and pandas.read_csv). Workloads and peers:
+embedding_workloads.py.
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
+import _paths  # noqa: F401  (first: this checkout's python/ and tests/ on sys.path)
+import embedding_workloads as w
+import fastamfm
 import numpy as np
 import pytest
-
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
-sys.path.insert(0, str(HERE))
-
-import fastamfm  # noqa: E402
-from conftest import dstc6_dir, dstc6_refs, dstc6_systems  # noqa: E402,F401  (the shared data fixtures)
-from fastamfm.metrics.embedding import embedding_metrics  # noqa: E402
-from big_vector_file import write_big_glove  # noqa: E402
-from oracles.embedding import Lookup, sentence_scores  # noqa: E402
 
 N_RESPONSES = 300
 
 
 @pytest.fixture(scope="module")
 def problem(dstc6_systems, dstc6_refs):
-    hyps = dstc6_systems["S_1"][:N_RESPONSES]
-    refs = dstc6_refs[:N_RESPONSES]
-    words = sorted({w for text in hyps + [r for g in refs for r in g] for w in text.split()})
-    words = words[: int(len(words) * 0.9)]  # about a tenth of the words unknown, as with GloVe
-    matrix = np.random.default_rng(0).normal(0, 0.4, size=(len(words), 300)).astype(np.float32)
-    vectors = fastamfm.WordVectors.from_arrays(words, matrix)
-    expected = sentence_scores(hyps, refs, Lookup(words, matrix))
-    return hyps, fastamfm.References(refs), refs, vectors, Lookup(words, matrix), expected
-
-
-def _assert_equal(scores, expected):
-    for name, key in (("average", "EmbeddingAverageCosineSimilarity"), ("extrema", "VectorExtremaCosineSimilarity"),
-                      ("greedy", "GreedyMatchingScore")):
-        assert abs(scores[key] - expected[name].mean()) <= 1e-6
+    hyps, refs = dstc6_systems["S_1"][:N_RESPONSES], dstc6_refs[:N_RESPONSES]
+    vectors, lookup = w.small_problem(hyps, refs)
+    return hyps, refs, vectors, lookup, w.numpy_port_scores(hyps, refs, lookup)
 
 
 @pytest.mark.benchmark(group="embedding-dstc6")
 def test_fastamfm_embedding_metrics(benchmark, problem):
-    hyps, encoded, _, vectors, _, expected = problem
-    scores = benchmark(embedding_metrics, hyps, encoded, vectors=vectors)
-    _assert_equal(scores, expected)
+    hyps, refs, vectors, _, expected = problem
+    shared = fastamfm.References(refs)
+    w.check_scores(benchmark(w.fastamfm_scores, hyps, shared, vectors), expected)
 
 
 @pytest.mark.benchmark(group="embedding-dstc6")
 def test_numpy_port_of_nlgeval(benchmark, problem):
-    hyps, _, refs, _, lookup, expected = problem
-    result = benchmark.pedantic(sentence_scores, args=(hyps, refs, lookup), rounds=3, iterations=1)
-    _assert_equal({"EmbeddingAverageCosineSimilarity": result["average"].mean(),
-                   "VectorExtremaCosineSimilarity": result["extrema"].mean(),
-                   "GreedyMatchingScore": result["greedy"].mean()}, expected)
+    hyps, refs, vectors, lookup, _ = problem
+    scores = benchmark.pedantic(w.numpy_port_scores, args=(hyps, refs, lookup), rounds=3, iterations=1)
+    w.check_scores(w.fastamfm_scores(hyps, refs, vectors), scores)
 
 
 @pytest.fixture(scope="module")
 def glove_file(tmp_path_factory):
-    return write_big_glove(tmp_path_factory.mktemp("vectors") / "glove_50k_300d.txt", n_words=50_000)
+    return w.write_big_glove(tmp_path_factory.mktemp("vectors") / "glove_50k_300d.txt", n_words=50_000)
 
 
 @pytest.mark.benchmark(group="wordvectors-load")
@@ -86,12 +64,6 @@ def test_fastamfm_first_load(benchmark, glove_file, tmp_path):
 
 @pytest.mark.benchmark(group="wordvectors-load")
 def test_pandas_read_csv(benchmark, glove_file):
-    pd = pytest.importorskip("pandas")
-
-    def read():
-        frame = pd.read_csv(glove_file, sep=" ", header=None, quoting=3, index_col=0, dtype={0: str},
-                            na_filter=False)
-        return frame.to_numpy(dtype=np.float32)
-
-    matrix = benchmark.pedantic(read, rounds=3)
+    pytest.importorskip("pandas")
+    matrix = benchmark.pedantic(w.pandas_read_glove, args=(glove_file,), rounds=3)
     assert np.array_equal(matrix, fastamfm.WordVectors.load(glove_file).vectors)

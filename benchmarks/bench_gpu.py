@@ -1,20 +1,20 @@
 """pytest-benchmark groups: GPU kernels beside the vectorised numpy/scipy CPU
 pipeline, and ReferenceIndex beside numpy brute force; correctness asserted in each.
 
-    PYTHONPATH=python:benchmarks python3 -m pytest benchmarks/bench_gpu.py --benchmark-only
+    PYTHONPATH=python python3 -m pytest benchmarks/bench_gpu.py --benchmark-only
 
 GPU rows skip without a CUDA device (or without a faiss GPU build).
 """
 from __future__ import annotations
 
+import _paths  # noqa: F401  (first: this checkout's python/ and tests/ on sys.path)
 import numpy as np
 import pytest
+from gpu_workloads import (RaggedCorpus, brute_force_top1, clustered_vectors, cpu_am_scores, cpu_embedding_average,
+                           cpu_greedy_matching, unit_rows)
 
 import fastamfm
 from fastamfm import gpu
-
-from gpu_workloads import (RaggedCorpus, brute_force_top1, clustered_vectors, cpu_am_scores,
-                           cpu_embedding_average, cpu_greedy_matching, unit_rows)
 
 needs_cuda = pytest.mark.skipif(not fastamfm.HAS_CUDA, reason="needs a CUDA device")
 

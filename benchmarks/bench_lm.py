@@ -4,61 +4,45 @@
 
 Groups: lm-query (NgramLM.score vs a kenlm.Model.score loop on the DSTC-6 responses,
 same ARPA file), lm-load (binary vs ARPA vs kenlm), lm-train (orders 2 and 5 on the
-twcs_airlines agent turns). benchmarks/compare_lm.py prints the same comparisons as
-ratios, with peak memory and the 10M-token synthetic corpus.
+twcs_airlines agent turns). compare_lm.py prints the same comparisons as ratios, with
+CPU time, peak memory and the 10M-token synthetic corpus. Workloads: lm_workloads.py.
 """
 from __future__ import annotations
 
-import math
-import sys
-from pathlib import Path
-
+import _paths  # noqa: F401  (first: this checkout's python/ and tests/ on sys.path)
+import fastamfm
+import lm_workloads as w
 import numpy as np
 import pytest
+from lm_corpora import twcs_agent_turns
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-import fastamfm  # noqa: E402
-from conftest import DSTC6, TWCS  # noqa: E402
-from lm_corpora import twcs_agent_turns  # noqa: E402
-
-kenlm = pytest.importorskip("kenlm")
-
-if not (DSTC6.exists() and TWCS.exists()):
-    pytest.skip("the LM benchmarks need ../shared/data (dstc6_t2_evaluation, twcs_airlines)", allow_module_level=True)
+pytest.importorskip("kenlm")
 
 
 @pytest.fixture(scope="module")
-def turns():
-    return twcs_agent_turns(TWCS)
+def turns(twcs_dir):
+    return twcs_agent_turns(twcs_dir)
 
 
 @pytest.fixture(scope="module")
-def sentences():
-    from fastamfm.io import read_lines
-
-    return [s for i in range(1, 21) for s in read_lines(DSTC6 / "hypotheses" / f"S_{i}.txt")]
+def sentences(dstc6_systems):
+    return [s for hyps in dstc6_systems.values() for s in hyps]
 
 
 @pytest.fixture(scope="module")
 def model_files(tmp_path_factory, turns):
-    directory = tmp_path_factory.mktemp("lm")
-    lm = fastamfm.NgramLM.train(turns, order=5, tokenize="whitespace")
-    lm.save_arpa(directory / "model.arpa")
-    lm.save(directory / "model.bin")
-    return directory / "model.arpa", directory / "model.bin"
+    return w.train_models(turns, tmp_path_factory.mktemp("lm"), order=5)
 
 
 @pytest.fixture(scope="module")
 def expected(model_files, sentences):
-    model = kenlm.Model(str(model_files[0]))
-    return np.array([math.fsum(t[0] for t in model.full_scores(s)) for s in sentences])
+    return w.kenlm_full_scores(w.kenlm_model(model_files[0]), sentences)
 
 
 @pytest.mark.benchmark(group="lm-query")
 def test_query_kenlm_loop(benchmark, model_files, sentences, expected):
-    model = kenlm.Model(str(model_files[0]))
-    scores = benchmark(lambda: [model.score(s) for s in sentences])
+    model = w.kenlm_model(model_files[0])
+    scores = benchmark(w.kenlm_score_loop, model, sentences)
     np.testing.assert_allclose(scores, expected, atol=1e-3)
 
 
@@ -72,7 +56,7 @@ def test_query_fastamfm(benchmark, model_files, sentences, expected, workers):
 
 @pytest.mark.benchmark(group="lm-load")
 def test_load_kenlm_arpa(benchmark, model_files):
-    model = benchmark.pedantic(lambda: kenlm.Model(str(model_files[0])), rounds=3)
+    model = benchmark.pedantic(w.kenlm_model, args=(model_files[0],), rounds=3)
     assert model.order == 5
 
 
@@ -88,10 +72,9 @@ def test_load_fastamfm(benchmark, model_files, sentences, expected, kind):
 @pytest.mark.parametrize("order", [2, 5])
 @pytest.mark.parametrize("smoothing", ["kneser-ney", "katz"])
 def test_train_on_twcs(benchmark, turns, order, smoothing, tmp_path):
-    lm = benchmark.pedantic(lambda: fastamfm.NgramLM.train(turns, order=order, smoothing=smoothing, tokenize="whitespace"), rounds=1)
+    lm = benchmark.pedantic(lambda: fastamfm.NgramLM.train(turns, order=order, smoothing=smoothing,
+                                                           tokenize="whitespace"), rounds=1)
     lm.save_arpa(tmp_path / "model.arpa")
-    model = kenlm.Model(str(tmp_path / "model.arpa"))
     probe = turns[:200]
-    ours = lm.score(probe)
-    theirs = np.array([math.fsum(t[0] for t in model.full_scores(s)) for s in probe])
-    np.testing.assert_allclose(ours, theirs, atol=1e-4)
+    np.testing.assert_allclose(lm.score(probe), w.kenlm_full_scores(w.kenlm_model(tmp_path / "model.arpa"), probe),
+                               atol=1e-4)

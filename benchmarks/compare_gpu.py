@@ -18,7 +18,12 @@ from __future__ import annotations
 import argparse
 import time
 
+import _paths  # noqa: F401  (first: this checkout's python/ and tests/ on sys.path)
+import measure
 import numpy as np
+from gpu_workloads import (RaggedCorpus, brute_force_top1, clustered_vectors, cpu_am_scores,
+                           cpu_cosine_over_references, cpu_embedding_average, cpu_greedy_matching,
+                           cpu_vector_extrema)
 
 import fastamfm
 from fastamfm import gpu
@@ -28,9 +33,9 @@ try:
 except ImportError:
     cupy = None
 
-from gpu_workloads import (RaggedCorpus, brute_force_top1, clustered_vectors, cpu_am_scores,
-                           cpu_cosine_over_references, cpu_embedding_average, cpu_greedy_matching,
-                           cpu_vector_extrema, median_seconds)
+
+def median_seconds(fn, repeats: int = 5, warmup: int = 1) -> float:
+    return measure.repeated(fn, repeats, warmup)[0].wall
 
 
 def table(title: str, rows: list[tuple[str, float, str]], baseline: str | None = None) -> None:

@@ -6,22 +6,8 @@ fast CPU path, not against a Python loop.
 """
 from __future__ import annotations
 
-import statistics
-import time
-
 import numpy as np
 import scipy.sparse
-
-
-def median_seconds(fn, repeats: int = 5, warmup: int = 1) -> float:
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 class RaggedCorpus:

@@ -1,6 +1,6 @@
 """Reproduce Table 1 of the AM-FM paper (D'Haro et al. 2019) on the DSTC-6 evaluation package.
 
-    python benchmarks/reproduce_dstc6.py [--data ../shared/data] [--tune]
+    PYTHONPATH=python python3 benchmarks/reproduce_dstc6.py [--tune]    (data: $FASTAMFM_SHARED_DATA or ../shared/data)
 
 Trains AM-FM on the agent turns of twcs_airlines (the public stand-in for the DSTC-6
 Twitter training data, which was never redistributed), scores the 20 DSTC-6 systems
@@ -33,29 +33,17 @@ and marked with ``*``.
 from __future__ import annotations
 
 import argparse
-import bz2
-import csv
-import re
 import sys
 import time
-from pathlib import Path
 
+import _paths  # noqa: F401  (first: this checkout's python/ and tests/ on sys.path)
+import fastamfm
+from fastamfm import AMFM, correlate
+from shared_data import (DSTC6, SYSTEMS, TWCS, dstc6_human, dstc6_objective, dstc6_references, dstc6_style_agent_turns,
+                         dstc6_systems, require)
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "python"))
-
-import fastamfm  # noqa: E402
-from fastamfm import AMFM, correlate  # noqa: E402
-from fastamfm.evaluate import METRIC_COLUMNS  # noqa: E402
-from fastamfm.io import read_lines, read_parallel_files  # noqa: E402
-
-SYSTEMS = [f"S_{i}" for i in range(1, 21)]
-REFERENCE_FILES = ["original_refs.txt"] + [f"refgen_result{i}.txt" for i in range(1, 11)]
-PLACEHOLDERS = {"__cust__": "<USER>", "__twitter_at__": "<USER>", "__twitter_at___": "<USER>",
-                "__num__": "<NUMBERS>", "__money__": "<NUMBERS>", "__url__": "<URL>", "__email__": "<E-MAIL>",
-                "__twitter_tag__": "<HASH_TAG>", "__initials__": ""}
-FIXED = dict(dims=10, weighting="counts", order=2, smoothing="katz", lam=0.8, mean="arithmetic",
-             am_combine="max", fm_combine="mean", tokenize="whitespace")
+FIXED = {"dims": 10, "weighting": "counts", "order": 2, "smoothing": "katz", "lam": 0.8, "mean": "arithmetic",
+         "am_combine": "max", "fm_combine": "mean", "tokenize": "whitespace"}
 PAPER = {"Bleu_4": (-0.5108, -0.1880), "METEOR": (0.3628, 0.0692), "ROUGE_L": (0.1450, 0.0541),
          "CIDEr": (-0.1827, 0.2511), "EmbeddingAverageCosineSimilairty": (0.7747, 0.0752),
          "AM": (0.8757, 0.3970), "FM": (0.8596, 0.2872), "AM-FM": (0.8907, 0.4421)}
@@ -63,26 +51,8 @@ TUNE_DIMS = (5, 10, 20, 50, 100, 200)
 TUNE_ORDERS = (2, 3, 4)
 TUNE_COMBINES = (("max", "mean"), ("max", "max"), ("mean", "mean"), ("max", "maxmin"))
 SHORT = {"EmbeddingAverageCosineSimilairty": "EmbAvg"}
-_REP = re.compile(r"<rep__ (.*?) __rep>")
-
-
-def agent_turns(twcs_dir: Path) -> list[str]:
-    turns = []
-    with bz2.open(twcs_dir / "airlines_processed.csv.bz2", "rt", encoding="utf-8", newline="") as f:
-        for row in csv.DictReader(f):
-            for column in ("first_utterance", "context"):
-                for turn in _REP.findall(row[column]):
-                    words = [PLACEHOLDERS.get(w, w) for w in turn.split()]
-                    text = " ".join(w for w in words if w)
-                    if text:
-                        turns.append(text)
-    return turns
-
-
-def read_tsv(path: Path) -> dict:
-    lines = [line.split("\t") for line in path.read_text().splitlines() if line.strip()]
-    header = lines[0]
-    return {row[0]: {h: float(v) for h, v in zip(header[1:], row[1:]) if v.strip()} for row in lines[1:]}
+# The overlap metrics scored here, one evaluate call per system and metric (timed apart).
+OVERLAP_METRICS = ("bleu", "meteor", "rouge_l", "cider")
 
 
 def print_table(scores: dict, human: dict, published: set) -> None:
@@ -110,19 +80,16 @@ def print_correlations(scores: dict, human: dict, published: set) -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", default=str(REPO.parent / "shared" / "data"))
     parser.add_argument("--tune", action="store_true", help="also run the tuning grid (reported separately)")
     parser.add_argument("--workers", type=int, default=-1)
     args = parser.parse_args(argv)
-    data = Path(args.data)
-    dstc6 = data / "dstc6_t2_evaluation"
+    require(DSTC6)
+    require(TWCS)
 
     t0 = time.perf_counter()
-    turns = agent_turns(data / "twcs_airlines")
-    refs = read_parallel_files([dstc6 / "references" / f for f in REFERENCE_FILES])
-    systems = {s: read_lines(dstc6 / "hypotheses" / f"{s}.txt") for s in SYSTEMS}
-    human = {s: v["score"] for s, v in read_tsv(dstc6 / "human_evaluation_results.txt").items()}
-    objective = read_tsv(dstc6 / "objective_evaluation_results.txt")
+    turns = dstc6_style_agent_turns(TWCS)
+    refs, systems = dstc6_references(), dstc6_systems()
+    human, objective = dstc6_human(), dstc6_objective()
     t_read = time.perf_counter()
 
     train_settings = {k: FIXED[k] for k in ("dims", "weighting", "order", "smoothing")}
@@ -132,20 +99,12 @@ def main(argv=None) -> int:
 
     scores: dict = {}
     timings: dict = {}
-    encoded = fastamfm.References(refs, workers=args.workers)  # whitespace tokens, n-grams up to 4, once
-    for name in ("bleu", "meteor", "rouge_l", "cider"):
-        fn = getattr(fastamfm, name, None)
-        if fn is None:
-            print(f"note: fastamfm.{name} is not in this build")
-            continue
+    encoded = fastamfm.References(refs, workers=args.workers)  # prepared once, shared by every system and metric
+    for name in OVERLAP_METRICS:
         start = time.perf_counter()
         for s, hyps in systems.items():
-            corpus = fn(hyps, refs if name == "meteor" else encoded).corpus
-            if name == "bleu":
-                for k, v in enumerate(corpus, 1):
-                    scores.setdefault(f"Bleu_{k}", {})[s] = float(v)
-            else:
-                scores.setdefault(METRIC_COLUMNS[name][0], {})[s] = float(corpus)
+            for column, value in fastamfm.evaluate(hyps, encoded, metrics=[name], workers=args.workers).corpus.items():
+                scores.setdefault(column, {})[s] = float(value)
         timings[name] = time.perf_counter() - start
     start = time.perf_counter()
     results = scorer.score_systems(systems, refs, workers=args.workers)
@@ -167,7 +126,7 @@ def main(argv=None) -> int:
     print(f"signature: {scorer.signature}\n")
     print_table(scores, human, published)
     fixed = print_correlations(scores, human, published)
-    print(f"\n* taken from objective_evaluation_results.txt (metric not available in this build)")
+    print("\n* taken from objective_evaluation_results.txt (metric not available in this build)")
     print(f"AM-FM system-level Pearson with settings fixed beforehand: {fixed['AM-FM']:.4f} (goal >= 0.89; "
           f"paper 0.8907)")
     print(f"run time: read {t_read - t0:.1f} s, train {t_train - t_read:.1f} s, score 20 systems "
