@@ -115,22 +115,38 @@ TermDocumentBuilder::~TermDocumentBuilder() {
   for (const auto& f : raw_files_) std::remove(f.c_str());
 }
 
-void TermDocumentBuilder::add(const TextBatch& texts, int workers, const InterruptCheck& interrupted) {
-  if (finished_) throw std::logic_error("TermDocumentBuilder: add() after finish()");
-  const TokenizedBatch tokens = tokenize_batch(texts, tokenizer_, workers, interrupted);
+// --- counting documents --------------------------------------------------------
+void CountedDocuments::validate() const {
+  if (offsets.empty() || offsets.front() != 0) throw InputError("counted documents: offsets must start at 0");
+  if (offsets.back() != ids.size() || ids.size() != counts.size())
+    throw InputError("counted documents: offsets, ids and counts disagree in size");
+  if (type_ids.size() != type_words.size()) throw InputError("counted documents: type ids and words disagree in size");
+  for (size_t d = 0; d + 1 < offsets.size(); ++d) {
+    if (offsets[d + 1] < offsets[d]) throw InputError("counted documents: offsets decrease at document " + std::to_string(d));
+    for (uint64_t e = offsets[d] + 1; e < offsets[d + 1]; ++e)
+      if (ids[e] <= ids[e - 1]) throw InputError("counted documents: ids not ascending in document " + std::to_string(d));
+  }
+  for (size_t t = 1; t < type_ids.size(); ++t)
+    if (type_ids[t] <= type_ids[t - 1]) throw InputError("counted documents: type ids not ascending");
+  for (size_t e = 0; e < ids.size(); ++e) {
+    if (counts[e] == 0) throw InputError("counted documents: a count is 0");
+    if (!std::binary_search(type_ids.begin(), type_ids.end(), ids[e]))
+      throw InputError("counted documents: a token id has no word in the type table");
+  }
+}
+
+CountedDocuments count_documents(const TextBatch& texts, const Tokenizer& tokenizer, int workers,
+                                 const InterruptCheck& interrupted) {
+  const TokenizedBatch tokens = tokenize_batch(texts, tokenizer, workers, interrupted);
   const size_t n = tokens.size();
 
-  // Per document: its distinct ids with counts and the flat index of one occurrence
-  // (to recover the word's text), built in parallel in fixed parts.
-  struct Entry {
-    TokenId id;
-    uint32_t count;
-    uint64_t flat;
-  };
+  // Per document its distinct ids with counts, and per part its distinct ids with the
+  // flat index of their first occurrence (to recover the text), in fixed parts.
   constexpr size_t kPart = 4096;
   const size_t parts = part_count(n, kPart);
-  std::vector<std::vector<Entry>> entries(parts);
+  std::vector<std::vector<std::pair<TokenId, uint32_t>>> entries(parts);
   std::vector<std::vector<uint32_t>> doc_sizes(parts);
+  std::vector<std::vector<std::pair<TokenId, uint64_t>>> types(parts);
   parallel_parts(
       parts, workers,
       [&](size_t p) {
@@ -145,33 +161,75 @@ void TermDocumentBuilder::add(const TextBatch& texts, int workers, const Interru
           for (size_t a = 0; a < ids.size();) {
             size_t b = a + 1;
             while (b < ids.size() && ids[b].first == ids[a].first) ++b;
-            entries[p].push_back({ids[a].first, static_cast<uint32_t>(b - a), ids[a].second});
+            entries[p].emplace_back(ids[a].first, static_cast<uint32_t>(b - a));
+            types[p].push_back(ids[a]);
             a = b;
           }
           doc_sizes[p].push_back(static_cast<uint32_t>(entries[p].size() - before));
         }
+        std::sort(types[p].begin(), types[p].end());
+        types[p].erase(std::unique(types[p].begin(), types[p].end(),
+                                   [](const auto& x, const auto& y) { return x.first == y.first; }),
+                       types[p].end());
       },
       interrupted);
 
-  // Statistics and chunk rows in document order, so they never depend on threads.
+  CountedDocuments out;
+  out.offsets.reserve(n + 1);
+  std::vector<std::pair<TokenId, uint64_t>> all_types;
   for (size_t p = 0; p < parts; ++p) {
     size_t e = 0;
     for (uint32_t size : doc_sizes[p]) {
       for (uint32_t k = 0; k < size; ++k, ++e) {
-        const Entry& entry = entries[p][e];
-        TermStats& s = stats_[entry.id];
-        if (s.frequency == 0) s.word = std::string(tokens.token_at(entry.flat));
-        s.frequency += entry.count;
-        s.documents += 1;
-        s.count_log_count += entry.count * std::log(static_cast<double>(entry.count));
-        current_.ids.push_back(entry.id);
-        current_.counts.push_back(entry.count);
+        out.ids.push_back(entries[p][e].first);
+        out.counts.push_back(entries[p][e].second);
       }
-      current_.offsets.push_back(current_.ids.size());
-      ++num_docs_;
-      if (current_.bytes() >= chunk_bytes_) flush_raw();
+      out.offsets.push_back(out.ids.size());
     }
     entries[p] = {};
+    all_types.insert(all_types.end(), types[p].begin(), types[p].end());
+    types[p] = {};
+  }
+  // Sorted by (id, flat index): the first entry of each id is its first occurrence.
+  std::sort(all_types.begin(), all_types.end());
+  for (size_t a = 0; a < all_types.size(); ++a) {
+    if (a > 0 && all_types[a].first == all_types[a - 1].first) continue;
+    out.type_ids.push_back(all_types[a].first);
+    out.type_words.emplace_back(tokens.token_at(all_types[a].second));
+  }
+  return out;
+}
+
+// --- TermDocumentBuilder (continued) ------------------------------------------------
+void TermDocumentBuilder::add(const TextBatch& texts, int workers, const InterruptCheck& interrupted) {
+  if (finished_) throw std::logic_error("TermDocumentBuilder: add() after finish()");
+  add_counted(count_documents(texts, tokenizer_, workers, interrupted));
+}
+
+void TermDocumentBuilder::add_counted(const CountedDocuments& documents) {
+  if (finished_) throw std::logic_error("TermDocumentBuilder: add() after finish()");
+  // Statistics and chunk rows in document order, so they never depend on threads
+  // or on where the documents were counted.
+  for (size_t d = 0; d < documents.num_docs(); ++d) {
+    for (uint64_t e = documents.offsets[d]; e < documents.offsets[d + 1]; ++e) {
+      const TokenId id = documents.ids[e];
+      const uint32_t count = documents.counts[e];
+      TermStats& s = stats_[id];
+      if (s.frequency == 0) {
+        const auto type = std::lower_bound(documents.type_ids.begin(), documents.type_ids.end(), id);
+        if (type == documents.type_ids.end() || *type != id)
+          throw InputError("counted documents: token id without a word in the type table");
+        s.word = documents.type_words[static_cast<size_t>(type - documents.type_ids.begin())];
+      }
+      s.frequency += count;
+      s.documents += 1;
+      s.count_log_count += count * std::log(static_cast<double>(count));
+      current_.ids.push_back(id);
+      current_.counts.push_back(count);
+    }
+    current_.offsets.push_back(current_.ids.size());
+    ++num_docs_;
+    if (current_.bytes() >= chunk_bytes_) flush_raw();
   }
 }
 
