@@ -1,0 +1,92 @@
+"""What the workers run for ``score``: each task finds its pipeline in the worker's
+``WorkerModels`` (built and its models loaded on the worker's first task), reads its
+partition itself, and returns statistics, never rows (rows go to files)."""
+from __future__ import annotations
+
+import functools
+import json
+
+from .. import _core
+from ..pipeline import Pipeline
+from .outputs import read_part_record, read_reference, write_part, write_reference
+from .partitions import Partition
+from .specs import MetricSpec
+from .statistics import from_file_json, to_file_json
+from .workers import ReferenceTotals, worker_models
+
+
+def _needs_references(pipeline: Pipeline) -> bool:
+    return any(m.needs_references for m in pipeline.metrics)
+
+
+def describe(spec: MetricSpec) -> dict:
+    """What the metric set is, from a worker (the client loads no model)."""
+    pipeline, warned = worker_models().pipeline(spec)
+    return {"names": pipeline.names, "columns": pipeline.columns, "signatures": pipeline.signatures(),
+            "reference_pass": pipeline.needs_reference_pass, "warnings": warned}
+
+
+def first_pass(spec: MetricSpec, partition: Partition, reference: bool, data=None) -> tuple:
+    """(responses, reference statistics or None) of one partition: its size where only
+    reading tells it, and the reference pass when the metrics need one."""
+    pipeline, _ = worker_models().pipeline(spec)
+    if partition.rows >= 0:
+        if not reference:
+            return partition.rows, None
+        _, refs, _ = partition.read(data, require_refs=True, responses=False)
+        return partition.rows, pipeline.reference_statistics(refs)
+    hyps, refs, _ = partition.read(data, require_refs=reference or _needs_references(pipeline))
+    return len(hyps), (pipeline.reference_statistics(refs) if reference and hyps else None)
+
+
+def add_reference_statistics(*results) -> dict:
+    """The sum of ``first_pass`` reference statistics (empty partitions have none)."""
+    parts = [statistics for _, statistics in results if statistics is not None]
+    return functools.reduce(Pipeline.add, parts)
+
+
+def make_reference(out: str, token: str, total: dict) -> ReferenceTotals:
+    """The run's reference statistics, kept in ``out`` for a resumed run."""
+    write_reference(out, to_file_json(total))
+    return ReferenceTotals(token, total)
+
+
+def load_reference(out: str, token: str) -> ReferenceTotals:
+    return ReferenceTotals(token, from_file_json(read_reference(out)))
+
+
+def score_partition(spec: MetricSpec, out: str, fmt: str, partition: Partition, reference, data=None) -> dict:
+    """Score one partition, write its rows and statistics (atomically), return the statistics."""
+    pipeline, _ = worker_models().pipeline(spec, reference)
+    hyps, refs, contexts = partition.read(data, require_refs=_needs_references(pipeline))
+    if len(hyps) != partition.rows:
+        raise RuntimeError(f"{partition.describe()}: {len(hyps)} responses where {partition.rows} were counted; "
+                           f"did the input change during the run?")
+    batch = pipeline.batch(hyps, refs, contexts, what=partition.describe())
+    columns, statistics = pipeline.score_batch(batch)
+    keys = [json.dumps(c) for c in pipeline.columns]
+    rows = _core.format_score_rows(partition.first_id, [columns[c] for c in pipeline.columns], keys, fmt,
+                                   pipeline.workers)
+    write_part(out, partition.index, rows, {"rows": len(hyps), "first_id": partition.first_id,
+                                            "statistics": pipeline.statistics_to_json(statistics)})
+    return statistics
+
+
+def load_partition(spec: MetricSpec, out: str, partition: Partition) -> dict:
+    """The statistics of a partition a previous run finished."""
+    pipeline, _ = worker_models().pipeline(spec)
+    record = read_part_record(out, partition.index)
+    if record["rows"] != partition.rows or record["first_id"] != partition.first_id:
+        raise RuntimeError(f"{out}: part {partition.index} holds rows {record['first_id']}+{record['rows']}, "
+                           f"the manifest says {partition.first_id}+{partition.rows}")
+    return pipeline.statistics_from_json(record["statistics"])
+
+
+def add_statistics(*statistics) -> dict:
+    return functools.reduce(Pipeline.add, statistics)
+
+
+def corpus(spec: MetricSpec, total: dict, reference) -> dict:
+    """Corpus scores and signatures of the run, from the summed statistics."""
+    pipeline, _ = worker_models().pipeline(spec, reference)
+    return {"corpus": pipeline.corpus(total), "signatures": pipeline.signatures()}
