@@ -127,8 +127,9 @@ class _Run:
         self.token = token
         self.data = inputs.delayed_partitions()
 
-    def _key(self, stage: str, index=None) -> str:
-        return f"fastamfm-{stage}-{self.token}" + ("" if index is None else f"-{index}")
+    def _key(self, stage: str, index: int) -> str:
+        """Task keys name the stage, the run and the partition (or tree node)."""
+        return f"fastamfm-{stage}-{self.token}-{index}"
 
     def _submit(self, function, *args, stage: str, partition: Partition):
         """One task per partition. A bag/dataframe partition is computed by its own task
@@ -139,16 +140,16 @@ class _Run:
         data = self.client.compute(self.data[partition.start])
         return self.client.submit(function, *args, data, key=key, pure=False)
 
-    def _tree(self, function, futures: list, stage: str):
-        """``function(*parts)`` applied in a tree with fan-in SPLIT_EVERY, on the workers
-        (at least once, even to a single part)."""
-        level, depth = list(futures), 0
+    def _tree(self, futures: list, stage: str, first=tasks.add_statistics):
+        """The sum of the futures' statistics, added in a tree with fan-in SPLIT_EVERY on
+        the workers; ``first`` adds the leaves (at least once, even a single one)."""
+        level, depth, function = list(futures), 0, first
         while True:
             level = [self.client.submit(function, *level[i:i + SPLIT_EVERY], key=self._key(f"{stage}{depth}", i),
                                         pure=False) for i in range(0, len(level), SPLIT_EVERY)]
             if len(level) == 1:
                 return level[0]
-            depth += 1
+            depth, function = depth + 1, tasks.add_statistics
 
     def plan(self, partition_size: int, reference_pass: bool) -> tuple:
         """Partitions with their sizes and first ids, and (when the first pass ran and the
@@ -180,7 +181,7 @@ class _Run:
         return planned, reference
 
     def _reference_from(self, first_pass_futures: list):
-        total = self._tree(tasks.add_reference_statistics, first_pass_futures, "reference")
+        total = self._tree(first_pass_futures, "reference", first=tasks.add_reference_statistics)
         return self.client.submit(tasks.make_reference, self.out, self._reference_token(), total, pure=False)
 
     def _reference_token(self) -> str:
@@ -213,7 +214,7 @@ class _Run:
                                       partition=p)
                 rows_of[future.key] = p.rows
                 futures.append(future)
-        total = self._tree(tasks.add_statistics, futures, "sum")
+        total = self._tree(futures, "sum")
         scoring = [f for f in futures if f.key in rows_of]
         try:
             for future in as_completed(scoring):
