@@ -1,7 +1,7 @@
 """The output directory of a distributed run, which is also its resumable state.
 
     out/manifest.json                    inputs, metrics and signatures, format, partitions
-    out/reference-statistics.json        the summed reference pass (CIDEr), when needed
+    out/reference-statistics.pickle      the summed reference pass (CIDEr), when needed
     out/parts/part-00000042.rows         partition 42's rows, as ``fastamfm score`` writes them
     out/parts/part-00000042.statistics.json   its row count and summable statistics
     out/scores.jsonl (or .tsv)           every row in order (``assemble=True``)
@@ -24,7 +24,7 @@ from ..io import AtomicWriter, write_text_atomic
 
 MANIFEST = "manifest.json"
 SUMMARY = "summary.json"
-REFERENCE = "reference-statistics.json"
+REFERENCE = "reference-statistics.pickle"
 PARTS = "parts"
 LAYOUT = "fastamfm-distributed-scores"
 _PART = re.compile(r"part-(\d{8})\.statistics\.json")
@@ -50,12 +50,12 @@ def read_part_record(out: str, index: int) -> dict:
     return json.loads(statistics_path(out, index).read_text(encoding="utf-8"))
 
 
-def write_reference(out: str, data: dict) -> None:
-    write_text_atomic(Path(out) / REFERENCE, json.dumps(data))
+def write_reference(out: str, data: bytes) -> None:
+    write_text_atomic(Path(out) / REFERENCE, data)
 
 
-def read_reference(out: str) -> dict:
-    return json.loads((Path(out) / REFERENCE).read_text(encoding="utf-8"))
+def read_reference(out: str) -> bytes:
+    return (Path(out) / REFERENCE).read_bytes()
 
 
 class OutputDirectory:

@@ -227,10 +227,10 @@ class Inputs:
                 raise ValueError(f"line counts differ between parallel files ({detail})")
             lines = counts[files[0]]
             for k in range(len(indexes[files[0]][0])):
-                start = k * partition_size
+                start, stop = k * partition_size, min((k + 1) * partition_size, lines)
                 partitions.append(Partition(len(partitions), "lines", tuple(files), len(item["refs"]),
-                                            item["context"] is not None, start, min(start + partition_size, lines),
-                                            tuple(int(indexes[p][0][k]) for p in files)))
+                                            item["context"] is not None, start, stop,
+                                            tuple(int(indexes[p][0][k]) for p in files), rows=stop - start))
         return partitions
 
 

@@ -38,8 +38,10 @@ from .workers import register
 log = logging.getLogger("fastamfm")
 
 DEFAULT_PARTITION_SIZE = 20000
-# Fan-in of the summing trees: statistics of this many partitions are added per task.
-SPLIT_EVERY = 8
+# Fan-in of the summing trees: the statistics of this many partitions are added per
+# task. Wide, because the sum of CIDEr's document frequencies grows with every level
+# (each level copies the union of its inputs' tables).
+SPLIT_EVERY = 32
 
 
 def score(client, data, metrics=DEFAULT_METRICS, out=None, *, format: str = "jsonl",
@@ -106,6 +108,7 @@ def score(client, data, metrics=DEFAULT_METRICS, out=None, *, format: str = "jso
         reference = run.reference(partitions, reference, resumed=directory.has_reference())
     total = run.score(partitions, done, format, reference, progress)
     result = client.submit(tasks.corpus, spec, total, reference, pure=False).result()
+    client.gather(run.saving)
     summary = {"responses": sum(p.rows for p in partitions), "corpus": result["corpus"], "metrics": described["names"],
                "signatures": result["signatures"], "format": format, "inputs": inputs.paths() or identity["inputs"],
                "partitions": len(partitions), "scores": None if target is None else str(target)}
@@ -126,6 +129,7 @@ class _Run:
         self.client, self.spec, self.inputs, self.directory, self.out = client, spec, inputs, directory, out
         self.token = token
         self.data = inputs.delayed_partitions()
+        self.saving: list = []  # futures of files written beside the scoring
 
     def _key(self, stage: str, index: int) -> str:
         """Task keys name the stage, the run and the partition (or tree node)."""
@@ -182,7 +186,9 @@ class _Run:
 
     def _reference_from(self, first_pass_futures: list):
         total = self._tree(first_pass_futures, "reference", first=tasks.add_reference_statistics)
-        return self.client.submit(tasks.make_reference, self.out, self._reference_token(), total, pure=False)
+        reference = self.client.submit(tasks.make_reference, self._reference_token(), total, pure=False)
+        self.saving.append(self.client.submit(tasks.save_reference, self.out, reference, pure=False))
+        return reference
 
     def _reference_token(self) -> str:
         return f"{self.out}#{self.spec.key}#{self.token}"

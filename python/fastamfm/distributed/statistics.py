@@ -1,22 +1,32 @@
-"""Moving metric statistics between processes and to disk.
+"""Moving metric statistics between processes and to disk, and adding many at once.
 
 Statistics cross process boundaries as task results and arguments (per-partition
-statistics, their sums, CIDEr's document frequencies sent to every worker). Some hold
-C++ objects that pickle cannot copy (``DocumentFrequencies`` wraps a
-``_core.DocumentFrequency``), so every ``Statistics`` class pickles through the
-protocol's own ``to_json``/``from_json``, registered with ``copyreg`` (the metrics'
-modules stay as they are). ``to_json``/``from_json`` are exact (integer sums stay
-ints), so a sum is the same whichever process computed it.
+statistics, their sums, CIDEr's document frequencies sent to every worker). How each
+kind pickles is registered with ``copyreg`` here (the metrics' modules stay as they are):
 
-The reference statistics of a run are kept on disk (for resuming) in the same form,
-with the class named: ``{metric: {"class": "module:qualname", "data": to_json}}``.
+- dataclass statistics (means, BLEU, METEOR, Distinct-n) hold plain numbers, tuples and
+  arrays: they pickle as they are;
+- ``DocumentFrequencies`` wraps a ``_core.DocumentFrequency`` that pickle cannot copy:
+  it travels as its table's key and count arrays (its ``to_json`` would base64 them,
+  and a corpus's table is hundreds of MB);
+- any other ``Statistics`` class through the protocol's ``to_json``/``from_json``.
+
+All three are exact, so a sum is the same whichever process computed it.
+
+The reference statistics of a run are kept on disk (for resuming) in the same pickled
+form (``dumps``/``loads``; loading accepts fastamfm's and numpy's classes only).
 """
 from __future__ import annotations
 
 import copyreg
-import importlib
+import dataclasses
+import functools
 import inspect
+import io
+import operator
+import pickle
 
+from ..metrics import DocumentFrequencies
 from ..registry import Statistics
 
 
@@ -26,6 +36,18 @@ def _restore(cls, data):
 
 def _reduce(statistics: Statistics):
     return _restore, (type(statistics), statistics.to_json())
+
+
+def _restore_document_frequencies(max_order, preset, lowercase, keys, counts, segments):
+    df = DocumentFrequencies(max_order=max_order, tokenize=preset, lowercase=lowercase)
+    df.table.add_entries(keys, counts, segments)
+    return df
+
+
+def _reduce_document_frequencies(df: DocumentFrequencies):
+    keys, counts = df.table.entries()
+    return _restore_document_frequencies, (df.max_order, df.tokenizer.preset, df.tokenizer.lowercase, keys, counts,
+                                           df.num_segments)
 
 
 def _concrete_subclasses(cls) -> list:
@@ -38,33 +60,55 @@ def _concrete_subclasses(cls) -> list:
 
 
 def register_pickling() -> None:
-    """Pickle every ``Statistics`` class through ``to_json``/``from_json`` (idempotent;
-    called again before each run, so metrics registered later are covered)."""
+    """Register how every ``Statistics`` class pickles (idempotent; called again before
+    each run, so metrics registered later are covered)."""
+    copyreg.pickle(DocumentFrequencies, _reduce_document_frequencies)
     for cls in _concrete_subclasses(Statistics):
-        if copyreg.dispatch_table.get(cls) is not _reduce:
+        if cls is not DocumentFrequencies and not dataclasses.is_dataclass(cls):
             copyreg.pickle(cls, _reduce)
 
 
-def to_file_json(statistics: dict) -> dict:
-    """{metric: Statistics} as json data that names each statistics class."""
-    return {name: {"class": f"{type(s).__module__}:{type(s).__qualname__}", "data": s.to_json()}
-            for name, s in statistics.items()}
-
-
-def from_file_json(data: dict) -> dict:
-    """The inverse of ``to_file_json``; only ``Statistics`` classes of fastamfm load."""
+def add_all(parts: list) -> dict:
+    """The sum of statistics dicts ({metric: Statistics}), as ``Pipeline.add`` repeated,
+    but document frequencies of many parts go into one new table at once: each addition
+    of two tables copies both, so a chain of them would copy the growing total each time."""
+    if len(parts) == 1:
+        return parts[0]
     out = {}
-    for name, entry in data.items():
-        module, _, qualname = entry["class"].partition(":")
-        if not module.startswith("fastamfm."):
-            raise ValueError(f"statistics of {name!r}: {entry['class']} is not a fastamfm class")
-        cls = importlib.import_module(module)
-        for part in qualname.split("."):
-            cls = getattr(cls, part)
-        if not (isinstance(cls, type) and issubclass(cls, Statistics)):
-            raise ValueError(f"statistics of {name!r}: {entry['class']} is not a Statistics class")
-        out[name] = cls.from_json(entry["data"])
+    for name in parts[0]:
+        values = [p[name] for p in parts]
+        first = values[0]
+        if isinstance(first, DocumentFrequencies) and all(
+                isinstance(v, DocumentFrequencies) and v.max_order == first.max_order
+                and v.tokenizer.describe() == first.tokenizer.describe() for v in values):
+            total = DocumentFrequencies(max_order=first.max_order, tokenize=first.tokenizer.preset,
+                                        lowercase=first.tokenizer.lowercase)
+            for v in values:
+                keys, counts = v.table.entries()
+                total.table.add_entries(keys, counts, v.num_segments)
+            out[name] = total
+        else:
+            out[name] = functools.reduce(operator.add, values)
     return out
+
+
+def dumps(statistics) -> bytes:
+    """Statistics (any structure of them) as bytes for a file: the pickles registered above."""
+    register_pickling()
+    return pickle.dumps(statistics, protocol=5)
+
+
+class _StatisticsUnpickler(pickle.Unpickler):
+    """Loads only what ``dumps`` writes: fastamfm's statistics and numpy arrays."""
+
+    def find_class(self, module: str, name: str):
+        if module.startswith("fastamfm.") or module == "numpy" or module.startswith("numpy."):
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"{module}.{name}: not a fastamfm statistics class; refusing to load it")
+
+
+def loads(data: bytes):
+    return _StatisticsUnpickler(io.BytesIO(data)).load()
 
 
 register_pickling()

@@ -3,7 +3,6 @@
 partition itself, and returns statistics, never rows (rows go to files)."""
 from __future__ import annotations
 
-import functools
 import json
 
 from .. import _core
@@ -11,7 +10,7 @@ from ..pipeline import Pipeline
 from .outputs import read_part_record, read_reference, write_part, write_reference
 from .partitions import Partition
 from .specs import MetricSpec
-from .statistics import from_file_json, to_file_json
+from .statistics import add_all, dumps, loads
 from .workers import ReferenceTotals, worker_models
 
 
@@ -41,18 +40,21 @@ def first_pass(spec: MetricSpec, partition: Partition, reference: bool, data=Non
 
 def add_reference_statistics(*results) -> dict:
     """The sum of ``first_pass`` reference statistics (empty partitions have none)."""
-    parts = [statistics for _, statistics in results if statistics is not None]
-    return functools.reduce(Pipeline.add, parts)
+    return add_all([statistics for _, statistics in results if statistics is not None])
 
 
-def make_reference(out: str, token: str, total: dict) -> ReferenceTotals:
-    """The run's reference statistics, kept in ``out`` for a resumed run."""
-    write_reference(out, to_file_json(total))
+def make_reference(token: str, total: dict) -> ReferenceTotals:
     return ReferenceTotals(token, total)
 
 
+def save_reference(out: str, reference: ReferenceTotals) -> None:
+    """Keep the run's reference statistics in ``out`` for a resumed run (beside the
+    scoring, which does not wait for it)."""
+    write_reference(out, dumps(reference.statistics))
+
+
 def load_reference(out: str, token: str) -> ReferenceTotals:
-    return ReferenceTotals(token, from_file_json(read_reference(out)))
+    return ReferenceTotals(token, loads(read_reference(out)))
 
 
 def score_partition(spec: MetricSpec, out: str, fmt: str, partition: Partition, reference, data=None) -> dict:
@@ -83,7 +85,7 @@ def load_partition(spec: MetricSpec, out: str, partition: Partition) -> dict:
 
 
 def add_statistics(*statistics) -> dict:
-    return functools.reduce(Pipeline.add, statistics)
+    return add_all(list(statistics))
 
 
 def corpus(spec: MetricSpec, total: dict, reference) -> dict:
