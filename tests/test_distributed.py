@@ -139,6 +139,8 @@ def test_models_are_loaded_once_per_worker(client, corpus, single, tmp_path):
         # Every test of this module used the same model and vectors: each loaded once per worker,
         # however many partitions and metric sets the worker scored.
         assert report["loads"] and all(n == 1 for n in report["loads"].values()), report
+        # CIDEr's corpus document frequencies do not outlive the runs that needed them.
+        assert report["cached_with_references"] == 0
 
 
 def test_corpus_scores_only_and_jsonl_input_through_the_command_line(client, corpus, single, tmp_path, capsys):

@@ -33,7 +33,7 @@ from .outputs import LAYOUT, OutputDirectory
 from .partitions import Inputs, Partition, index_file
 from .specs import MetricSpec
 from .statistics import register_pickling
-from .workers import register
+from .workers import forget_reference, register
 
 log = logging.getLogger("fastamfm")
 
@@ -85,7 +85,7 @@ def score(client, data, metrics=DEFAULT_METRICS, out=None, *, format: str = "jso
         "layout": LAYOUT, "version": __version__, "inputs": inputs.identity(), "metrics": list(spec.names),
         "options": spec.options, "signatures": described["signatures"], "format": format,
         "partition_size": partition_size}, default=str))
-    run = _Run(client, spec, inputs, directory, out, uuid.uuid4().hex[:12])
+    run = _Run(client, spec, inputs, out, uuid.uuid4().hex[:12])
 
     manifest = directory.stored_manifest(identity)
     target = directory.scores_path(format) if assemble is True else (Path(assemble) if assemble else None)
@@ -104,11 +104,18 @@ def score(client, data, metrics=DEFAULT_METRICS, out=None, *, format: str = "jso
     done = directory.done()
     if done:
         log.info("resuming: %d of %d partitions already scored in %s", len(done), len(partitions), out)
-    if described["reference_pass"]:
-        reference = run.reference(partitions, reference, resumed=directory.has_reference())
-    total = run.score(partitions, done, format, reference, progress)
-    result = client.submit(tasks.corpus, spec, total, reference, pure=False).result()
-    client.gather(run.saving)
+    try:
+        if described["reference_pass"]:
+            reference = run.reference(partitions, reference, resumed=directory.has_reference())
+        total = run.score(partitions, done, format, reference, progress)
+        result = client.submit(tasks.corpus, spec, total, reference, pure=False).result()
+        client.gather(run.saving)
+    finally:
+        if described["reference_pass"]:
+            try:
+                client.run(forget_reference, run.reference_token())
+            except Exception as exc:  # a broken cluster: the error that broke the run matters more
+                log.warning("could not release the reference statistics on the workers: %s", exc)
     summary = {"responses": sum(p.rows for p in partitions), "corpus": result["corpus"], "metrics": described["names"],
                "signatures": result["signatures"], "format": format, "inputs": inputs.paths() or identity["inputs"],
                "partitions": len(partitions), "scores": None if target is None else str(target)}
@@ -125,9 +132,8 @@ def score(client, data, metrics=DEFAULT_METRICS, out=None, *, format: str = "jso
 class _Run:
     """The client side of one run: submits the passes and holds their futures."""
 
-    def __init__(self, client, spec: MetricSpec, inputs: Inputs, directory: OutputDirectory, out: str, token: str):
-        self.client, self.spec, self.inputs, self.directory, self.out = client, spec, inputs, directory, out
-        self.token = token
+    def __init__(self, client, spec: MetricSpec, inputs: Inputs, out: str, token: str):
+        self.client, self.spec, self.inputs, self.out, self.token = client, spec, inputs, out, token
         self.data = inputs.delayed_partitions()
         self.saving: list = []  # futures of files written beside the scoring
 
@@ -186,11 +192,11 @@ class _Run:
 
     def _reference_from(self, first_pass_futures: list):
         total = self._tree(first_pass_futures, "reference", first=tasks.add_reference_statistics)
-        reference = self.client.submit(tasks.make_reference, self._reference_token(), total, pure=False)
+        reference = self.client.submit(tasks.make_reference, self.reference_token(), total, pure=False)
         self.saving.append(self.client.submit(tasks.save_reference, self.out, reference, pure=False))
         return reference
 
-    def _reference_token(self) -> str:
+    def reference_token(self) -> str:
         return f"{self.out}#{self.spec.key}#{self.token}"
 
     def reference(self, partitions: list, planned, resumed: bool):
@@ -199,7 +205,7 @@ class _Run:
         if planned is not None:
             return planned
         if resumed:
-            return self.client.submit(tasks.load_reference, self.out, self._reference_token(), pure=False)
+            return self.client.submit(tasks.load_reference, self.out, self.reference_token(), pure=False)
         futures = [self._submit(tasks.first_pass, self.spec, p, True, stage="first", partition=p)
                    for p in partitions]
         return self._reference_from(futures)

@@ -96,23 +96,31 @@ class WorkerModels(WorkerPlugin):
 
         return self._cached(self._pipelines, (spec.key, None if reference is None else reference.token), build)
 
+    def forget(self, token: str) -> None:
+        """Drop the pipelines configured with a finished run's reference statistics (CIDEr's
+        corpus document frequencies can take a good part of a worker's memory)."""
+        with self._lock:
+            for key in [k for k in self._pipelines if k[1] == token]:
+                del self._pipelines[key]
+
     def summary(self) -> dict:
         """What this worker loaded and built (for tests and diagnostics)."""
         with self._lock:
             return {"loads": {f"{o}:{s}": n for (o, s), n in self.loads.items()},
-                    "builds": {f"{k}:{t}": n for (k, t), n in self.builds.items()}}
+                    "builds": {f"{k}:{t}": n for (k, t), n in self.builds.items()},
+                    "cached_with_references": sum(1 for _, token in self._pipelines if token is not None)}
 
 
 _process_models: WorkerModels | None = None
 _process_lock = threading.Lock()
 
 
-def worker_models() -> WorkerModels:
-    """The ``WorkerModels`` of the worker running the current task; outside a worker
-    (or on one without the plugin) one instance per process."""
+def worker_models(worker=None) -> WorkerModels:
+    """The ``WorkerModels`` of ``worker`` (default: the worker running the current task);
+    outside a worker (or on one without the plugin) one instance per process."""
     global _process_models
     try:
-        plugin = get_worker().plugins.get(PLUGIN_NAME)
+        plugin = (worker or get_worker()).plugins.get(PLUGIN_NAME)
     except ValueError:  # not running in a Dask worker
         plugin = None
     if plugin is not None:
@@ -121,6 +129,12 @@ def worker_models() -> WorkerModels:
         if _process_models is None:
             _process_models = WorkerModels()
         return _process_models
+
+
+def forget_reference(token: str, dask_worker=None) -> None:
+    """``WorkerModels.forget`` on every worker, through ``client.run`` (which passes
+    ``dask_worker``: its functions run outside any task)."""
+    worker_models(dask_worker).forget(token)
 
 
 def register(client) -> None:
