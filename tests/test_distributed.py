@@ -291,6 +291,11 @@ def test_bad_inputs_are_clear_errors(client, corpus, single, tmp_path):
         fd.score(client, [(hyp, [short])], ["bleu"], out=tmp_path / "o1")
     with pytest.raises(TypeError, match="give the model's path, not a loaded AMFM"):
         fd.score(client, [(hyp, ref_paths)], ["amfm"], out=tmp_path / "o2", model=corpus["in_memory"]["model"])
+    with pytest.raises(TypeError, match=r"unknown option\(s\) \['lowercse'\]"):
+        fd.score(client, [(hyp, ref_paths)], ["bleu"], out=tmp_path / "o6", lowercse=True)
+    with pytest.raises(ValueError, match=r"bag partition 1:1: expected a record"):
+        fd.score(client, pytest.importorskip("dask.bag").from_sequence([{"hyp": "a", "refs": ["b"]}, "text"],
+                                                                         npartitions=2), ["bleu"], out=tmp_path / "o7")
     with pytest.raises(TypeError, match="options sent to the workers must be plain data"):
         fd.score(client, [(hyp, ref_paths)], ["cider"], out=tmp_path / "o3",
                  document_frequencies=fastamfm.DocumentFrequencies())

@@ -74,21 +74,20 @@ class Partition:
                    data["start"], data["stop"], tuple(data["offsets"]), data["rows"], data["first_id"])
 
     # --- reading, on a worker --------------------------------------------------------
-    def read(self, data=None, *, require_refs: bool, responses: bool = True) -> tuple:
+    def read(self, data=None, *, require_refs: bool, responses: bool = True, workers: int = 1) -> tuple:
         """(hyps or None, References or None, contexts or None) of this partition;
         ``data`` is the bag/dataframe partition itself. ``responses=False`` reads the
-        references alone where they are separate (the reference pass)."""
+        references alone where they are separate (the reference pass). The References
+        encode with ``workers`` threads (the pipeline's)."""
         if self.kind == "lines":
-            return self._read_lines(require_refs, responses)
+            return self._read_lines(require_refs, responses, workers)
         if self.kind == "jsonl":
-            return _batch(self._jsonl_records(), require_refs)
+            return _batch(self._jsonl_records(), require_refs, workers)
         if self.kind == "bag":
-            if not isinstance(data, (list, tuple)):
-                data = list(data)
-            return _batch(((f"{self.describe()}", i + 1, r) for i, r in enumerate(data)), require_refs)
-        return _batch(_frame_records(data, self.describe()), require_refs)
+            return _batch(((self.describe(), i + 1, r) for i, r in enumerate(data)), require_refs, workers)
+        return _batch(_frame_records(data, self.describe()), require_refs, workers)
 
-    def _read_lines(self, require_refs: bool, responses: bool) -> tuple:
+    def _read_lines(self, require_refs: bool, responses: bool, workers: int) -> tuple:
         n = self.stop - self.start
         wanted = [0] if responses else []
         wanted += list(range(1, 1 + self.n_refs))
@@ -104,7 +103,7 @@ class Partition:
             columns[k] = lines
         refs = None
         if self.n_refs:
-            refs = References.from_columns([columns[k] for k in range(1, 1 + self.n_refs)])
+            refs = References.from_columns([columns[k] for k in range(1, 1 + self.n_refs)], workers=workers)
             refs.reusable = False  # one partition, scored once: metrics may score straight from text
         elif require_refs:
             raise ValueError(f"{self.describe()}: the metrics need reference files")
@@ -128,8 +127,7 @@ class Partition:
 
 def _frame_records(frame, where: str):
     """The rows of a pandas DataFrame partition as records."""
-    missing = [c for c in ("hyp",) if c not in frame.columns]
-    if missing:
+    if "hyp" not in frame.columns:
         raise ValueError(f"{where}: the dataframe has no 'hyp' column (columns: {list(frame.columns)})")
     hyps = frame["hyp"].tolist()
     refs = frame["refs"].tolist() if "refs" in frame.columns else [None] * len(hyps)
@@ -144,12 +142,15 @@ def _frame_records(frame, where: str):
         yield where, i + 1, record
 
 
-def _batch(records, require_refs: bool) -> tuple:
+def _batch(records, require_refs: bool, workers: int) -> tuple:
     """(hyps, References or None, contexts or None) of (where, number, record) items,
     checked as ``fastamfm score --jsonl`` checks them (errors name where:number)."""
     hyps, refs, contexts = [], [], []
     shape = None
     for where, number, record in records:
+        if not isinstance(record, dict):
+            raise ValueError(f"{where}:{number}: expected a record {{\"hyp\": ..., \"refs\": [...]}}, "
+                             f"got {type(record).__name__}")
         hyp, rs, context = _check_record(where, number, record, require_refs)
         if shape is None:
             shape = (rs is not None, context is not None)
@@ -161,7 +162,8 @@ def _batch(records, require_refs: bool) -> tuple:
         contexts.append(context)
     if shape is None:
         return [], None, None
-    return hyps, (References.of(refs, len(hyps)) if shape[0] else None), (contexts if shape[1] else None)
+    return (hyps, (References.of(refs, len(hyps), workers=workers) if shape[0] else None),
+            (contexts if shape[1] else None))
 
 
 # --- inputs, on the client -----------------------------------------------------------

@@ -82,7 +82,7 @@ def _normalise(options: Mapping, where: str) -> dict:
     for key, value in options.items():
         if key in MODEL_OPTIONS:
             out[key] = _model_spec(key, value, f"{where}{key}")
-        elif isinstance(value, Mapping) and not isinstance(value, str):
+        elif isinstance(value, Mapping):
             # A dict under a metric's name: that metric's own settings, models included.
             out[key] = _normalise(value, f"{where}{key}.")
         else:

@@ -32,9 +32,10 @@ def first_pass(spec: MetricSpec, partition: Partition, reference: bool, data=Non
     if partition.rows >= 0:
         if not reference:
             return partition.rows, None
-        _, refs, _ = partition.read(data, require_refs=True, responses=False)
+        _, refs, _ = partition.read(data, require_refs=True, responses=False, workers=pipeline.workers)
         return partition.rows, pipeline.reference_statistics(refs)
-    hyps, refs, _ = partition.read(data, require_refs=reference or _needs_references(pipeline))
+    hyps, refs, _ = partition.read(data, require_refs=reference or _needs_references(pipeline),
+                                   workers=pipeline.workers)
     return len(hyps), (pipeline.reference_statistics(refs) if reference and hyps else None)
 
 
@@ -60,7 +61,7 @@ def load_reference(out: str, token: str) -> ReferenceTotals:
 def score_partition(spec: MetricSpec, out: str, fmt: str, partition: Partition, reference, data=None) -> dict:
     """Score one partition, write its rows and statistics (atomically), return the statistics."""
     pipeline, _ = worker_models().pipeline(spec, reference)
-    hyps, refs, contexts = partition.read(data, require_refs=_needs_references(pipeline))
+    hyps, refs, contexts = partition.read(data, require_refs=_needs_references(pipeline), workers=pipeline.workers)
     if len(hyps) != partition.rows:
         raise RuntimeError(f"{partition.describe()}: {len(hyps)} responses where {partition.rows} were counted; "
                            f"did the input change during the run?")

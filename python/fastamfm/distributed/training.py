@@ -84,8 +84,8 @@ def train(client, corpus, *, partition_size: int = DEFAULT_TRAINING_PARTITION_SI
         raise ValueError(f"partition_size must be a positive integer, got {partition_size!r}")
     lm_options = dict(lm_options or {})
     counting = {k: lm_options.pop(k) for k in _LM_COUNTING if k in lm_options}
-    if isinstance(counting.get("vocab"), os.PathLike):
-        counting["vocab"] = os.fspath(counting["vocab"])
+    if isinstance(counting.get("vocab"), (str, os.PathLike)):  # a file every worker reads
+        counting["vocab"] = os.path.abspath(os.fspath(counting["vocab"]))
     register(client)
     partitions, data = _plan(client, corpus, partition_size)
 
