@@ -68,12 +68,14 @@ def register_pickling() -> None:
             copyreg.pickle(cls, _reduce)
 
 
-def add_all(parts: list) -> dict:
-    """The sum of statistics dicts ({metric: Statistics}), as ``Pipeline.add`` repeated,
-    but document frequencies of many parts go into one new table at once: each addition
-    of two tables copies both, so a chain of them would copy the growing total each time."""
-    if len(parts) == 1:
-        return parts[0]
+def add_all(parts: list) -> dict | None:
+    """The sum of statistics dicts ({metric: Statistics}; None for a part without any,
+    such as an empty partition's reference statistics), as ``Pipeline.add`` repeated, but
+    document frequencies of many parts go into one new table at once: each addition of
+    two tables copies both, so a chain of them would copy the growing total each time."""
+    parts = [p for p in parts if p is not None]
+    if len(parts) <= 1:
+        return parts[0] if parts else None
     out = {}
     for name in parts[0]:
         values = [p[name] for p in parts]

@@ -29,9 +29,7 @@ def first_pass(spec: MetricSpec, partition: Partition, reference: bool, data=Non
     """(responses, reference statistics or None) of one partition: its size where only
     reading tells it, and the reference pass when the metrics need one."""
     pipeline, _ = worker_models().pipeline(spec)
-    if partition.rows >= 0:
-        if not reference:
-            return partition.rows, None
+    if partition.rows >= 0:  # the size is known: this is the reference pass alone
         _, refs, _ = partition.read(data, require_refs=True, responses=False, workers=pipeline.workers)
         return partition.rows, pipeline.reference_statistics(refs)
     hyps, refs, _ = partition.read(data, require_refs=reference or _needs_references(pipeline),
@@ -41,7 +39,7 @@ def first_pass(spec: MetricSpec, partition: Partition, reference: bool, data=Non
 
 def add_reference_statistics(*results) -> dict:
     """The sum of ``first_pass`` reference statistics (empty partitions have none)."""
-    return add_all([statistics for _, statistics in results if statistics is not None])
+    return add_all([statistics for _, statistics in results])
 
 
 def make_reference(token: str, total: dict) -> ReferenceTotals:
