@@ -166,6 +166,15 @@ def test_corpus_scores_only_and_jsonl_input_through_the_command_line(client, cor
     assert capsys.readouterr().out == distributed_out
 
 
+def test_reference_free_metrics_with_contexts(client, single, tmp_path):
+    context = tmp_path / "context.txt"
+    context.write_text("".join(f"turn {i}\tturn {i + 1}\n" for i in range(len(single["evaluate"]))))
+    expected = fastamfm.score_files(tmp_path / "single.jsonl", hyp=single["hyp"], contexts=context, metrics=["distinct"])
+    summary = fd.score(client, [(single["hyp"], [], context)], ["distinct"], out=tmp_path / "out", partition_size=10)
+    assert summary["corpus"] == expected["corpus"]
+    assert (tmp_path / "out" / "scores.jsonl").read_bytes() == (tmp_path / "single.jsonl").read_bytes()
+
+
 def _big_files(directory: Path, n: int = 3000):
     hyps, refs = tiny_pairs(n, n_refs=2, seed=5)
     hyp, ref_paths = _write_files(directory, hyps, refs)
