@@ -10,6 +10,7 @@
 #include "io/score_rows.hpp"
 #include "text/tokenized_batch.hpp"
 #include "text/tokenizer.hpp"
+#include "text/unicode_punctuation.hpp"
 
 namespace fastamfm::bindings {
 
@@ -132,6 +133,10 @@ void register_text(py::module_& m) {
       },
       py::arg("values"),
       "The exact sum of the values as an int, in units of 2**-1074 (a float when one is NaN or infinite).");
+
+  m.def("is_non_ascii_punctuation", &is_non_ascii_punctuation, py::arg("code_point"),
+        "Whether the amfm preset removes this non-ASCII character as punctuation.");
+  m.attr("unicode_punctuation_version") = unicode_punctuation_version();
 
   m.def("resolve_workers", &resolve_workers, py::arg("workers"));
 }

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -126,8 +127,22 @@ def test_report_html(model_dir, tmp_path, capsys):
     assert main(["report", "--human", str(human), *_ref_args(ref_paths), "--hyp-dir", str(hyp_dir),
                  "--model", str(model_dir), "--metrics", "am,fm,amfm", "--dims", "2,4,8", "--out", str(out)]) == 0
     text = out.read_text()
-    assert text.count("data:image/png;base64,") == 3
+    assert text.count("data:image/png;base64,") == 3  # scatter, clustered heatmap, curves
     assert "TUNED ON THE EVALUATION DATA" in text
+
+    # Default metrics (all that run here) and the default dimension sweep (2, 5 and the model's 8).
+    assert main(["report", "--human", str(human), *_ref_args(ref_paths), "--hyp-dir", str(hyp_dir),
+                 "--model", str(model_dir), "--lams", "0.3,0.6", "--out", str(out)]) == 0
+    text = out.read_text()
+    assert text.count("data:image/png;base64,") == 4  # scatter, clustered heatmap, Distinct-n, curves
+    hyps = (hyp_dir / "S_3.txt").read_text().splitlines()
+    expected = {"ROUGE_L": fastamfm.rouge_l(hyps, refs).corpus, "CIDEr": fastamfm.cider(hyps, refs).corpus,
+                "Bleu_2": fastamfm.bleu(hyps, refs).corpus[1], "Distinct-2": fastamfm.distinct(hyps)["distinct_2"]}
+    row = re.search(r"<tr><td>S_3</td>(.*?)</tr>", text).group(1)
+    for value in expected.values():
+        assert f"<td>{value:.4f}</td>" in row
+    for column in ("Bleu_4", "CIDEr", "AM-FM", "Distinct-1 (utterance)"):
+        assert f"<th>{column}</th>" in text
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -7,7 +7,7 @@ import scipy.stats as st
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 
-from fastamfm import correlate, metric_correlations
+from fastamfm import cluster_metrics, correlate, metric_correlations
 
 SCIPY = {"pearson": st.pearsonr, "spearman": st.spearmanr, "kendall": st.kendalltau}
 
@@ -182,3 +182,57 @@ def test_reproduces_published_dstc6_correlations(dstc6_dir, dstc6_objective):
         assert table[metric, "pearson"].coefficient == pytest.approx(pearson, abs=6e-5)
         assert table[metric, "spearman"].coefficient == pytest.approx(spearman, abs=6e-5)
         assert table[metric, "pearson"].n == 20
+
+
+@pytest.mark.parametrize("method", sorted(SCIPY))
+def test_metric_matrix_p_values_equal_scipy(method):
+    scores, _ = _data(n=25, seed=11)
+    mat = metric_correlations(scores, method=method)
+    for i, a in enumerate(mat.names):
+        assert mat.p_values[i, i] == 0.0
+        for j, b in enumerate(mat.names):
+            if i != j:
+                assert mat.p_values[i, j] == pytest.approx(SCIPY[method](scores[a], scores[b])[1], rel=1e-9)
+    flipped = mat.reordered(["bad", "good", "ties"])
+    assert flipped.names == ["bad", "good", "ties"]
+    assert flipped.values[0, 1] == mat.values[2, 0] and flipped.p_values[1, 2] == mat.p_values[0, 1]
+    with pytest.raises(ValueError, match="each of the 3 metrics once"):
+        mat.reordered(["bad", "bad", "good"])
+
+
+def test_constant_metric_in_the_matrix_is_nan_with_warning():
+    scores, _ = _data()
+    scores["flat"] = np.ones(40)
+    with pytest.warns(RuntimeWarning, match=r"\['flat'\] are constant"):
+        mat = metric_correlations(scores)
+    k = mat.names.index("flat")
+    assert np.isnan(mat.values[k]).all() and np.isfinite(mat.values[0, :k]).all()
+    with pytest.raises(ValueError, match=r"\['flat'\] have undefined correlations"):
+        cluster_metrics(mat)
+
+
+def _families(n=60, seed=12):
+    """Two families of metrics that agree within and not across, and a loner."""
+    rng = np.random.default_rng(seed)
+    a, b = rng.normal(size=n), rng.normal(size=n)
+    return {"a1": a + 0.1 * rng.normal(size=n), "b1": b + 0.1 * rng.normal(size=n), "loner": rng.normal(size=n),
+            "a2": a + 0.2 * rng.normal(size=n), "b2": b + 0.15 * rng.normal(size=n), "a3": a + 0.3 * rng.normal(size=n)}
+
+
+@pytest.mark.parametrize("linkage", ["average", "complete"])
+def test_clustering_equals_scipy_on_one_minus_correlation(linkage):
+    from scipy.cluster import hierarchy
+    from scipy.spatial.distance import squareform
+
+    scores = _families()
+    mat = metric_correlations(scores, method="spearman")
+    clustering = cluster_metrics(mat, linkage=linkage)
+    expected = hierarchy.linkage(squareform(1 - mat.values, checks=False), method=linkage, optimal_ordering=True)
+    assert np.allclose(clustering.linkage, expected, atol=1e-12)
+    assert clustering.order == [mat.names[i] for i in hierarchy.leaves_list(expected)]
+    # each family is contiguous in the leaf order
+    order = "".join(name[0] for name in clustering.order)
+    for family in "ab":
+        assert family * order.count(family) in order
+    with pytest.raises(ValueError, match="linkage must be"):
+        cluster_metrics(mat, linkage="ward")

@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 import fastamfm
 from fastamfm import _core
-from oracles.text import tokenize as oracle_tokenize
 
 
 def oracle_ngrams(tokens: list[str], n: int) -> Counter:

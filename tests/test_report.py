@@ -39,7 +39,7 @@ def test_html_is_self_contained(inputs, tuning, tmp_path):
     path = write_report(tmp_path / "r.html", scores, human, tuning=tuning, title="DSTC <test>")
     text = path.read_text()
     images = re.findall(r"data:image/png;base64,([A-Za-z0-9+/=]+)", text)
-    assert len(images) == 3  # scatter grid, λ/dims curves, correlation matrix
+    assert len(images) == 3  # scatter grid, clustered correlation heatmap, λ/dims curves
     for data in images:
         assert base64.b64decode(data).startswith(b"\x89PNG\r\n\x1a\n")
     assert "http://" not in text and "https://" not in text and "<script" not in text
@@ -47,6 +47,49 @@ def test_html_is_self_contained(inputs, tuning, tmp_path):
     assert "TUNED ON THE EVALUATION DATA" in text
     for system in human:
         assert f"<td>{system}</td>" in text
+
+
+def _matrix_order(text: str) -> list:
+    """The metric order of the first metric x metric table of the report."""
+    table = text[text.index("<details>"):text.index("</details>")]
+    return re.findall(r"<tr><th>([^<]+)</th>", table)
+
+
+def test_heatmap_is_ordered_by_the_clustering(tmp_path):
+    from fastamfm import cluster_metrics, metric_correlations
+
+    rng = np.random.default_rng(3)
+    systems = [f"S_{i}" for i in range(12)]
+    quality = rng.normal(size=12)
+    other = rng.normal(size=12)
+    # Given in an interleaved order; the two families must come out grouped.
+    scores = {name: {s: float(base[i] + 0.2 * rng.normal()) for i, s in enumerate(systems)}
+              for name, base in (("q1", quality), ("o1", other), ("q2", quality), ("o2", other), ("q3", quality))}
+    human = {s: float(q) for s, q in zip(systems, quality)}
+    text = write_report(tmp_path / "r.html", scores, human).read_text()
+    expected = cluster_metrics(metric_correlations(scores, level="system", systems=None)).order
+    assert _matrix_order(text) == expected
+    assert "".join(m[0] for m in expected) in ("qqqoo", "ooqqq")
+    for method in ("pearson", "spearman", "kendall"):
+        assert f"metric x metric {method} correlation with p-values" in text
+    assert "Groups of metrics" in text
+
+
+def test_distinct_panel_and_single_point_curves_left_out(inputs, tmp_path):
+    from amfm_helpers import tiny_pairs, train_tiny
+
+    scores, human = inputs
+    distinct = {"Distinct-1": {s: 0.1 * i for i, s in enumerate(human)},
+                "Distinct-1 (utterance)": {s: 0.9 - 0.01 * i for i, s in enumerate(human)}}
+    hyps, refs = tiny_pairs(20)
+    one_dims = tune({f"S_{i}": hyps[i:] + hyps[:i] for i in range(4)}, refs, {f"S_{i}": float(i) for i in range(4)},
+                    model=train_tiny(), lams=(0.5,))
+    text = write_report(tmp_path / "r.html", scores, human, distinct=distinct, tuning=one_dims).read_text()
+    assert "Distinct-n per system" in text and "<th>Distinct-1 (utterance)</th>" in text
+    assert "AM-FM settings" not in text  # one λ and one dims: no curve to draw
+    assert text.count("data:image/png;base64,") == 3  # scatter, heatmap, distinct
+    with pytest.raises(ValueError, match=r"\['AM'\] are in both scores and distinct"):
+        write_report(tmp_path / "r.html", scores, human, distinct={"AM": scores["AM"]})
 
 
 def test_png_sheet_without_tuning(inputs, tmp_path):

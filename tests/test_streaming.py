@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 import fastamfm
-from fastamfm import streaming
 from fastamfm.pipeline import Pipeline
 from fastamfm.streaming import score_files
 

@@ -98,3 +98,37 @@ def test_tokenizer_description_is_stable():
     assert _core.Tokenizer("whitespace").describe() == "tok:whitespace"
     assert _core.Tokenizer("whitespace", True).describe() == "tok:whitespace+lc"
     assert _core.Tokenizer("amfm").describe() == "tok:amfm"
+
+
+def test_non_ascii_punctuation_table_is_pythons():
+    """The core's table of non-ASCII punctuation (the amfm preset removes it) equals the
+    running Python's unicodedata; on a newer Unicode version, print the ranges to add."""
+    import sys
+    import unicodedata
+
+    if unicodedata.unidata_version != _core.unicode_punctuation_version:
+        pytest.skip(f"this Python has Unicode {unicodedata.unidata_version}, the table "
+                    f"{_core.unicode_punctuation_version}")
+    wrong = [cp for cp in range(128, sys.maxunicode + 1)
+             if _core.is_non_ascii_punctuation(cp) != unicodedata.category(chr(cp)).startswith("P")]
+    assert not wrong, [hex(cp) for cp in wrong[:20]]
+    assert fastamfm.tokenize(["a\u2014b\u00bfc\u3001d"], preset="amfm") == [["a", "b", "c", "d"]]
+
+
+def test_score_rows_print_numbers_as_python_does():
+    import json
+
+    import numpy as np
+
+    values = np.array([0.0, -0.0, 1.0, 1 / 3, 2e-300, 123456789.123, 1e22, np.inf, -np.inf, np.nan, 5e-324])
+    jsonl = _core.format_score_rows(7, [values, values[::-1].copy()], [json.dumps("A"), json.dumps("B\"x")],
+                                    "jsonl", 2).decode()
+    expected = "".join("{\"id\": %d, \"A\": %.9g, \"B\\\"x\": %.9g}\n" % (7 + i, a, b)
+                       for i, (a, b) in enumerate(zip(values, values[::-1])))
+    assert jsonl == expected
+    tsv = _core.format_score_rows(0, [values], [], "tsv", 1).decode()
+    assert tsv == "".join("%d\t%.9g\n" % (i, v) for i, v in enumerate(values))
+    many = np.linspace(0, 1, 50_000)
+    assert _core.format_score_rows(0, [many], [], "tsv", 2) == _core.format_score_rows(0, [many], [], "tsv", 1)
+    with pytest.raises(ValueError, match="format must be 'jsonl' or 'tsv'"):
+        _core.format_score_rows(0, [values], ["a"], "csv", 1)

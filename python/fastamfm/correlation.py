@@ -4,8 +4,11 @@
 ``scipy.stats`` reports (the numbers are scipy's own: ``pearsonr``, ``spearmanr``,
 ``kendalltau``), at system level (one point per system: the mean of its scores) or
 at utterance level (one point per response), with percentile bootstrap confidence
-intervals. ``metric_correlations`` is the metric x metric matrix: how consistent the
-metrics are with each other.
+intervals. ``metric_correlations`` is the metric x metric matrix (any of the three
+coefficients, with p-values): how consistent the metrics are with each other, and
+``cluster_metrics`` groups the metrics that say the same thing (hierarchical
+clustering, average linkage on 1 − correlation, as Feng & Rong's "Yet Another Problem
+of Automatic Evaluation of Generative Dialogue Systems" does).
 
 Inputs, all aligned by this module:
 
@@ -108,12 +111,24 @@ class CorrelationTable:
 
 @dataclass(frozen=True)
 class CorrelationMatrix:
-    """``values[i, j]``: correlation of metric ``names[i]`` with metric ``names[j]``."""
+    """``values[i, j]``: correlation of metric ``names[i]`` with metric ``names[j]``;
+    ``p_values[i, j]`` its two-sided p-value (scipy's; 0 on the diagonal). An entry
+    involving a constant metric is nan."""
 
     names: list
     values: np.ndarray
+    p_values: np.ndarray
     method: str
     level: str
+
+    def reordered(self, order) -> "CorrelationMatrix":
+        """The same matrix with the metrics in ``order`` (names or indices)."""
+        index = [self.names.index(o) if isinstance(o, str) else int(o) for o in order]
+        if sorted(index) != list(range(len(self.names))):
+            raise ValueError(f"order must list each of the {len(self.names)} metrics once, got {list(order)}")
+        grid = np.ix_(index, index)
+        return CorrelationMatrix([self.names[i] for i in index], self.values[grid], self.p_values[grid],
+                                 self.method, self.level)
 
     def to_pandas(self):
         import pandas as pd
@@ -127,6 +142,20 @@ class CorrelationMatrix:
         for i, (name, row) in enumerate(zip(self.names, self.values)):
             lines.append(f"{f'({i + 1}) ' + name:<{label}}" + "".join(f"{v:>9.4f}" for v in row))
         return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class MetricClustering:
+    """Hierarchical clustering of metrics: ``linkage`` is scipy's (n − 1) x 4 linkage
+    matrix over ``names`` (for ``scipy.cluster.hierarchy.dendrogram``), ``order`` the
+    names in dendrogram leaf order (the order to draw an ordered heatmap in), and
+    ``distances`` the square matrix 1 − correlation it was built from."""
+
+    names: list
+    linkage: np.ndarray
+    order: list
+    distances: np.ndarray
+    method: str
 
 
 # --- aligning inputs -------------------------------------------------------------
@@ -342,7 +371,43 @@ def metric_correlations(scores, *, method: str = "pearson", level: str = "uttera
     if n < 3:
         raise ValueError(f"correlation needs at least 3 points, got {n}")
     values = np.eye(len(names))
+    p_values = np.zeros((len(names), len(names)))
     for i in range(len(names)):
         for j in range(i + 1, len(names)):
-            values[i, j] = values[j, i] = _coefficient(method, xs[names[i]], xs[names[j]])[0]
-    return CorrelationMatrix(names, values, method, level)
+            coefficient, p = _coefficient(method, xs[names[i]], xs[names[j]])
+            values[i, j] = values[j, i] = coefficient
+            p_values[i, j] = p_values[j, i] = p
+    constant = [m for m in names if np.ptp(xs[m]) == 0]
+    for m in constant:
+        k = names.index(m)
+        values[k, k], p_values[k, k] = math.nan, math.nan
+    if constant:
+        warnings.warn(f"metrics {constant} are constant over the {n} points: their correlations are undefined (nan)",
+                      RuntimeWarning, stacklevel=2)
+    return CorrelationMatrix(names, values, p_values, method, level)
+
+
+def cluster_metrics(matrix: CorrelationMatrix, *, linkage: str = "average") -> MetricClustering:
+    """Agglomerative clustering of the metrics of ``matrix`` with distance 1 − correlation
+    (0 for identical rankings, 2 for opposite ones) and ``linkage`` ("average": UPGMA,
+    as Feng & Rong; or "single", "complete", "weighted"). Leaves are ordered so that
+    neighbours are as close as possible (scipy's optimal leaf ordering)."""
+    try:
+        from scipy.cluster import hierarchy
+        from scipy.spatial.distance import squareform
+    except ImportError:
+        raise ImportError("cluster_metrics needs scipy: pip install 'fastamfm[analysis]'") from None
+    if linkage not in ("average", "single", "complete", "weighted"):
+        raise ValueError(f"linkage must be 'average', 'single', 'complete' or 'weighted', got {linkage!r}")
+    if len(matrix.names) < 2:
+        raise ValueError("clustering needs at least two metrics")
+    undefined = [m for m, v in zip(matrix.names, np.diag(matrix.values)) if not np.isfinite(v)]
+    if undefined:
+        raise ValueError(f"metrics {undefined} have undefined correlations (constant scores); leave them out "
+                         f"before clustering")
+    distances = 1.0 - matrix.values
+    np.fill_diagonal(distances, 0.0)
+    distances = np.clip((distances + distances.T) / 2, 0.0, 2.0)
+    tree = hierarchy.linkage(squareform(distances, checks=False), method=linkage, optimal_ordering=True)
+    order = [matrix.names[i] for i in hierarchy.leaves_list(tree)]
+    return MetricClustering(list(matrix.names), tree, order, distances, linkage)

@@ -27,6 +27,7 @@ import numpy as np
 from . import _core
 from ._validation import check_choice, check_workers
 from .lm import NgramLM
+from .model_option import FromAMFMModel
 from .registry import Chunk, MeanStatistics, Metric, register
 from .result import MetricResult, make_signature
 
@@ -36,7 +37,7 @@ OOV_POLICIES = ("skip", "score")
 
 
 @register
-class Fluency(Metric):
+class Fluency(FromAMFMModel, Metric):
     """FM (see ``fluency``). From a shared option dict it takes ``model=`` (an ``AMFM``,
     a model directory or "default") and uses that scorer's LM and FM settings."""
 
@@ -55,27 +56,11 @@ class Fluency(Metric):
         self.workers = check_workers(workers, "fluency")
 
     @classmethod
-    def option_names(cls) -> tuple:
-        return ("model", "workers")
-
-    @classmethod
-    def from_options(cls, **options) -> "Fluency":
-        from .amfm import resolve_model
-
-        return cls.of_scorer(resolve_model(options.get("model", "default")), workers=options.get("workers", -1))
-
-    @classmethod
     def of_scorer(cls, scorer, *, workers: int = -1) -> "Fluency":
         """The FM of an ``AMFM`` scorer, with its settings."""
         s = scorer.settings
         return cls(lm=scorer.lm, normalization=s.fm_normalization, combine=s.fm_combine, oov=s.fm_oov,
                    workers=workers)
-
-    @classmethod
-    def missing(cls, **options) -> str | None:
-        if options.get("model", "default") is None:
-            return "model=None; pass model='default' (shipped) or an AM-FM model directory"
-        return None
 
     def signature(self) -> str:
         return make_signature("fm", normalization=self.normalization, combine=self.combine, oov=self.oov,

@@ -3,14 +3,13 @@ from them (tokens under each tokenizer, n-gram counts, projections) built on fir
 and shared by every metric of the call."""
 from __future__ import annotations
 
-import threading
-
 from . import _core
+from ._derived import DerivedState
 from ._validation import as_text_list, check_workers
 from .tokenize import make_tokenizer, prepare_texts
 
 
-class Hypotheses:
+class Hypotheses(DerivedState):
     """n responses.
 
     The texts are checked once (a non-empty sequence of str). Each metric asks for
@@ -28,10 +27,8 @@ class Hypotheses:
         self._texts = as_text_list(hyps, what)
         self._what = what
         self._workers = workers
-        self._encodings: dict = {}       # tokenizer description -> _core.EncodedHypotheses
+        self._init_derived()
         self._wanted_orders: dict = {}   # tokenizer description -> largest order announced by reserve()
-        self._derived: dict = {}
-        self._lock = threading.Lock()
         self._default = None
         if tokenize is not None:
             self._default = make_tokenizer(tokenize, lowercase)
@@ -50,7 +47,7 @@ class Hypotheses:
         return self._texts[i]
 
     def __repr__(self) -> str:
-        return f"Hypotheses({len(self)} responses, encoded with {sorted(self._encodings) or 'nothing yet'})"
+        return f"Hypotheses({len(self)} responses, encoded with {self._encoded_with()})"
 
     @property
     def texts(self) -> list:
@@ -65,30 +62,12 @@ class Hypotheses:
 
     def encoded(self, tokenizer, max_order: int = 0) -> _core.EncodedHypotheses:
         """Tokens (and n-gram counts up to ``max_order``) under ``tokenizer``, built once."""
-        tokenizer = make_tokenizer(tokenizer)
-        key = tokenizer.describe()
-        with self._lock:
-            current = self._encodings.get(key)
-            if current is not None and current.max_order >= max_order:
-                return current
-            order = max(max_order, self._wanted_orders.get(key, 0))
+        def encode(tokenizer, order):
+            order = max(order, self._wanted_orders.get(tokenizer.describe(), 0))
             texts = prepare_texts(self._texts, tokenizer, self._what)
-            try:
-                current = _core.EncodedHypotheses(texts, tokenizer, order, self._workers)
-            except (TypeError, ValueError) as exc:
-                raise type(exc)(str(exc).replace("hyps", self._what, 1)) from None
-            self._encodings[key] = current
-            return current
+            return _core.EncodedHypotheses(texts, tokenizer, order, self._workers)
 
-    def derived(self, key, build):
-        """The state ``build()`` derives from these responses, built once per ``key``
-        (the key names the metric and every setting the state depends on)."""
-        with self._lock:
-            if key in self._derived:
-                return self._derived[key]
-        value = build()
-        with self._lock:
-            return self._derived.setdefault(key, value)
+        return self._encoding(tokenizer, max_order, encode)
 
     # --- the encoding named at construction -------------------------------------------
     @property

@@ -77,7 +77,21 @@ def read_parallel_files(paths, *, max_line_bytes: int = MAX_LINE_BYTES) -> list[
     return [list(refs) for refs in zip(*read_line_columns(paths, max_line_bytes=max_line_bytes))]
 
 
-def _iter_json_lines(path) -> Iterator[tuple[int, dict]]:
+def read_json_document(path):
+    """A whole JSON file, with errors that name the file and line."""
+    path = _path(path)
+    with open(path, "rb") as f:
+        raw = f.read()
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: invalid UTF-8 at byte {exc.start}") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg} (column {exc.colno})") from None
+
+
+def iter_json_lines(path) -> Iterator[tuple[int, dict]]:
+    """(line number, object) of each non-blank line of a jsonl file; errors name file:line."""
     path = _path(path)
     with open(path, "rb") as f:
         for line_no, raw in enumerate(f, 1):
@@ -127,7 +141,7 @@ def iter_jsonl_records(path, chunk_records: int = DEFAULT_CHUNK_LINES, *,
     refs: list = []
     contexts: list = []
     shape = None
-    for line_no, record in _iter_json_lines(path):
+    for line_no, record in iter_json_lines(path):
         hyp, rs, context = _check_record(path, line_no, record, require_refs)
         if shape is None:
             shape = (rs is not None, context is not None)
@@ -167,21 +181,12 @@ def read_dstc_json(path) -> tuple[list, list[str], list[list[str]]]:
     """
     path = _path(path)
     with open(path, "rb") as f:
-        raw = f.read()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: invalid UTF-8 at byte {exc.start}") from None
-    stripped = text.lstrip()
-    if stripped.startswith("["):
-        try:
-            records = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg} (column {exc.colno})") from None
-        numbered = list(enumerate(records, 1))
+        starts_with_list = f.read(4096).lstrip().startswith(b"[")
+    if starts_with_list:
+        numbered = list(enumerate(read_json_document(path), 1))
         where = lambda i: f"{path}: record {i}"  # noqa: E731
     else:
-        numbered = list(_iter_json_lines(path))
+        numbered = list(iter_json_lines(path))
         where = lambda i: f"{path}:{i}"  # noqa: E731
     contexts, responses, references = [], [], []
     for i, rec in numbered:

@@ -9,13 +9,14 @@ per rater]}) and jsonl records ``{"hyp", "refs"?, "context"?, "rating", "system"
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from .io import iter_json_lines, read_json_document
 
 # The aspect each DSTC-10 set is usually judged on (the track's convention).
 USUAL_ASPECTS = ("appropriateness", "Overall", "relevance")
@@ -108,37 +109,30 @@ def _from_dstc10(records: list, name: str, aspect: str | None, path) -> RatedTur
 def _from_jsonl(path, name: str) -> RatedTurns:
     hyps, contexts, refs, systems, ratings = [], [], [], [], []
     has_refs = None
-    with open(path, encoding="utf-8") as f:
-        for line_number, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{line_number}"
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{where}: invalid JSON: {exc.msg} (column {exc.colno})") from None
-            if not isinstance(rec, dict) or "hyp" not in rec or "rating" not in rec:
-                raise ValueError(f"{where}: expected an object with 'hyp' and 'rating'")
-            rating = rec["rating"]
-            if isinstance(rating, bool) or not isinstance(rating, (int, float)) or not math.isfinite(rating):
-                raise ValueError(f"{where}: rating {rating!r} is not a finite number")
-            hyps.append(_text(rec["hyp"], "hyp", where))
-            context = rec.get("context", [])
-            context = context.split("\n") if isinstance(context, str) else context
-            if not isinstance(context, list) or not all(isinstance(t, str) for t in context):
-                raise ValueError(f"{where}: context must be a string or a list of strings")
-            contexts.append(context)
-            systems.append(str(rec.get("system", "unknown")))
-            ratings.append(float(rating))
-            if has_refs is None:
-                has_refs = "refs" in rec
-            if has_refs != ("refs" in rec):
-                raise ValueError(f"{where}: some records have refs and some do not")
-            if has_refs:
-                r = rec["refs"]
-                if not isinstance(r, list) or not r or not all(isinstance(x, str) for x in r):
-                    raise ValueError(f"{where}: refs must be a non-empty list of strings")
-                refs.append(r)
+    for line_number, rec in iter_json_lines(path):
+        where = f"{path}:{line_number}"
+        if "hyp" not in rec or "rating" not in rec:
+            raise ValueError(f"{where}: expected an object with 'hyp' and 'rating'")
+        rating = rec["rating"]
+        if isinstance(rating, bool) or not isinstance(rating, (int, float)) or not math.isfinite(rating):
+            raise ValueError(f"{where}: rating {rating!r} is not a finite number")
+        hyps.append(_text(rec["hyp"], "hyp", where))
+        context = rec.get("context", [])
+        context = context.split("\n") if isinstance(context, str) else context
+        if not isinstance(context, list) or not all(isinstance(t, str) for t in context):
+            raise ValueError(f"{where}: context must be a string or a list of strings")
+        contexts.append(context)
+        systems.append(str(rec.get("system", "unknown")))
+        ratings.append(float(rating))
+        if has_refs is None:
+            has_refs = "refs" in rec
+        if has_refs != ("refs" in rec):
+            raise ValueError(f"{where}: some records have refs and some do not")
+        if has_refs:
+            r = rec["refs"]
+            if not isinstance(r, list) or not r or not all(isinstance(x, str) for x in r):
+                raise ValueError(f"{where}: refs must be a non-empty list of strings")
+            refs.append(r)
     if not hyps:
         raise ValueError(f"{path}: holds no rated response")
     return RatedTurns(name, hyps, contexts, refs if has_refs else None, systems,
@@ -154,12 +148,7 @@ def load_rated_turns(path, *, aspect: str | None = None) -> RatedTurns:
     name = path.name.split("_eval")[0].split(".")[0]
     if path.suffix == ".jsonl":
         return _from_jsonl(path, name)
-    try:
-        records = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: invalid UTF-8 at byte {exc.start}") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg} (column {exc.colno})") from None
+    records = read_json_document(path)
     if not isinstance(records, list):
         raise ValueError(f"{path}: expected a JSON list of rated turns")
     return _from_dstc10(records, name, aspect, path)

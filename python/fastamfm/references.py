@@ -2,16 +2,15 @@
 everything metrics derive from them."""
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
 from . import _core
+from ._derived import DerivedState
 from ._validation import check_workers, flatten_references
 from .tokenize import make_tokenizer, prepare_texts
 
 
-class References:
+class References(DerivedState):
     """References of n segments: ``refs[i]`` is the list of references of hypothesis
     ``i`` (any count >= 1).
 
@@ -43,9 +42,7 @@ class References:
         # False for references the pipeline wrapped for a single call: a metric then
         # scores straight from text rather than building tables nobody will reuse.
         self.reusable = True
-        self._encodings: dict = {}    # tokenizer description -> _core.ReferenceSet
-        self._derived: dict = {}      # (metric, settings...) -> state
-        self._lock = threading.Lock()
+        self._init_derived()
 
     # --- construction ------------------------------------------------------------
     @classmethod
@@ -125,7 +122,7 @@ class References:
 
     def __repr__(self) -> str:
         return (f"References({len(self)} segments, {self.num_references} references, "
-                f"encoded with {sorted(self._encodings) or 'nothing yet'})")
+                f"encoded with {self._encoded_with()})")
 
     @property
     def num_references(self) -> int:
@@ -153,35 +150,13 @@ class References:
     def encoded_with(self, tokenizer, max_order: int = 0) -> _core.ReferenceSet:
         """Tokens (and n-gram counts of orders 1..max_order) under ``tokenizer``, built once
         per tokenizer (rebuilt only when a higher order is asked for)."""
-        tokenizer = make_tokenizer(tokenizer)
-        key = tokenizer.describe()
-        with self._lock:
-            current = self._encodings.get(key)
-            if current is not None and current.max_order >= max_order:
-                return current
-            if key == self._default.describe():
-                max_order = max(max_order, self._default_order)
+        def encode(tokenizer, order):
+            if tokenizer.describe() == self._default.describe():
+                order = max(order, self._default_order)
             texts = prepare_texts(self._texts, tokenizer, "references")
-            current = _core.ReferenceSet(texts, self._offsets, tokenizer, max_order, self._workers)
-            self._encodings[key] = current
-            return current
+            return _core.ReferenceSet(texts, self._offsets, tokenizer, order, self._workers)
 
-    def has_encoding(self, tokenizer) -> bool:
-        return make_tokenizer(tokenizer).describe() in self._encodings
-
-    def derived(self, key, build):
-        """The state ``build()`` derives from these references, built once per ``key``.
-
-        ``key`` names the metric and every setting the state depends on (tokenizer,
-        model fingerprint, ...). Two threads asking at once may both build; the first
-        stored value is kept and returned to both.
-        """
-        with self._lock:
-            if key in self._derived:
-                return self._derived[key]
-        value = build()
-        with self._lock:
-            return self._derived.setdefault(key, value)
+        return self._encoding(tokenizer, max_order, encode)
 
     # --- the encoding named at construction --------------------------------------------
     @property

@@ -7,6 +7,10 @@ namespace fastamfm {
 GramIndex::GramIndex(const GramArray& grams) : n_(grams.n) {
   size_t slots = 16;
   while (slots < grams.size() * 2) slots *= 2;
+  rehash(grams, slots);
+}
+
+void GramIndex::rehash(const GramArray& grams, size_t slots) {
   slots_.assign(slots, 0);
   const size_t mask = slots - 1;
   for (size_t i = 0; i < grams.size(); ++i) {
@@ -25,16 +29,7 @@ size_t GramIndex::find(const GramArray& grams, const uint32_t* gram) const {
   }
 }
 
-void GramIndex::grow(const GramArray& grams) {
-  const size_t slots = slots_.size() * 2;
-  slots_.assign(slots, 0);
-  const size_t mask = slots - 1;
-  for (size_t i = 0; i < grams.size(); ++i) {
-    size_t s = hash_gram(grams.at(i), n_) & mask;
-    while (slots_[s] != 0) s = (s + 1) & mask;
-    slots_[s] = static_cast<uint32_t>(i + 1);
-  }
-}
+void GramIndex::grow(const GramArray& grams) { rehash(grams, slots_.size() * 2); }
 
 void GramIndex::add(GramArray& grams, const uint32_t* gram, uint64_t count) {
   const size_t mask = slots_.size() - 1;

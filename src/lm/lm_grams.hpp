@@ -66,6 +66,8 @@ class GramIndex {
 
  private:
   void grow(const GramArray& grams);
+  // Every gram of `grams` placed in a table of `slots` (a power of two) slots.
+  void rehash(const GramArray& grams, size_t slots);
 
   int n_;
   std::vector<uint32_t> slots_ = std::vector<uint32_t>(16, 0);  // position + 1; 0 = empty
