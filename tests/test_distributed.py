@@ -38,6 +38,18 @@ def _meteor_available() -> bool:
     return True
 
 
+def _deep_available() -> bool:
+    from fastamfm.deep.runtime import missing_reason
+
+    return missing_reason() is None
+
+
+# Neural metrics run float32 products whose rounding depends on how sentences are batched
+# and padded: across partitionings they agree to float32 precision, not to the bit (as
+# across score_files' chunkings, tests/test_pipeline.py).
+NEURAL_COLUMNS = ("deep_am", "bertscore_precision", "bertscore_recall", "bertscore_f1")
+
+
 @pytest.fixture(scope="module")
 def client():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
@@ -46,8 +58,9 @@ def client():
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    """61 responses x 3 references as files, a saved model, word vectors in memory and on disk."""
+def corpus(tmp_path_factory, request):
+    """61 responses x 3 references as files, a saved model, word vectors in memory and on
+    disk, a tiny random BERT for the neural metrics (when torch is installed)."""
     root = tmp_path_factory.mktemp("distributed")
     hyps, refs = tiny_pairs(61, n_refs=3)
     model = root / "model"
@@ -56,11 +69,15 @@ def corpus(tmp_path_factory):
     matrix = np.random.default_rng(0).normal(size=(len(words), 6)).astype(np.float32)
     vectors = root / "vectors.txt"
     write_glove(vectors, words, matrix)
-    names = [n for n in registry.names() if n != "meteor" or _meteor_available()]
+    # Every registered metric that runs from options alone (the learned metric needs a
+    # scorer fitted on human ratings and contexts: tests/test_learned.py).
+    names = [n for n in registry.names() if n != "learned" and (n != "meteor" or _meteor_available())
+             and (n not in ("deep_am", "bertscore") or _deep_available())]
+    extra = {"encoder": str(request.getfixturevalue("tiny_bert"))} if _deep_available() else {}
     return {"root": root, "hyps": hyps, "refs": refs, "model": model, "vectors": vectors, "names": names,
             "in_memory": {"model": AMFM.load(model), "vectors": fastamfm.WordVectors.from_arrays(words, matrix),
-                          "empty": "zero"},
-            "by_path": {"model": str(model), "vectors": str(vectors), "empty": "zero"}}
+                          "empty": "zero", **extra},
+            "by_path": {"model": str(model), "vectors": str(vectors), "empty": "zero", **extra}}
 
 
 def _write_files(directory: Path, hyps, refs, name: str = "") -> tuple:
@@ -86,23 +103,39 @@ def single(corpus):
             "rows": out.read_bytes(), "hyp": hyp, "refs": ref_paths}
 
 
+def _same(got: dict, want: dict, what) -> None:
+    """Equal, the neural columns to float32 precision, every other one to the bit."""
+    assert set(got) == set(want), what
+    for column, value in want.items():
+        if column in NEURAL_COLUMNS:
+            assert got[column] == pytest.approx(value, rel=1e-6), (what, column)
+        else:
+            assert got[column] == value, (what, column)
+
+
 def _check_equal(summary, out_file: Path, single, fmt: str = "jsonl"):
-    assert summary["corpus"] == single["evaluate"].corpus
-    assert summary["corpus"] == single["summary"]["corpus"]
+    _same(summary["corpus"], single["evaluate"].corpus, "corpus vs evaluate")
+    _same(summary["corpus"], single["summary"]["corpus"], "corpus vs score_files")
     assert summary["signatures"] == single["summary"]["signatures"]
     assert summary["responses"] == len(single["evaluate"])
     rows = out_file.read_text().splitlines()
+    expected = [json.loads(r) for r in single["rows"].decode().splitlines()]
     if fmt == "jsonl":
-        assert out_file.read_bytes() == single["rows"]
+        if not set(single["evaluate"].columns) & set(NEURAL_COLUMNS):
+            assert out_file.read_bytes() == single["rows"]
         records = [json.loads(r) for r in rows]
-        assert [r["id"] for r in records] == list(range(len(records)))
-        for column in single["evaluate"].columns:
-            assert [r[column] for r in records] == [float("%.9g" % v) for v in single["evaluate"][column]], column
     else:
         header = rows[0].split("\t")
-        expected = [json.loads(r) for r in single["rows"].decode().splitlines()]
         assert header == ["id", *single["evaluate"].columns]
-        assert [dict(zip(header, map(float, r.split("\t")))) for r in rows[1:]] == expected
+        records = [dict(zip(header, (int(f) if k == "id" else float(f) for k, f in zip(header, r.split("\t")))))
+                   for r in rows[1:]]
+    assert [r["id"] for r in records] == list(range(len(expected)))
+    for i, (got, want) in enumerate(zip(records, expected)):
+        _same(got, want, f"row {i}")
+    for column in single["evaluate"].columns:
+        written = [float("%.9g" % v) for v in single["evaluate"][column]]
+        if column not in NEURAL_COLUMNS:
+            assert [r[column] for r in records] == written, column
 
 
 def test_every_metric_equals_single_process_on_uneven_file_partitions(client, corpus, single, tmp_path):
@@ -136,7 +169,8 @@ def test_every_metric_equals_single_process_on_a_bag(client, corpus, single, tmp
 def test_models_are_loaded_once_per_worker(client, corpus, single, tmp_path):
     hyp, ref_paths = single["hyp"], single["refs"]
     fd.score(client, [(hyp, ref_paths)], ["am", "fm", "amfm", "embedding_average", "greedy_matching"],
-             out=tmp_path / "out", partition_size=5, **corpus["by_path"])
+             out=tmp_path / "out", partition_size=5, model=corpus["by_path"]["model"],
+             vectors=corpus["by_path"]["vectors"], empty="zero")
     reports = client.run(lambda dask_worker: dask_worker.plugins[fd.WorkerModels.name].summary())
     assert len(reports) == 2
     for report in reports.values():

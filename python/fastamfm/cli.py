@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import re
 import sys
 import time
@@ -171,23 +172,10 @@ def _cmd_score(args) -> int:
         raise ValueError("give either --jsonl or --hyp/--ref/--context, not both")
     if args.scheduler is not None or args.local_workers is not None:
         return _cmd_score_distributed(args)
-    options = {"workers": args.workers}
-    model = args.model
-    if args.lam is not None:
-        from .amfm import resolve_model
-
-        model = resolve_model(model).with_settings(lam=args.lam)
     from . import registry
 
     names = registry.resolve(args.metrics)
-    if "model" in registry.option_names(names):
-        options["model"] = model
-    if args.vectors is not None:
-        options["vectors"] = args.vectors
-    if args.learned is not None:
-        options["learned"] = {"path": args.learned}
-    if args.encoder is not None:
-        options["encoder"] = args.encoder
+    options = _score_options(args, names, on_cluster=False)
     progress = _Progress(count_responses(hyp=args.hyp, jsonl=args.jsonl), not args.no_progress)
     try:
         summary = score_files(args.out, hyp=args.hyp, refs=args.ref or (), contexts=args.context, jsonl=args.jsonl,
@@ -202,6 +190,34 @@ def _cmd_score(args) -> int:
     return 0
 
 
+def _score_options(args, names, *, on_cluster: bool) -> dict:
+    """The metrics' options from the command line. On a cluster (``on_cluster``) models
+    stay paths, made absolute, for each worker to load, and a partition runs on one thread
+    unless --workers says otherwise."""
+    from . import registry
+
+    def path(value):
+        return os.path.abspath(value) if on_cluster and os.path.exists(value) else value
+
+    options = {} if on_cluster and args.workers == -1 else {"workers": args.workers}
+    if "model" in registry.option_names(names):
+        if args.lam is None:
+            options["model"] = path(args.model)
+        elif on_cluster:
+            options["model"] = {"path": path(args.model), "lam": args.lam}
+        else:
+            from .amfm import resolve_model
+
+            options["model"] = resolve_model(args.model).with_settings(lam=args.lam)
+    if args.vectors is not None:
+        options["vectors"] = path(args.vectors)
+    if args.learned is not None:
+        options["learned"] = {"path": path(args.learned)}
+    if args.encoder is not None:
+        options["encoder"] = path(args.encoder)  # a directory, or the name of an installed model package
+    return options
+
+
 def _cmd_score_distributed(args) -> int:
     """``score --scheduler ADDRESS`` / ``--local-workers N``: the same files, scored on a
     Dask cluster by ``fastamfm.distributed`` (models given by path, loaded by each worker)."""
@@ -212,11 +228,7 @@ def _cmd_score_distributed(args) -> int:
     if args.scheduler is not None and args.local_workers is not None:
         raise ValueError("give either --scheduler or --local-workers, not both")
     names = registry.resolve(args.metrics)
-    options = {} if args.workers == -1 else {"workers": args.workers}  # default: 1 thread per partition
-    if "model" in registry.option_names(names):
-        options["model"] = args.model if args.lam is None else {"path": args.model, "lam": args.lam}
-    if args.vectors is not None:
-        options["vectors"] = args.vectors
+    options = _score_options(args, names, on_cluster=True)
     progress = _Progress(count_responses(hyp=args.hyp, jsonl=args.jsonl), not args.no_progress)
     try:
         summary = score_command(scheduler=args.scheduler, local_workers=args.local_workers, hyp=args.hyp,
