@@ -12,8 +12,8 @@
 ``dask.bag`` or ``dask.dataframe``) and scores each on a worker through the same
 ``Pipeline`` as ``fastamfm.evaluate`` and ``fastamfm score``; the corpus scores come
 from the pipeline's summable statistics added up across partitions, so they equal the
-single-process numbers bit for bit. Models are named by their paths and loaded once per
-worker (``WorkerModels``). Every partition's rows and statistics are written to ``out``
+single-process numbers bit for bit (the neural metrics to float32 precision, as across
+chunk sizes). Models are named by their paths and loaded once per worker (``WorkerModels``). Every partition's rows and statistics are written to ``out``
 atomically; a rerun after a killed worker or client scores only what is missing.
 
 ``train`` counts a corpus spread over many files on the workers (LSI term-document

@@ -16,7 +16,8 @@ A run, and where each step runs:
 
 Nothing but statistics (and file names) travels between client and workers, and the
 sums are exact, so the corpus scores equal ``fastamfm.evaluate``/``score_files`` on the
-whole corpus bit for bit, however it is partitioned.
+whole corpus bit for bit, however it is partitioned (the neural metrics, whose float32
+products depend on batching, to float32 precision).
 """
 from __future__ import annotations
 
