@@ -135,101 +135,139 @@ void CountedDocuments::validate() const {
   }
 }
 
-CountedDocuments count_documents(const TextBatch& texts, const Tokenizer& tokenizer, int workers,
-                                 const InterruptCheck& interrupted) {
-  const TokenizedBatch tokens = tokenize_batch(texts, tokenizer, workers, interrupted);
-  const size_t n = tokens.size();
+namespace {
 
-  // Per document its distinct ids with counts, and per part its distinct ids with the
-  // flat index of their first occurrence (to recover the text), in fixed parts.
-  constexpr size_t kPart = 4096;
-  const size_t parts = part_count(n, kPart);
-  std::vector<std::vector<std::pair<TokenId, uint32_t>>> entries(parts);
-  std::vector<std::vector<uint32_t>> doc_sizes(parts);
-  std::vector<std::vector<std::pair<TokenId, uint64_t>>> types(parts);
+// One token of one document: its id, its count in the document and the flat index of the
+// document's first occurrence of it (to recover the text).
+struct RowEntry {
+  TokenId id;
+  uint32_t count;
+  uint64_t flat;
+};
+
+// Per document its distinct token ids (ascending) with counts, built in fixed parts on
+// `workers` threads: parts[p] holds the entries of documents p*kPart.., doc_sizes[p] how
+// many each has. The part of building that needs no corpus-wide state.
+struct DocumentRows {
+  static constexpr size_t kPart = 4096;
+  std::vector<std::vector<RowEntry>> parts;
+  std::vector<std::vector<uint32_t>> doc_sizes;
+
+  // Calls entry(const RowEntry&) for every entry and end() after each document, in document order.
+  template <class Entry, class End>
+  void for_each(const Entry& entry, const End& end) const {
+    for (size_t p = 0; p < parts.size(); ++p) {
+      size_t e = 0;
+      for (uint32_t size : doc_sizes[p]) {
+        for (uint32_t k = 0; k < size; ++k) entry(parts[p][e++]);
+        end();
+      }
+    }
+  }
+};
+
+DocumentRows count_rows(const TokenizedBatch& tokens, int workers, const InterruptCheck& interrupted) {
+  const size_t n = tokens.size();
+  const size_t parts = part_count(n, DocumentRows::kPart);
+  DocumentRows rows;
+  rows.parts.resize(parts);
+  rows.doc_sizes.resize(parts);
   parallel_parts(
       parts, workers,
       [&](size_t p) {
-        const size_t begin = p * kPart, end = std::min(n, begin + kPart);
+        const size_t begin = p * DocumentRows::kPart, end = std::min(n, begin + DocumentRows::kPart);
         std::vector<std::pair<TokenId, uint64_t>> ids;
         for (size_t i = begin; i < end; ++i) {
           ids.clear();
           const TokenId* doc = tokens.ids(i);
           for (size_t j = 0; j < tokens.num_tokens(i); ++j) ids.emplace_back(doc[j], tokens.first_token(i) + j);
           std::sort(ids.begin(), ids.end());
-          const size_t before = entries[p].size();
+          const size_t before = rows.parts[p].size();
           for (size_t a = 0; a < ids.size();) {
             size_t b = a + 1;
             while (b < ids.size() && ids[b].first == ids[a].first) ++b;
-            entries[p].emplace_back(ids[a].first, static_cast<uint32_t>(b - a));
-            types[p].push_back(ids[a]);
+            rows.parts[p].push_back({ids[a].first, static_cast<uint32_t>(b - a), ids[a].second});
             a = b;
           }
-          doc_sizes[p].push_back(static_cast<uint32_t>(entries[p].size() - before));
+          rows.doc_sizes[p].push_back(static_cast<uint32_t>(rows.parts[p].size() - before));
         }
-        std::sort(types[p].begin(), types[p].end());
-        types[p].erase(std::unique(types[p].begin(), types[p].end(),
-                                   [](const auto& x, const auto& y) { return x.first == y.first; }),
-                       types[p].end());
       },
       interrupted);
+  return rows;
+}
 
+}  // namespace
+
+CountedDocuments count_documents(const TextBatch& texts, const Tokenizer& tokenizer, int workers,
+                                 const InterruptCheck& interrupted) {
+  const TokenizedBatch tokens = tokenize_batch(texts, tokenizer, workers, interrupted);
+  const DocumentRows rows = count_rows(tokens, workers, interrupted);
   CountedDocuments out;
-  out.offsets.reserve(n + 1);
-  std::vector<std::pair<TokenId, uint64_t>> all_types;
-  for (size_t p = 0; p < parts; ++p) {
-    size_t e = 0;
-    for (uint32_t size : doc_sizes[p]) {
-      for (uint32_t k = 0; k < size; ++k, ++e) {
-        out.ids.push_back(entries[p][e].first);
-        out.counts.push_back(entries[p][e].second);
-      }
-      out.offsets.push_back(out.ids.size());
-    }
-    entries[p] = {};
-    all_types.insert(all_types.end(), types[p].begin(), types[p].end());
-    types[p] = {};
-  }
-  // Sorted by (id, flat index): the first entry of each id is its first occurrence.
-  std::sort(all_types.begin(), all_types.end());
-  for (size_t a = 0; a < all_types.size(); ++a) {
-    if (a > 0 && all_types[a].first == all_types[a - 1].first) continue;
-    out.type_ids.push_back(all_types[a].first);
-    out.type_words.emplace_back(tokens.token_at(all_types[a].second));
+  out.offsets.reserve(tokens.size() + 1);
+  // The text of each distinct id comes from its first occurrence in the batch.
+  std::unordered_map<TokenId, uint64_t> first;
+  rows.for_each(
+      [&](const RowEntry& entry) {
+        out.ids.push_back(entry.id);
+        out.counts.push_back(entry.count);
+        first.emplace(entry.id, entry.flat);
+      },
+      [&] { out.offsets.push_back(out.ids.size()); });
+  std::vector<std::pair<TokenId, uint64_t>> types(first.begin(), first.end());
+  std::sort(types.begin(), types.end());
+  out.type_ids.reserve(types.size());
+  out.type_words.reserve(types.size());
+  for (const auto& [id, flat] : types) {
+    out.type_ids.push_back(id);
+    out.type_words.emplace_back(tokens.token_at(flat));
   }
   return out;
 }
 
 // --- TermDocumentBuilder (continued) ------------------------------------------------
+// Statistics and chunk rows are added in document order, so they never depend on threads
+// or on where the documents were counted. word_of() is asked only for a token not seen before.
+template <class WordOf>
+void TermDocumentBuilder::add_entry(TokenId id, uint32_t count, const WordOf& word_of) {
+  TermStats& s = stats_[id];
+  if (s.frequency == 0) s.word = word_of();
+  s.frequency += count;
+  s.documents += 1;
+  s.count_log_count += count * std::log(static_cast<double>(count));
+  current_.ids.push_back(id);
+  current_.counts.push_back(count);
+}
+
+void TermDocumentBuilder::end_document() {
+  current_.offsets.push_back(current_.ids.size());
+  ++num_docs_;
+  if (current_.bytes() >= chunk_bytes_) flush_raw();
+}
+
 void TermDocumentBuilder::add(const TextBatch& texts, int workers, const InterruptCheck& interrupted) {
   if (finished_) throw std::logic_error("TermDocumentBuilder: add() after finish()");
-  add_counted(count_documents(texts, tokenizer_, workers, interrupted));
+  const TokenizedBatch tokens = tokenize_batch(texts, tokenizer_, workers, interrupted);
+  count_rows(tokens, workers, interrupted)
+      .for_each(
+          [&](const RowEntry& entry) {
+            add_entry(entry.id, entry.count, [&] { return std::string(tokens.token_at(entry.flat)); });
+          },
+          [&] { end_document(); });
 }
 
 void TermDocumentBuilder::add_counted(const CountedDocuments& documents) {
   if (finished_) throw std::logic_error("TermDocumentBuilder: add() after finish()");
-  // Statistics and chunk rows in document order, so they never depend on threads
-  // or on where the documents were counted.
   for (size_t d = 0; d < documents.num_docs(); ++d) {
     for (uint64_t e = documents.offsets[d]; e < documents.offsets[d + 1]; ++e) {
       const TokenId id = documents.ids[e];
-      const uint32_t count = documents.counts[e];
-      TermStats& s = stats_[id];
-      if (s.frequency == 0) {
+      add_entry(id, documents.counts[e], [&] {
         const auto type = std::lower_bound(documents.type_ids.begin(), documents.type_ids.end(), id);
         if (type == documents.type_ids.end() || *type != id)
-          throw InputError("counted documents: token id without a word in the type table");
-        s.word = documents.type_words[static_cast<size_t>(type - documents.type_ids.begin())];
-      }
-      s.frequency += count;
-      s.documents += 1;
-      s.count_log_count += count * std::log(static_cast<double>(count));
-      current_.ids.push_back(id);
-      current_.counts.push_back(count);
+          throw InputError("counted documents: a token id has no word in the type table");
+        return documents.type_words[static_cast<size_t>(type - documents.type_ids.begin())];
+      });
     }
-    current_.offsets.push_back(current_.ids.size());
-    ++num_docs_;
-    if (current_.bytes() >= chunk_bytes_) flush_raw();
+    end_document();
   }
 }
 

@@ -151,6 +151,11 @@ class TermDocumentBuilder {
     std::vector<uint32_t> counts;
     size_t bytes() const { return offsets.size() * 8 + ids.size() * 12; }
   };
+  // One token of the current document (word_of() gives its text, asked only for a new
+  // token), then the end of the document.
+  template <class WordOf>
+  void add_entry(TokenId id, uint32_t count, const WordOf& word_of);
+  void end_document();
   void flush_raw();
   RawChunk load_raw(size_t i);
 
