@@ -15,6 +15,10 @@ three ways on this machine's cores:
   (``command.connect``): what a run on an existing cluster costs;
 - cold: ``fastamfm score --local-workers 2 ...`` (the cluster's start included).
 
+With ``--train-lines N``: ``AMFM.train`` on N synthetic lines beside
+``fastamfm.distributed.train`` on the same lines split into 4 files (the counting on the
+2 workers, the SVD and the estimation in this process), after the scoring tables.
+
 Per run: wall time, CPU time (user + sys of every process involved: the child and its
 children for the commands; this process, which hosts the scheduler, plus the workers
 for warm) and the 1-minute load average when it started. Rounds interleave the three
@@ -81,6 +85,42 @@ def run_warm(client, paths: list, metrics: list, out: Path, partition_size: int,
     return {"wall": wall, "cpu": cpu, "load": load}
 
 
+def compare_training(client, workdir: Path, lines: int, repeats: int) -> None:
+    import numpy as np
+
+    import fastamfm
+    import fastamfm.distributed
+
+    rng = np.random.default_rng(0)
+    vocab = np.array([f"w{i}" for i in range(20_000)])
+    corpus = [" ".join(vocab[np.minimum(rng.zipf(1.3, size=n) - 1, len(vocab) - 1)])
+              for n in rng.integers(4, 26, size=lines)]
+    paths = []
+    for k, part in enumerate(np.array_split(np.arange(lines), 4)):
+        paths.append(workdir / f"train{k}.txt")
+        paths[-1].write_text("".join(corpus[i] + "\n" for i in part))
+    runs = {"AMFM.train": [], "distributed.train": []}
+    for _ in range(repeats):
+        load, start, cpu = os.getloadavg()[0], time.perf_counter(), _cpu_now()
+        whole = fastamfm.AMFM.train(corpus, dims=50, workers=2)
+        runs["AMFM.train"].append({"wall": time.perf_counter() - start, "cpu": _cpu_now() - cpu, "load": load})
+        workers_before = client.run(_cpu_now)
+        load, start, cpu = os.getloadavg()[0], time.perf_counter(), _cpu_now()
+        spread = fastamfm.distributed.train(client, paths, dims=50, workers=2, partition_size=lines // 8)
+        wall, cpu = time.perf_counter() - start, _cpu_now() - cpu
+        workers_after = client.run(_cpu_now)
+        cpu += sum(workers_after[w] - workers_before.get(w, 0.0) for w in workers_after)
+        runs["distributed.train"].append({"wall": wall, "cpu": cpu, "load": load})
+        assert spread.signature == whole.signature, "the models differ"
+    base = statistics.median(r["wall"] for r in runs["AMFM.train"])
+    print(f"\ntraining on {lines} lines (dims 50, order 3)")
+    print(f"{'way':<18}{'wall s (median)':>16}{'ratio':>8}{'cpu s':>8}{'load':>7}")
+    for way, measured in runs.items():
+        wall = statistics.median(r["wall"] for r in measured)
+        print(f"{way:<18}{wall:>16.2f}{wall / base:>8.2f}{statistics.median(r['cpu'] for r in measured):>8.1f}"
+              f"{statistics.median(r['load'] for r in measured):>7.1f}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=200_000)
@@ -89,6 +129,7 @@ def main(argv=None) -> int:
     parser.add_argument("--partition-size", type=int, default=20_000)
     parser.add_argument("--model", default="default")
     parser.add_argument("--workdir", default="/tmp/fastamfm-dist")
+    parser.add_argument("--train-lines", type=int, default=0, help="also compare training on this many lines")
     args = parser.parse_args(argv)
     metric_sets = args.metrics or ["am,fm,amfm", "bleu,rouge_l,cider,am,fm,amfm"]
     from fastamfm.amfm import resolve_model
@@ -127,6 +168,8 @@ def main(argv=None) -> int:
                 print(f"{way:<8}{wall:>16.2f}{wall / base:>8.2f}{statistics.median(r['cpu'] for r in measured):>8.1f}"
                       f"{statistics.median(r['load'] for r in measured):>7.1f}   "
                       + " ".join(f"{r['wall']:.2f}" for r in measured))
+        if args.train_lines:
+            compare_training(client, workdir, args.train_lines, args.repeats)
     return 0
 
 
