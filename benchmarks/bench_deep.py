@@ -11,19 +11,13 @@ bert_score.score per system; F1 asserted equal to 1e-4).
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
-sys.path.insert(0, str(HERE))
-
+import _paths  # noqa: F401  (first: this checkout's python/ and tests/ on sys.path)
 import fastamfm  # noqa: E402
 from compare_deep import cosine_gap, peer_system_scores  # noqa: E402
-from conftest import dstc6_dir, dstc6_refs, dstc6_systems, minilm_dir  # noqa: E402,F401  (shared fixtures)
 
 N_SENTENCES = 300
 

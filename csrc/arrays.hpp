@@ -34,4 +34,12 @@ py::array_t<T> adopt_matrix(std::vector<T> values, size_t rows, size_t cols) {
   return py::array_t<T>({rows, cols}, owned->data(), free_when_done);
 }
 
+// A copy of a 1-d array (any numeric dtype, converted to T) as a std::vector.
+template <class T>
+std::vector<T> to_vector(py::handle array) {
+  const auto values = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(array);
+  if (!values || values.ndim() != 1) throw py::value_error("expected a 1-d numeric array");
+  return std::vector<T>(values.data(), values.data() + values.size());
+}
+
 }  // namespace fastamfm::bindings

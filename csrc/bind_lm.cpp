@@ -1,11 +1,15 @@
 // Language model: counting, estimation, ARPA/binary files, queries and FM.
+#include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
+
+#include <functional>
 
 #include "lm/arpa_reader.hpp"
 #include "lm/arpa_writer.hpp"
 #include "arrays.hpp"
 #include "bindings.hpp"
+#include "lm/lm_count_merge.hpp"
 #include "lm/lm_counter.hpp"
 #include "lm/lm_fluency.hpp"
 #include "lm/lm_model.hpp"
@@ -24,6 +28,51 @@ TokenizedBatch tokenize_texts(py::handle texts, const Tokenizer& tokenizer, int 
   const TextBatch batch = to_text_batch(texts, what);
   const auto check = python_interrupt_check();
   return without_gil([&] { return tokenize_batch(batch, tokenizer, workers, check); });
+}
+
+// Estimates a model from counts (taken over: `counts` is left empty) -> (model, discount lines).
+py::tuple train_model(const std::function<NgramCounts()>& take_counts, const std::string& smoothing,
+                      std::array<double, 3> fallback, std::vector<uint64_t> gtmin, std::vector<uint64_t> gtmax,
+                      double prune, const std::string& tokenizer, int workers) {
+  LmTrainOptions options;
+  options.smoothing = parse_lm_smoothing(smoothing);
+  options.discount_fallback = fallback;
+  options.gtmin = std::move(gtmin);
+  options.gtmax = std::move(gtmax);
+  options.prune = prune;
+  options.tokenizer = tokenizer;
+  options.workers = resolve_workers(workers);
+  std::vector<std::string> discounts;
+  auto model = without_gil([&] { return std::make_shared<NgramModel>(train_lm(take_counts(), options, discounts)); });
+  return py::make_tuple(model, discounts);
+}
+
+py::tuple counts_state(const NgramCounts& counts) {
+  py::list orders;
+  for (const GramArray& grams : counts.orders) orders.append(py::make_tuple(to_array(grams.ids), to_array(grams.counts)));
+  return py::make_tuple(counts.words, orders, counts.sentences, counts.tokens, counts.spilled_runs,
+                        counts.closed_vocabulary);
+}
+
+NgramCounts counts_from_state(const py::tuple& state) {
+  if (state.size() != 6) throw py::value_error("NgramCounts: invalid pickled state");
+  NgramCounts counts;
+  counts.words = state[0].cast<std::vector<std::string>>();
+  int n = 0;
+  for (py::handle order : state[1].cast<py::list>()) {
+    const auto pair = order.cast<py::tuple>();
+    GramArray grams;
+    grams.n = ++n;
+    grams.ids = to_vector<uint32_t>(pair[0]);
+    grams.counts = to_vector<uint64_t>(pair[1]);
+    counts.orders.push_back(std::move(grams));
+  }
+  counts.sentences = state[2].cast<uint64_t>();
+  counts.tokens = state[3].cast<uint64_t>();
+  counts.spilled_runs = state[4].cast<uint64_t>();
+  counts.closed_vocabulary = state[5].cast<bool>();
+  validate_ngram_counts(counts);
+  return counts;
 }
 }  // namespace
 
@@ -57,9 +106,41 @@ void register_lm(py::module_& m) {
             });
           },
           py::arg("path"))
+      .def(
+          "finish",
+          [](NgramCounter& counter) {
+            const auto check = python_interrupt_check();
+            return without_gil([&] { return counter.finish(check); });
+          },
+          "The sorted counts (NgramCounts); the counter is empty afterwards")
       .def_property_readonly("sentences", &NgramCounter::sentences)
       .def_property_readonly("tokens", &NgramCounter::tokens)
       .def_property_readonly("spilled_runs", &NgramCounter::spilled_runs);
+
+  py::class_<NgramCounts>(m, "NgramCounts",
+                          "The n-gram counts of (a part of) a corpus: picklable, merged with merge_ngram_counts")
+      .def_property_readonly("order", [](const NgramCounts& c) { return c.orders.size(); })
+      .def_property_readonly("vocabulary_size", [](const NgramCounts& c) { return c.words.size(); })
+      .def_property_readonly("sentences", [](const NgramCounts& c) { return c.sentences; })
+      .def_property_readonly("tokens", [](const NgramCounts& c) { return c.tokens; })
+      .def_property_readonly("spilled_runs", [](const NgramCounts& c) { return c.spilled_runs; })
+      .def("counts",
+           [](const NgramCounts& c) {
+             std::vector<size_t> sizes;
+             for (const GramArray& grams : c.orders) sizes.push_back(grams.size());
+             return sizes;
+           },
+           "Number of distinct n-grams of each order")
+      .def(py::pickle(&counts_state, &counts_from_state));
+
+  m.def(
+      "merge_ngram_counts",
+      [](const NgramCounts& first, const NgramCounts& second, int workers) {
+        resolve_workers(workers);
+        return without_gil([&] { return merge_ngram_counts(first, second, workers); });
+      },
+      py::arg("first"), py::arg("second"), py::arg("workers") = -1,
+      "The counts of first's sentences followed by second's (see lm_count_merge.hpp)");
 
   py::class_<NgramModel, std::shared_ptr<NgramModel>>(m, "NgramModel")
       .def_static(
@@ -67,23 +148,24 @@ void register_lm(py::module_& m) {
           [](NgramCounter& counter, const std::string& smoothing, std::array<double, 3> fallback,
              std::vector<uint64_t> gtmin, std::vector<uint64_t> gtmax, double prune, const std::string& tokenizer,
              int workers) {
-            LmTrainOptions options;
-            options.smoothing = parse_lm_smoothing(smoothing);
-            options.discount_fallback = fallback;
-            options.gtmin = std::move(gtmin);
-            options.gtmax = std::move(gtmax);
-            options.prune = prune;
-            options.tokenizer = tokenizer;
-            options.workers = resolve_workers(workers);
             const auto check = python_interrupt_check();
-            std::vector<std::string> discounts;
-            auto model = without_gil([&] {
-              return std::make_shared<NgramModel>(train_lm(counter.finish(check), options, discounts));
-            });
-            return py::make_tuple(model, discounts);
+            return train_model([&] { return counter.finish(check); }, smoothing, fallback, std::move(gtmin),
+                               std::move(gtmax), prune, tokenizer, workers);
           },
           py::arg("counter"), py::arg("smoothing"), py::arg("discount_fallback"), py::arg("gtmin"),
           py::arg("gtmax"), py::arg("prune"), py::arg("tokenizer"), py::arg("workers"))
+      .def_static(
+          "train",
+          [](NgramCounts& counts, const std::string& smoothing, std::array<double, 3> fallback,
+             std::vector<uint64_t> gtmin, std::vector<uint64_t> gtmax, double prune, const std::string& tokenizer,
+             int workers) {
+            if (counts.orders.empty()) throw py::value_error("these NgramCounts were already used to train a model");
+            return train_model([&] { return std::move(counts); }, smoothing, fallback, std::move(gtmin),
+                               std::move(gtmax), prune, tokenizer, workers);
+          },
+          py::arg("counts"), py::arg("smoothing"), py::arg("discount_fallback"), py::arg("gtmin"),
+          py::arg("gtmax"), py::arg("prune"), py::arg("tokenizer"), py::arg("workers"),
+          "The same from counts (which are taken over: empty afterwards)")
       .def_static(
           "load",
           [](const std::string& path, bool mmap) {

@@ -98,6 +98,39 @@ void register_lsi(py::module_& m) {
           },
           py::arg("x"), py::arg("workers") = -1, py::arg("progress") = nullptr);
 
+  py::class_<CountedDocuments>(m, "CountedDocuments",
+                               "Documents tokenized and counted by count_documents, to be added to a "
+                               "TermDocumentBuilder (picklable: sent between processes)")
+      .def_property_readonly("num_docs", &CountedDocuments::num_docs)
+      .def_property_readonly("nnz", [](const CountedDocuments& d) { return d.ids.size(); })
+      .def(py::pickle(
+          [](const CountedDocuments& d) {
+            return py::make_tuple(to_array(d.offsets), to_array(d.ids), to_array(d.counts), to_array(d.type_ids),
+                                  d.type_words);
+          },
+          [](py::tuple state) {
+            if (state.size() != 5) throw py::value_error("CountedDocuments: invalid pickled state");
+            CountedDocuments d;
+            d.offsets = to_vector<uint64_t>(state[0]);
+            d.ids = to_vector<TokenId>(state[1]);
+            d.counts = to_vector<uint32_t>(state[2]);
+            d.type_ids = to_vector<TokenId>(state[3]);
+            d.type_words = state[4].cast<std::vector<std::string>>();
+            d.validate();
+            return d;
+          }));
+
+  m.def(
+      "count_documents",
+      [](py::handle texts, const Tokenizer& tokenizer, int workers) {
+        const TextBatch batch = to_text_batch(texts, "corpus");
+        resolve_workers(workers);
+        const auto check = python_interrupt_check();
+        return without_gil([&] { return count_documents(batch, tokenizer, workers, check); });
+      },
+      py::arg("texts"), py::arg("tokenizer"), py::arg("workers") = -1,
+      "One document per text, tokenized and counted for TermDocumentBuilder.add_counted");
+
   py::class_<TermDocumentBuilder>(m, "TermDocumentBuilder")
       .def(py::init<Tokenizer, size_t, std::string>(), py::arg("tokenizer"), py::arg("chunk_bytes"),
            py::arg("spill_dir") = "")
@@ -113,6 +146,15 @@ void register_lsi(py::module_& m) {
             });
           },
           py::arg("texts"), py::arg("workers") = -1)
+      .def(
+          "add_counted",
+          [](TermDocumentBuilder& b, const CountedDocuments& documents) {
+            without_gil([&] {
+              b.add_counted(documents);
+              return 0;
+            });
+          },
+          py::arg("documents"))
       .def_property_readonly("num_docs", &TermDocumentBuilder::num_docs)
       .def_property_readonly("num_types", &TermDocumentBuilder::num_types)
       .def(

@@ -2,9 +2,10 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include "arrays.hpp"
+#include "bindings.hpp"
 #include "common/exact_sum.hpp"
 #include "io/atomic_file.hpp"
-#include "bindings.hpp"
 #include "io/line_reader.hpp"
 #include "io/score_rows.hpp"
 #include "text/tokenized_batch.hpp"
@@ -58,8 +59,9 @@ void register_text(py::module_& m) {
           py::arg("texts"), py::arg("workers") = -1);
 
   py::class_<LineReader>(m, "LineReader")
-      .def(py::init<std::string, size_t>(), py::arg("path"),
-           py::arg("max_line_bytes") = 0, "max_line_bytes 0: the limit in fastamfm.limits")
+      .def(py::init<std::string, size_t, uint64_t, uint64_t>(), py::arg("path"), py::arg("max_line_bytes") = 0,
+           py::arg("start_offset") = 0, py::arg("first_line") = 0,
+           "max_line_bytes 0: the limit in fastamfm.limits; start_offset/first_line: read from a line start")
       .def(
           "read_chunk",
           [](LineReader& r, size_t max_lines) {
@@ -75,6 +77,15 @@ void register_text(py::module_& m) {
   m.def(
       "count_lines", [](const std::string& path) { return without_gil([&] { return count_lines(path); }); },
       py::arg("path"));
+
+  m.def(
+      "line_start_offsets",
+      [](const std::string& path, uint64_t every) {
+        LineIndex index = without_gil([&] { return line_start_offsets(path, every); });
+        return py::make_tuple(to_array(index.offsets), index.lines);
+      },
+      py::arg("path"), py::arg("every"),
+      "(byte offsets where lines 0, every, 2*every, ... start, number of lines) of a file");
 
   m.def(
       "write_file_atomic",

@@ -3,6 +3,7 @@
     fastamfm score --hyp H.txt --ref R1.txt --ref R2.txt [--metrics am,fm,amfm,bleu,rouge_l]
                    [--model default|DIR] [--out scores.jsonl] [--format jsonl|tsv]
     fastamfm score --jsonl records.jsonl --out scores.tsv
+    fastamfm score ... --local-workers N | --scheduler tcp://HOST:8786   (on Dask: fastamfm[dask])
     fastamfm train --corpus C.txt --out DIR [--dims 100 --order 3 ...]
     fastamfm correlate --human human.tsv --scores table.tsv | --system S_1=scores_1.jsonl ...
     fastamfm report --human human.tsv --ref R1.txt ... --hyp-dir DIR --out report.html
@@ -176,28 +177,71 @@ def _cmd_score(args) -> int:
                          "or --jsonl")
     if args.jsonl is not None and (args.hyp is not None or args.ref or args.context):
         raise ValueError("give either --jsonl or --hyp/--ref/--context, not both")
-    options = {"workers": args.workers}
-    model = args.model
-    if args.lam is not None:
-        from .amfm import resolve_model
-
-        model = resolve_model(model).with_settings(lam=args.lam)
+    if args.scheduler is not None or args.local_workers is not None:
+        return _cmd_score_distributed(args)
     from . import registry
 
     names = registry.resolve(args.metrics)
-    if "model" in registry.option_names(names):
-        options["model"] = model
-    if args.vectors is not None:
-        options["vectors"] = args.vectors
-    if args.learned is not None:
-        options["learned"] = {"path": args.learned}
-    if args.encoder is not None:
-        options["encoder"] = args.encoder
+    options = _score_options(args, names, on_cluster=False)
     progress = _Progress(count_responses(hyp=args.hyp, jsonl=args.jsonl), not args.no_progress)
     try:
         summary = score_files(args.out, hyp=args.hyp, refs=args.ref or (), contexts=args.context, jsonl=args.jsonl,
                               metrics=names, format=args.format, chunk_size=args.chunk_size, progress=progress,
                               **options)
+    finally:
+        progress.close()
+    for key, value in summary["corpus"].items():
+        print(f"{key}: {value:.6f}")
+    for name, signature in summary["signatures"].items():
+        print(f"signature {name}: {signature}")
+    return 0
+
+
+def _score_options(args, names, *, on_cluster: bool) -> dict:
+    """The metrics' options from the command line. On a cluster (``on_cluster``) models
+    stay paths, made absolute, for each worker to load, and a partition runs on one thread
+    unless --workers says otherwise."""
+    from . import registry
+
+    def path(value):
+        return os.path.abspath(value) if on_cluster and os.path.exists(value) else value
+
+    options = {} if on_cluster and args.workers == -1 else {"workers": args.workers}
+    if "model" in registry.option_names(names):
+        if args.lam is None:
+            options["model"] = path(args.model)
+        elif on_cluster:
+            options["model"] = {"path": path(args.model), "lam": args.lam}
+        else:
+            from .amfm import resolve_model
+
+            options["model"] = resolve_model(args.model).with_settings(lam=args.lam)
+    if args.vectors is not None:
+        options["vectors"] = path(args.vectors)
+    if args.learned is not None:
+        options["learned"] = {"path": path(args.learned)}
+    if args.encoder is not None:
+        options["encoder"] = path(args.encoder)  # a directory, or the name of an installed model package
+    return options
+
+
+def _cmd_score_distributed(args) -> int:
+    """``score --scheduler ADDRESS`` / ``--local-workers N``: the same files, scored on a
+    Dask cluster by ``fastamfm.distributed`` (models given by path, loaded by each worker)."""
+    from . import registry
+    from .distributed.command import score_command
+    from .streaming import count_responses
+
+    if args.scheduler is not None and args.local_workers is not None:
+        raise ValueError("give either --scheduler or --local-workers, not both")
+    names = registry.resolve(args.metrics)
+    options = _score_options(args, names, on_cluster=True)
+    progress = _Progress(count_responses(hyp=args.hyp, jsonl=args.jsonl), not args.no_progress)
+    try:
+        summary = score_command(scheduler=args.scheduler, local_workers=args.local_workers, hyp=args.hyp,
+                                refs=args.ref, contexts=args.context, jsonl=args.jsonl, out=args.out,
+                                format=args.format, metrics=names, partition_size=args.partition_size,
+                                progress=progress, **options)
     finally:
         progress.close()
     for key, value in summary["corpus"].items():
@@ -410,6 +454,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--chunk-size", type=_positive_int, default=20000, help="responses per chunk (memory bound)")
     p.add_argument("--workers", type=int, default=-1, help="threads (-1: all cores)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--scheduler", help="score on the Dask cluster at this address (tcp://HOST:8786); input and "
+                                       "output paths must be the same on every worker (needs fastamfm[dask])")
+    p.add_argument("--local-workers", type=_positive_int,
+                   help="score on a local Dask cluster of N processes, one thread each (needs fastamfm[dask])")
+    p.add_argument("--partition-size", type=_positive_int, default=20000,
+                   help="with --scheduler/--local-workers: lines per partition")
     p.set_defaults(run=_cmd_score)
 
     p = sub.add_parser("train", help="train an AM-FM model (LSI + n-gram LM) on a text corpus")

@@ -92,6 +92,36 @@ def _parse_metadata(text: str) -> dict:
     return meta
 
 
+def _check_order(order) -> None:
+    if isinstance(order, bool) or not isinstance(order, (int, np.integer)) or not 1 <= order <= MAX_ORDER:
+        raise ValueError(f"order must be an integer from 1 to {MAX_ORDER}, got {order!r}")
+
+
+@dataclass(frozen=True)
+class _Estimation:
+    """The settings that turn counts into a model, checked."""
+
+    smoothing: str
+    prune: float
+    discount_fallback: tuple
+    gtmin: list
+    gtmax: list
+
+    @classmethod
+    def of(cls, smoothing, prune, discount_fallback, gtmin, gtmax, order: int) -> "_Estimation":
+        if smoothing not in SMOOTHINGS:
+            raise ValueError(f"smoothing must be one of {SMOOTHINGS}, got {smoothing!r}")
+        if prune is not None and not (float(prune) >= 0):
+            raise ValueError(f"prune must be a threshold >= 0 (e.g. 1e-6), got {prune!r}")
+        if smoothing == "kneser-ney" and (gtmin is not None or gtmax is not None):
+            raise ValueError("gtmin/gtmax apply to smoothing='katz' only")
+        fallback = tuple(float(d) for d in discount_fallback)
+        if len(fallback) != 3:
+            raise ValueError("discount_fallback needs three discounts (D1, D2, D3+)")
+        return cls(smoothing, float(prune or 0.0), fallback, _per_order(gtmin, order, "gtmin"),
+                   _per_order(gtmax, order, "gtmax"))
+
+
 @dataclass(frozen=True)
 class TokenScores:
     """Per-prediction scores of a batch (``</s>`` is the last prediction when eos).
@@ -136,29 +166,52 @@ class NgramLM:
               lowercase: bool = False, discount_fallback=(0.5, 1.0, 1.5), gtmin=None, gtmax=None,
               temp_dir: str | None = None) -> "NgramLM":
         """Train on ``corpus``: a path to a text file (one sentence per line) or an iterable of str."""
-        if isinstance(order, bool) or not isinstance(order, (int, np.integer)) or not 1 <= order <= MAX_ORDER:
-            raise ValueError(f"order must be an integer from 1 to {MAX_ORDER}, got {order!r}")
-        order = int(order)
-        if smoothing not in SMOOTHINGS:
-            raise ValueError(f"smoothing must be one of {SMOOTHINGS}, got {smoothing!r}")
-        if prune is not None and not (float(prune) >= 0):
-            raise ValueError(f"prune must be a threshold >= 0 (e.g. 1e-6), got {prune!r}")
-        if smoothing == "kneser-ney" and (gtmin is not None or gtmax is not None):
-            raise ValueError("gtmin/gtmax apply to smoothing='katz' only")
-        fallback = tuple(float(d) for d in discount_fallback)
-        if len(fallback) != 3:
-            raise ValueError("discount_fallback needs three discounts (D1, D2, D3+)")
+        _check_order(order)
+        estimation = _Estimation.of(smoothing, prune, discount_fallback, gtmin, gtmax, int(order))
         tokenizer = make_tokenizer(tokenize, lowercase)
-        vocabulary = cls._read_vocab(vocab, tokenizer)
-        counter = _core.NgramCounter(order, _parse_memory(max_memory), temp_dir or "", workers, tokenizer,
-                                     vocabulary)
+        counter = cls._counter(order, vocab, workers, max_memory, tokenizer, temp_dir)
         cls._feed(counter, corpus, tokenizer)
-        model, _ = _core.NgramModel.train(counter, smoothing, fallback, _per_order(gtmin, order, "gtmin"),
-                                          _per_order(gtmax, order, "gtmax"), float(prune or 0.0),
+        return cls._estimate(counter, estimation, tokenizer, workers, counter.spilled_runs)
+
+    @classmethod
+    def count(cls, sentences, *, order: int = 3, vocab=None, workers: int = -1, max_memory=DEFAULT_MAX_MEMORY,
+              tokenize: str = "amfm", lowercase: bool = False, temp_dir: str | None = None) -> _core.NgramCounts:
+        """The n-gram counts of one part of a corpus (a list of str), as ``train`` counts
+        them: picklable, added up in corpus order with ``_core.merge_ngram_counts`` and
+        estimated with ``train_counted`` (``fastamfm.distributed.train`` counts the parts
+        on a cluster)."""
+        _check_order(order)
+        tokenizer = make_tokenizer(tokenize, lowercase)
+        counter = cls._counter(order, vocab, workers, max_memory, tokenizer, temp_dir)
+        cls._feed(counter, sentences, tokenizer)
+        return counter.finish()
+
+    @classmethod
+    def train_counted(cls, counts: _core.NgramCounts, *, smoothing: str = "kneser-ney", prune: float | None = None,
+                      workers: int = -1, tokenize: str = "amfm", lowercase: bool = False,
+                      discount_fallback=(0.5, 1.0, 1.5), gtmin=None, gtmax=None) -> "NgramLM":
+        """The model of counts made by ``count`` (merged over the parts of a corpus, in
+        order): ``train`` on the whole corpus, bit for bit. The counts are taken over
+        (empty afterwards). ``tokenize``/``lowercase``: those the parts were counted with."""
+        if not isinstance(counts, _core.NgramCounts):
+            raise TypeError(f"counts must come from NgramLM.count, got {type(counts).__name__}")
+        estimation = _Estimation.of(smoothing, prune, discount_fallback, gtmin, gtmax, counts.order)
+        return cls._estimate(counts, estimation, make_tokenizer(tokenize, lowercase), workers, counts.spilled_runs)
+
+    @classmethod
+    def _counter(cls, order, vocab, workers, max_memory, tokenizer, temp_dir) -> _core.NgramCounter:
+        return _core.NgramCounter(int(order), _parse_memory(max_memory), temp_dir or "", workers, tokenizer,
+                                  cls._read_vocab(vocab, tokenizer))
+
+    @classmethod
+    def _estimate(cls, counted, estimation: "_Estimation", tokenizer, workers: int, spilled_runs: int) -> "NgramLM":
+        """The model of a counter's or merged counts' n-grams."""
+        sentences, tokens = counted.sentences, counted.tokens
+        model, _ = _core.NgramModel.train(counted, estimation.smoothing, estimation.discount_fallback,
+                                          estimation.gtmin, estimation.gtmax, estimation.prune,
                                           tokenizer.describe(), workers)
         lm = cls(model, tokenizer)
-        lm.training_stats = {"sentences": counter.sentences, "tokens": counter.tokens,
-                             "spilled_runs": counter.spilled_runs}
+        lm.training_stats = {"sentences": sentences, "tokens": tokens, "spilled_runs": spilled_runs}
         return lm
 
     @staticmethod

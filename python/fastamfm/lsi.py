@@ -39,7 +39,7 @@ import numpy as np
 from . import _core
 from .tokenize import make_tokenizer, prepare_texts
 
-__all__ = ["LsiModel", "WEIGHTINGS", "sparse_randomized_svd"]
+__all__ = ["LsiModel", "WEIGHTINGS", "count_documents", "sparse_randomized_svd"]
 
 log = logging.getLogger("fastamfm.lsi")
 
@@ -112,6 +112,17 @@ def _read_corpus(corpus, builder: _core.TermDocumentBuilder, tokenizer, workers:
         if progress is not None:
             progress("read", builder.num_docs, total)
     log.info("LsiModel.train: read %d sentences, %d distinct words", builder.num_docs, builder.num_types)
+
+
+def count_documents(texts, *, tokenize: str = "amfm", lowercase: bool = False, workers: int = -1,
+                    first_index: int = 0) -> _core.CountedDocuments:
+    """One part of a corpus (a list of str) tokenized and counted as ``LsiModel.train``
+    counts it, for ``LsiModel.train_counted``; errors name ``corpus[first_index + i]``."""
+    tokenizer = make_tokenizer(tokenize, lowercase)
+    try:
+        return _core.count_documents(prepare_texts(texts, tokenizer, "corpus"), tokenizer, workers)
+    except (TypeError, ValueError) as exc:
+        raise _renumber(exc, first_index) from None
 
 
 def _stable_signs(u: np.ndarray) -> np.ndarray:
@@ -263,6 +274,36 @@ class LsiModel:
         tokenize          tokenizer preset: "amfm" (default, the toolkit's normalisation) or
                           "whitespace" (str.split; ``lowercase=True`` lowercases first)
         """
+        return cls._train(lambda builder, tokenizer: _read_corpus(corpus, builder, tokenizer, workers, progress),
+                          dims=dims, weighting=weighting, min_count=min_count, max_vocab=max_vocab, seed=seed,
+                          workers=workers, oversampling=oversampling, power_iterations=power_iterations,
+                          max_memory=max_memory, tmp_dir=tmp_dir, progress=progress, tokenize=tokenize,
+                          lowercase=lowercase)
+
+    @classmethod
+    def train_counted(cls, documents, **settings) -> "LsiModel":
+        """Train from a corpus counted in parts elsewhere: ``documents`` yields the
+        ``count_documents`` of each part, in corpus order (``fastamfm.distributed.train``
+        counts the parts on a cluster). ``settings`` are ``train``'s, with the
+        ``tokenize``/``lowercase`` the parts were counted with. The model equals
+        ``train`` on the whole corpus, bit for bit."""
+        def feed(builder, tokenizer):
+            for part in documents:
+                if not isinstance(part, _core.CountedDocuments):
+                    raise TypeError(f"LsiModel.train_counted: expected CountedDocuments (from count_documents), "
+                                    f"got {type(part).__name__}")
+                builder.add_counted(part)
+            log.info("LsiModel.train: read %d sentences, %d distinct words", builder.num_docs, builder.num_types)
+
+        return cls._train(feed, **settings)
+
+    @classmethod
+    def _train(cls, feed, *, dims: int = 100, weighting: str = "counts", min_count: int = 1,
+               max_vocab: Optional[int] = None, seed: int = 0, workers: int = -1, oversampling: int = 10,
+               power_iterations: int = 5, max_memory: Optional[int] = None, tmp_dir=None,
+               progress: Optional[Progress] = None, tokenize: str = "amfm", lowercase: bool = False) -> "LsiModel":
+        """Checks the settings, lets ``feed(builder, tokenizer)`` add the corpus, then
+        chooses the vocabulary, weights the matrix and runs the SVD."""
         if weighting not in WEIGHTINGS:
             raise ValueError(f"LsiModel.train: weighting must be one of {WEIGHTINGS}, got {weighting!r}")
         dims = _check_int("dims", dims, 1)
@@ -282,7 +323,7 @@ class LsiModel:
                 else contextlib.nullcontext("") as spill_dir:
             chunk_bytes = max(max_memory // 8, _MIN_CHUNK_BYTES) if max_memory else _IN_MEMORY_CHUNK_BYTES
             builder = _core.TermDocumentBuilder(tokenizer, chunk_bytes, spill_dir)
-            _read_corpus(corpus, builder, tokenizer, workers, progress)
+            feed(builder, tokenizer)
             if progress is not None:
                 progress("build", 0, 1)
             matrix, words, global_weights = builder.finish(min_count, max_vocab or 0, weighting, workers)

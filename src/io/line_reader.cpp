@@ -24,11 +24,18 @@ std::string line_too_long(size_t max_line_bytes) {
          " bytes (the limit is fastamfm.limits max_line_bytes; raise it for files with longer lines)";
 }
 
-LineReader::LineReader(std::string path, size_t max_line_bytes)
+LineReader::LineReader(std::string path, size_t max_line_bytes, uint64_t start_offset, uint64_t first_line)
     : path_(std::move(path)),
       max_line_bytes_(max_line_bytes > 0 ? max_line_bytes : limits().max_line_bytes),
       file_(open_or_throw(path_)),
-      buffer_(kBlock) {}
+      buffer_(kBlock),
+      line_number_(first_line) {
+  if (start_offset > 0 && fseeko(file_, static_cast<off_t>(start_offset), SEEK_SET) != 0) {
+    const std::string reason = std::strerror(errno);
+    std::fclose(file_);
+    throw std::runtime_error(path_ + ": cannot seek to byte " + std::to_string(start_offset) + ": " + reason);
+  }
+}
 
 LineReader::~LineReader() {
   if (file_) std::fclose(file_);
@@ -112,6 +119,32 @@ uint64_t count_lines(const std::string& path) {
   std::fclose(f);
   if (failed) throw std::runtime_error(path + ": read error");
   return lines + (last != '\n' ? 1 : 0);
+}
+
+LineIndex line_start_offsets(const std::string& path, uint64_t every) {
+  if (every == 0) throw InputError("line_start_offsets: every must be >= 1");
+  std::FILE* f = open_or_throw(path);
+  std::vector<char> block(kBlock);
+  LineIndex index;
+  uint64_t position = 0;  // bytes before the current block
+  char last = '\n';
+  size_t got;
+  while ((got = std::fread(block.data(), 1, block.size(), f)) > 0) {
+    if (position == 0) index.offsets.push_back(0);
+    for (const char* p = block.data();
+         (p = static_cast<const char*>(std::memchr(p, '\n', got - static_cast<size_t>(p - block.data())))); ++p) {
+      if (++index.lines % every == 0) index.offsets.push_back(position + static_cast<uint64_t>(p - block.data()) + 1);
+    }
+    position += got;
+    last = block[got - 1];
+  }
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) throw std::runtime_error(path + ": read error");
+  // A boundary recorded after the final newline starts no line.
+  if (!index.offsets.empty() && index.offsets.back() == position && position > 0) index.offsets.pop_back();
+  if (last != '\n') ++index.lines;
+  return index;
 }
 
 }  // namespace fastamfm

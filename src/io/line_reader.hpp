@@ -13,8 +13,11 @@ namespace fastamfm {
 
 class LineReader {
  public:
-  // max_line_bytes 0: the process-wide limit (common/limits.hpp).
-  explicit LineReader(std::string path, size_t max_line_bytes = 0);
+  // max_line_bytes 0: the process-wide limit (common/limits.hpp). start_offset: the
+  // byte where reading begins (the start of a line, e.g. from line_start_offsets);
+  // first_line: how many lines precede it, so that errors name the true line number.
+  explicit LineReader(std::string path, size_t max_line_bytes = 0, uint64_t start_offset = 0,
+                      uint64_t first_line = 0);
   ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
@@ -47,5 +50,14 @@ std::string line_too_long(size_t max_line_bytes);
 
 // Number of lines in a file (a last line without "\n" counts), without decoding.
 uint64_t count_lines(const std::string& path);
+
+// Where the lines 0, every, 2*every, ... of a file start (byte offsets), and the
+// number of lines (as count_lines counts them), in one pass without decoding: the
+// boundaries of line-aligned slices of a file, read by LineReader(start_offset).
+struct LineIndex {
+  std::vector<uint64_t> offsets;
+  uint64_t lines = 0;
+};
+LineIndex line_start_offsets(const std::string& path, uint64_t every);
 
 }  // namespace fastamfm

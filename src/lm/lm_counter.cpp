@@ -117,7 +117,6 @@ void NgramCounter::spill() {
 }
 
 NgramCounts NgramCounter::finish(const InterruptCheck& interrupted) {
-  if (tokens_ == 0) throw InputError("empty corpus: no tokens to train a language model on");
   NgramCounts out;
   out.words = vocab_.words();
   out.sentences = sentences_;

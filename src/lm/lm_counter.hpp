@@ -46,7 +46,8 @@ class NgramCounter {
   void add(const TextBatch& texts, const InterruptCheck& interrupted = {});
   // Streams a one-sentence-per-line UTF-8 file in chunks.
   void add_file(const std::string& path, const InterruptCheck& interrupted = {});
-  // Sorted counts of every order; the counter is empty afterwards.
+  // Sorted counts of every order (of a part of a corpus, possibly without tokens:
+  // merge_ngram_counts adds parts); the counter is empty afterwards.
   NgramCounts finish(const InterruptCheck& interrupted = {});
 
   uint64_t sentences() const { return sentences_; }

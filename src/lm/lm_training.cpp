@@ -16,6 +16,7 @@ LmSmoothing parse_lm_smoothing(const std::string& name) {
 }
 
 NgramModel train_lm(NgramCounts&& counts, const LmTrainOptions& options, std::vector<std::string>& discounts) {
+  if (counts.tokens == 0) throw InputError("empty corpus: no tokens to train a language model on");
   const int order = static_cast<int>(counts.orders.size());
   LmContent content;
   discounts.clear();

@@ -115,63 +115,159 @@ TermDocumentBuilder::~TermDocumentBuilder() {
   for (const auto& f : raw_files_) std::remove(f.c_str());
 }
 
-void TermDocumentBuilder::add(const TextBatch& texts, int workers, const InterruptCheck& interrupted) {
-  if (finished_) throw std::logic_error("TermDocumentBuilder: add() after finish()");
-  const TokenizedBatch tokens = tokenize_batch(texts, tokenizer_, workers, interrupted);
-  const size_t n = tokens.size();
+// --- counting documents --------------------------------------------------------
+void CountedDocuments::validate() const {
+  if (offsets.empty() || offsets.front() != 0) throw InputError("counted documents: offsets must start at 0");
+  if (offsets.back() != ids.size() || ids.size() != counts.size())
+    throw InputError("counted documents: offsets, ids and counts disagree in size");
+  if (type_ids.size() != type_words.size()) throw InputError("counted documents: type ids and words disagree in size");
+  for (size_t d = 0; d + 1 < offsets.size(); ++d) {
+    if (offsets[d + 1] < offsets[d]) throw InputError("counted documents: offsets decrease at document " + std::to_string(d));
+    for (uint64_t e = offsets[d] + 1; e < offsets[d + 1]; ++e)
+      if (ids[e] <= ids[e - 1]) throw InputError("counted documents: ids not ascending in document " + std::to_string(d));
+  }
+  for (size_t t = 1; t < type_ids.size(); ++t)
+    if (type_ids[t] <= type_ids[t - 1]) throw InputError("counted documents: type ids not ascending");
+  for (size_t e = 0; e < ids.size(); ++e) {
+    if (counts[e] == 0) throw InputError("counted documents: a count is 0");
+    if (!std::binary_search(type_ids.begin(), type_ids.end(), ids[e]))
+      throw InputError("counted documents: a token id has no word in the type table");
+  }
+}
 
-  // Per document: its distinct ids with counts and the flat index of one occurrence
-  // (to recover the word's text), built in parallel in fixed parts.
-  struct Entry {
-    TokenId id;
-    uint32_t count;
-    uint64_t flat;
-  };
-  constexpr size_t kPart = 4096;
-  const size_t parts = part_count(n, kPart);
-  std::vector<std::vector<Entry>> entries(parts);
-  std::vector<std::vector<uint32_t>> doc_sizes(parts);
+namespace {
+
+// One token of one document: its id, its count in the document and the flat index of the
+// document's first occurrence of it (to recover the text).
+struct RowEntry {
+  TokenId id;
+  uint32_t count;
+  uint64_t flat;
+};
+
+// Per document its distinct token ids (ascending) with counts, built in fixed parts on
+// `workers` threads: parts[p] holds the entries of documents p*kPart.., doc_sizes[p] how
+// many each has. The part of building that needs no corpus-wide state.
+struct DocumentRows {
+  static constexpr size_t kPart = 4096;
+  std::vector<std::vector<RowEntry>> parts;
+  std::vector<std::vector<uint32_t>> doc_sizes;
+
+  // Calls entry(const RowEntry&) for every entry and end() after each document, in document order.
+  template <class Entry, class End>
+  void for_each(const Entry& entry, const End& end) const {
+    for (size_t p = 0; p < parts.size(); ++p) {
+      size_t e = 0;
+      for (uint32_t size : doc_sizes[p]) {
+        for (uint32_t k = 0; k < size; ++k) entry(parts[p][e++]);
+        end();
+      }
+    }
+  }
+};
+
+DocumentRows count_rows(const TokenizedBatch& tokens, int workers, const InterruptCheck& interrupted) {
+  const size_t n = tokens.size();
+  const size_t parts = part_count(n, DocumentRows::kPart);
+  DocumentRows rows;
+  rows.parts.resize(parts);
+  rows.doc_sizes.resize(parts);
   parallel_parts(
       parts, workers,
       [&](size_t p) {
-        const size_t begin = p * kPart, end = std::min(n, begin + kPart);
+        const size_t begin = p * DocumentRows::kPart, end = std::min(n, begin + DocumentRows::kPart);
         std::vector<std::pair<TokenId, uint64_t>> ids;
         for (size_t i = begin; i < end; ++i) {
           ids.clear();
           const TokenId* doc = tokens.ids(i);
           for (size_t j = 0; j < tokens.num_tokens(i); ++j) ids.emplace_back(doc[j], tokens.first_token(i) + j);
           std::sort(ids.begin(), ids.end());
-          const size_t before = entries[p].size();
+          const size_t before = rows.parts[p].size();
           for (size_t a = 0; a < ids.size();) {
             size_t b = a + 1;
             while (b < ids.size() && ids[b].first == ids[a].first) ++b;
-            entries[p].push_back({ids[a].first, static_cast<uint32_t>(b - a), ids[a].second});
+            rows.parts[p].push_back({ids[a].first, static_cast<uint32_t>(b - a), ids[a].second});
             a = b;
           }
-          doc_sizes[p].push_back(static_cast<uint32_t>(entries[p].size() - before));
+          rows.doc_sizes[p].push_back(static_cast<uint32_t>(rows.parts[p].size() - before));
         }
       },
       interrupted);
+  return rows;
+}
 
-  // Statistics and chunk rows in document order, so they never depend on threads.
-  for (size_t p = 0; p < parts; ++p) {
-    size_t e = 0;
-    for (uint32_t size : doc_sizes[p]) {
-      for (uint32_t k = 0; k < size; ++k, ++e) {
-        const Entry& entry = entries[p][e];
-        TermStats& s = stats_[entry.id];
-        if (s.frequency == 0) s.word = std::string(tokens.token_at(entry.flat));
-        s.frequency += entry.count;
-        s.documents += 1;
-        s.count_log_count += entry.count * std::log(static_cast<double>(entry.count));
-        current_.ids.push_back(entry.id);
-        current_.counts.push_back(entry.count);
-      }
-      current_.offsets.push_back(current_.ids.size());
-      ++num_docs_;
-      if (current_.bytes() >= chunk_bytes_) flush_raw();
+}  // namespace
+
+CountedDocuments count_documents(const TextBatch& texts, const Tokenizer& tokenizer, int workers,
+                                 const InterruptCheck& interrupted) {
+  const TokenizedBatch tokens = tokenize_batch(texts, tokenizer, workers, interrupted);
+  const DocumentRows rows = count_rows(tokens, workers, interrupted);
+  CountedDocuments out;
+  out.offsets.reserve(tokens.size() + 1);
+  // The text of each distinct id comes from its first occurrence in the batch.
+  std::unordered_map<TokenId, uint64_t> first;
+  rows.for_each(
+      [&](const RowEntry& entry) {
+        out.ids.push_back(entry.id);
+        out.counts.push_back(entry.count);
+        first.emplace(entry.id, entry.flat);
+      },
+      [&] { out.offsets.push_back(out.ids.size()); });
+  std::vector<std::pair<TokenId, uint64_t>> types(first.begin(), first.end());
+  std::sort(types.begin(), types.end());
+  out.type_ids.reserve(types.size());
+  out.type_words.reserve(types.size());
+  for (const auto& [id, flat] : types) {
+    out.type_ids.push_back(id);
+    out.type_words.emplace_back(tokens.token_at(flat));
+  }
+  return out;
+}
+
+// --- TermDocumentBuilder (continued) ------------------------------------------------
+// Statistics and chunk rows are added in document order, so they never depend on threads
+// or on where the documents were counted. word_of() is asked only for a token not seen before.
+template <class WordOf>
+void TermDocumentBuilder::add_entry(TokenId id, uint32_t count, const WordOf& word_of) {
+  TermStats& s = stats_[id];
+  if (s.frequency == 0) s.word = word_of();
+  s.frequency += count;
+  s.documents += 1;
+  s.count_log_count += count * std::log(static_cast<double>(count));
+  current_.ids.push_back(id);
+  current_.counts.push_back(count);
+}
+
+void TermDocumentBuilder::end_document() {
+  current_.offsets.push_back(current_.ids.size());
+  ++num_docs_;
+  if (current_.bytes() >= chunk_bytes_) flush_raw();
+}
+
+void TermDocumentBuilder::add(const TextBatch& texts, int workers, const InterruptCheck& interrupted) {
+  if (finished_) throw std::logic_error("TermDocumentBuilder: add() after finish()");
+  const TokenizedBatch tokens = tokenize_batch(texts, tokenizer_, workers, interrupted);
+  count_rows(tokens, workers, interrupted)
+      .for_each(
+          [&](const RowEntry& entry) {
+            add_entry(entry.id, entry.count, [&] { return std::string(tokens.token_at(entry.flat)); });
+          },
+          [&] { end_document(); });
+}
+
+void TermDocumentBuilder::add_counted(const CountedDocuments& documents) {
+  if (finished_) throw std::logic_error("TermDocumentBuilder: add() after finish()");
+  for (size_t d = 0; d < documents.num_docs(); ++d) {
+    for (uint64_t e = documents.offsets[d]; e < documents.offsets[d + 1]; ++e) {
+      const TokenId id = documents.ids[e];
+      add_entry(id, documents.counts[e], [&] {
+        const auto type = std::lower_bound(documents.type_ids.begin(), documents.type_ids.end(), id);
+        if (type == documents.type_ids.end() || *type != id)
+          throw InputError("counted documents: a token id has no word in the type table");
+        return documents.type_words[static_cast<size_t>(type - documents.type_ids.begin())];
+      });
     }
-    entries[p] = {};
+    end_document();
   }
 }
 

@@ -102,6 +102,25 @@ struct TermVocabulary {
   std::vector<double> global_weights;
 };
 
+// A batch of documents tokenized and counted, not yet added to a builder: the part
+// of building that needs no corpus-wide state, so it may run anywhere (other
+// threads, other processes or machines) and be added to a builder later, in corpus
+// order, with the same result as adding the texts themselves.
+struct CountedDocuments {
+  std::vector<uint64_t> offsets{0};     // num_docs + 1 entries into ids/counts
+  std::vector<TokenId> ids;             // per document its distinct token ids, ascending
+  std::vector<uint32_t> counts;         // occurrences of each in the document
+  std::vector<TokenId> type_ids;        // every distinct id of the batch, ascending
+  std::vector<std::string> type_words;  // the text of each (its first occurrence)
+
+  size_t num_docs() const { return offsets.size() - 1; }
+  // Checks the arrays describe documents (sizes, offsets, order); throws InputError.
+  void validate() const;
+};
+
+CountedDocuments count_documents(const TextBatch& texts, const Tokenizer& tokenizer, int workers,
+                                 const InterruptCheck& interrupted = {});
+
 class TermDocumentBuilder {
  public:
   // chunk_bytes: approximate size of one chunk; spill_dir as for TermDocumentMatrix.
@@ -112,6 +131,8 @@ class TermDocumentBuilder {
 
   // Adds one document per text.
   void add(const TextBatch& texts, int workers, const InterruptCheck& interrupted = {});
+  // Adds documents counted by count_documents (with this builder's tokenizer).
+  void add_counted(const CountedDocuments& documents);
   uint64_t num_docs() const { return num_docs_; }
   size_t num_types() const { return stats_.size(); }
 
@@ -130,6 +151,11 @@ class TermDocumentBuilder {
     std::vector<uint32_t> counts;
     size_t bytes() const { return offsets.size() * 8 + ids.size() * 12; }
   };
+  // One token of the current document (word_of() gives its text, asked only for a new
+  // token), then the end of the document.
+  template <class WordOf>
+  void add_entry(TokenId id, uint32_t count, const WordOf& word_of);
+  void end_document();
   void flush_raw();
   RawChunk load_raw(size_t i);
 
