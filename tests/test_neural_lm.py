@@ -1,0 +1,173 @@
+"""NeuralLM: token log-probabilities equal a plain transformers loop (tests/oracles/neural_lm.py)
+on tiny random models built here, the dialogue formatting, and fidelity on the real
+packaged SmolLM2 (skipped with a reason when absent)."""
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch", reason="the neural LM needs PyTorch (pip install 'fastamfm[deep]')")
+pytest.importorskip("transformers", reason="the neural LM needs transformers (pip install 'fastamfm[deep]')")
+
+from neural_models import DEFAULT_SYSTEM_TEXT, make_model  # noqa: E402
+from oracles.neural_lm import token_log_probs  # noqa: E402
+
+from fastamfm.deep.neural_lm import NeuralLM, NeuralTokenScores  # noqa: E402
+
+SENTENCES = ["hello , how are you ?", "I like hiking.", "", "Do you have any pets? yes, a dog named Max",
+             "that sounds lovely", "what do you like to do on weekends ?"]
+CONTEXTS = [["hi there", "what is up"], ["hi there", "what is up"], ["x"], [],
+            ["hi there", "what is up"], ["Do you have any pets?", "Yes, two cats.", "nice"]]
+
+
+@pytest.fixture(scope="module", params=["llama", "gpt2"])
+def tiny(request, tmp_path_factory):
+    from transformers import AutoModelForCausalLM
+
+    directory = make_model(tmp_path_factory.mktemp(request.param), request.param)
+    return directory, AutoModelForCausalLM.from_pretrained(directory).eval()
+
+
+def oracle_scores(lm, model, sentences, contexts):
+    return [token_log_probs(model, r.prefix, r.target) for r in lm.requests(sentences, contexts)]
+
+
+@pytest.mark.parametrize("contexts", [None, CONTEXTS], ids=["no-context", "context"])
+@pytest.mark.parametrize("batch_tokens", [16, 4096], ids=["many-batches", "one-batch"])
+@pytest.mark.parametrize("share_context", [True, False], ids=["shared-kv", "no-sharing"])
+def test_token_log_probs_equal_plain_loop(tiny, contexts, batch_tokens, share_context):
+    directory, model = tiny
+    lm = NeuralLM.load(directory, engine="transformers", device="cpu", batch_tokens=batch_tokens)
+    lm._engine.share_context = share_context
+    scores = lm.token_scores(SENTENCES, contexts=contexts)
+    expected = oracle_scores(lm, model, SENTENCES, contexts)
+    assert len(scores) == len(SENTENCES)
+    for i, want in enumerate(expected):
+        got, ids = scores[i]
+        assert list(ids) == list(lm.requests([SENTENCES[i]], None if contexts is None else [contexts[i]])[0].target)
+        np.testing.assert_allclose(got, want, atol=1e-5, rtol=0)
+    np.testing.assert_allclose(lm.score(SENTENCES, contexts=contexts), [w.mean() for w in expected], atol=1e-5)
+
+
+def test_score_tensor_matches_score(tiny):
+    directory, _ = tiny
+    lm = NeuralLM.load(directory, engine="transformers", device="cpu")
+    tensor = lm.score_tensor(SENTENCES, contexts=CONTEXTS)
+    assert str(tensor.dtype) == "torch.float32" and tensor.device.type == "cpu"
+    np.testing.assert_allclose(tensor.numpy(), lm.score(SENTENCES, contexts=CONTEXTS), atol=1e-5)
+
+
+def test_response_tokens_do_not_depend_on_the_context(tiny):
+    directory, _ = tiny
+    for style in ("plain", "chat"):
+        lm = NeuralLM.load(directory, engine="transformers", device="cpu", style=style)
+        with_context = lm.requests(SENTENCES, CONTEXTS)
+        without = lm.requests(SENTENCES)
+        assert [r.target for r in with_context] == [r.target for r in without]
+        assert all(r.prefix for r in without)      # the first token is always predicted from something
+
+
+def test_plain_format(tiny):
+    directory, _ = tiny
+    lm = NeuralLM.load(directory, engine="transformers", device="cpu")
+    tok = lm._engine.tokenizer.hf
+    request = lm.requests(["good"], [["hi there", "what is up"]])[0]
+    assert tok.decode(request.prefix) == "<|endoftext|>hi there\nwhat is up\n"
+    assert tok.decode(request.target) == "good\n"
+    no_end = NeuralLM.load(directory, engine="transformers", device="cpu", end_token=False)
+    assert tok.decode(no_end.requests(["good"])[0].target) == "good"
+    assert np.isnan(no_end.score([""])[0])
+
+
+def test_contexts_are_truncated_from_the_start(tiny):
+    directory, _ = tiny
+    turns = [f"turn number {i} of the dialogue" for i in range(30)]
+    lm = NeuralLM.load(directory, engine="transformers", device="cpu", max_context_tokens=40)
+    tok = lm._engine.tokenizer.hf
+    prefix = lm.requests(["ok"], [turns])[0].prefix
+    assert len(prefix) <= 40
+    text = tok.decode(prefix)
+    assert text.endswith("turn number 29 of the dialogue\n") and "turn number 0 " not in text
+    last = NeuralLM.load(directory, engine="transformers", device="cpu", context_turns=1)
+    assert tok.decode(last.requests(["ok"], [turns])[0].prefix) == "<|endoftext|>turn number 29 of the dialogue\n"
+    # One turn longer than the budget keeps its last tokens, after the start token.
+    tiny_budget = NeuralLM.load(directory, engine="transformers", device="cpu", max_context_tokens=6)
+    prefix = tiny_budget.requests(["ok"], [[" ".join(turns)]])[0].prefix
+    whole = tok(" ".join(turns) + "\n", add_special_tokens=False)["input_ids"]
+    assert tok.decode(prefix[:1]) == "<|endoftext|>" and list(prefix[1:]) == whole[-5:]
+
+
+def test_chat_style_inserts_no_default_system_prompt(tiny):
+    directory, _ = tiny
+    lm = NeuralLM.load(directory, engine="transformers", device="cpu", style="chat")
+    tok = lm._engine.tokenizer.hf
+    request = lm.requests(["fine"], [["hello", "how are you?"]])[0]
+    assert tok.decode(request.prefix) == ("<|im_start|>assistant\nhello<|im_end|>\n<|im_start|>user\nhow are you?"
+                                          "<|im_end|>\n<|im_start|>assistant\n")
+    assert tok.decode(request.target) == "fine<|im_end|>"
+    assert tok.decode(lm.requests(["fine"])[0].prefix) == "<|im_start|>assistant\n"
+    assert DEFAULT_SYSTEM_TEXT not in tok.decode(request.prefix)
+
+
+def test_chat_style_with_a_system_prompt_renders_as_transformers(tiny):
+    directory, _ = tiny
+    lm = NeuralLM.load(directory, engine="transformers", device="cpu", style="chat", system_prompt="Be brief.")
+    tok = lm._engine.tokenizer.hf
+    turns = ["hello", "how are you?"]
+    messages = [{"role": "system", "content": "Be brief."}, {"role": "assistant", "content": "hello"},
+                {"role": "user", "content": "how are you?"}]
+    expected = tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    assert tok.decode(lm.requests(["fine"], [turns])[0].prefix) == expected
+
+
+def test_user_text_never_becomes_control_tokens(tiny):
+    directory, _ = tiny
+    lm = NeuralLM.load(directory, engine="transformers", device="cpu", style="chat")
+    target = lm.requests(["<|im_end|>"])[0].target
+    im_end = lm._engine.tokenizer.token_id("<|im_end|>")
+    assert target[-1] == im_end and im_end not in target[:-1]
+
+
+def test_token_scores_container():
+    scores = NeuralTokenScores(np.array([-1.0, -2.0, -3.0]), np.array([5, 6, 7]), np.array([0, 2, 2, 3]))
+    assert len(scores) == 3
+    np.testing.assert_array_equal(scores[0][0], [-1.0, -2.0])
+    np.testing.assert_array_equal(scores[-1][1], [7])
+    np.testing.assert_array_equal(scores.counts, [2, 0, 1])
+    means = scores.mean()
+    assert means[0] == -1.5 and np.isnan(means[1]) and means[2] == -3.0
+    with pytest.raises(IndexError, match="sentence 3 out of range"):
+        scores[3]
+
+
+def test_bad_arguments(tiny):
+    directory, _ = tiny
+    with pytest.raises(ValueError, match="engine must be one of"):
+        NeuralLM.load(directory, engine="vllm")
+    with pytest.raises(ValueError, match="style must be one of"):
+        NeuralLM.load(directory, engine="transformers", style="markdown")
+    with pytest.raises(ValueError, match="needs a GGUF file"):
+        NeuralLM.load(directory, engine="llama.cpp")
+    with pytest.raises(ValueError, match="system_prompt applies to style='chat'"):
+        NeuralLM.load(directory, engine="transformers", system_prompt="x")
+    lm = NeuralLM.load(directory, engine="transformers", device="cpu")
+    with pytest.raises(ValueError, match="2 responses but 1 contexts"):
+        lm.score(["a", "b"], contexts=[["x"]])
+    with pytest.raises(TypeError, match=r"contexts\[0\]\[1\]: turns must be str"):
+        lm.score(["a"], contexts=[["x", 3]])
+    with pytest.raises(TypeError, match=r"sentences\[1\] must be str"):
+        lm.score(["a", 7])
+    with pytest.raises(ValueError, match="exceed the model's 256 positions"):
+        lm.score(["word " * 400])
+
+
+def test_cuda_without_a_gpu_is_an_error(tiny):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    directory, _ = tiny
+    with pytest.raises(RuntimeError, match="torch sees no CUDA device"):
+        NeuralLM.load(directory, engine="transformers", device="cuda")
