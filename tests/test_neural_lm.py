@@ -17,9 +17,10 @@ from oracles.neural_lm import token_log_probs  # noqa: E402
 from fastamfm.deep.neural_lm import NeuralLM, NeuralTokenScores  # noqa: E402
 
 SENTENCES = ["hello , how are you ?", "I like hiking.", "", "Do you have any pets? yes, a dog named Max",
-             "that sounds lovely", "what do you like to do on weekends ?"]
+             "that sounds lovely", "what do you like to do on weekends ?", "I like hiking.", "I like reading"]
 CONTEXTS = [["hi there", "what is up"], ["hi there", "what is up"], ["x"], [],
-            ["hi there", "what is up"], ["Do you have any pets?", "Yes, two cats.", "nice"]]
+            ["hi there", "what is up"], ["Do you have any pets?", "Yes, two cats.", "nice"], ["x"],
+            ["hi there", "what is up"]]
 
 
 @pytest.fixture(scope="module", params=["llama", "gpt2"])
@@ -35,12 +36,14 @@ def oracle_scores(lm, model, sentences, contexts):
 
 
 @pytest.mark.parametrize("contexts", [None, CONTEXTS], ids=["no-context", "context"])
-@pytest.mark.parametrize("batch_tokens", [16, 4096], ids=["many-batches", "one-batch"])
-@pytest.mark.parametrize("share_context", [True, False], ids=["shared-kv", "no-sharing"])
-def test_token_log_probs_equal_plain_loop(tiny, contexts, batch_tokens, share_context):
+@pytest.mark.parametrize("row_tokens,batch_tokens", [(8, 8), (12, 40), (512, 4096)],
+                         ids=["one-row-per-pass", "paths-repeated-across-rows", "one-pass"])
+@pytest.mark.parametrize("share_prefixes", [True, False], ids=["prefix-tree", "packed"])
+def test_token_log_probs_equal_plain_loop(tiny, contexts, row_tokens, batch_tokens, share_prefixes):
     directory, model = tiny
     lm = NeuralLM.load(directory, engine="transformers", device="cpu", batch_tokens=batch_tokens)
-    lm._engine.share_context = share_context
+    lm._engine.share_prefixes = share_prefixes
+    lm._engine.row_tokens = row_tokens
     scores = lm.token_scores(SENTENCES, contexts=contexts)
     expected = oracle_scores(lm, model, SENTENCES, contexts)
     assert len(scores) == len(SENTENCES)

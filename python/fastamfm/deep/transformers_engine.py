@@ -1,52 +1,56 @@
-"""The ``transformers`` engine of ``NeuralLM``: batched log-probabilities of response
-tokens with PyTorch, on the CPU or a GPU.
+"""The ``transformers`` engine of ``NeuralLM``: log-probabilities of response tokens
+with PyTorch, on the CPU or a GPU.
 
 What makes it faster than a plain loop over padded batches, without changing a number
 beyond float rounding:
-- the output projection (the vocabulary-sized matrix, most of a small model's cost per
-  token) and the softmax run only at the positions that predict a response token;
-- requests that share a context (candidate responses to one dialogue) run the context
-  once and its key/value cache is repeated for the candidates;
-- the others are sorted by length and cut into batches of at most ``batch_tokens``
-  padded tokens (length bucketing, dynamic padding); the last target token is never
-  fed in (nothing reads its prediction).
+- every distinct token prefix is evaluated once: the requests form a prefix tree
+  (``token_trie``), packed into rows of at most ``row_tokens`` nodes and run with an
+  ancestor attention mask and depth position ids (tree attention). A context shared by
+  candidate responses, or a generic reply given by many systems, costs one evaluation;
+- rows hold many short sequences back to back, so there is almost no padding, and rows
+  of similar length form a batch of at most ``batch_tokens`` tokens;
+- the output projection (the vocabulary-sized matrix, a fifth of a small model's cost per
+  token) runs only at the nodes that predict a response token, once per distinct node.
 """
 from __future__ import annotations
 
-import copy
-import inspect
 from pathlib import Path
 
+import numpy as np
+
 from .runtime import import_torch, import_transformers, resolve_torch_device
+from .token_trie import TokenTrie
 
 DTYPES = ("float32", "bfloat16", "float16")
-# Rows of the vocabulary projection computed at once (bounds the [rows, vocab] logits).
+# States projected onto the vocabulary at once (bounds the [rows, vocab] logits).
 _HEAD_ROWS = 256
 
 
 class TransformersEngine:
     name = "transformers"
 
-    def __init__(self, model, tokenizer, *, device: str, dtype: str, batch_tokens: int, share_context: bool):
+    def __init__(self, model, tokenizer, *, device: str, dtype: str, batch_tokens: int = 4096,
+                 row_tokens: int = 512, share_prefixes: bool = True):
+        torch = import_torch()
         self.tokenizer = tokenizer
         self.device = device
         self.dtype = dtype
         self.batch_tokens = batch_tokens
-        self.share_context = share_context
+        self.row_tokens = row_tokens
+        self.share_prefixes = share_prefixes
         self._model = model
         self._body = model.base_model
         self._head = model.get_output_embeddings()
-        self._pad_id = self._pad_token(tokenizer)
-        # transformers 5 names the key/value cache argument ``cache``; 4.x ``past_key_values``.
-        self._cache_argument = "cache" if "cache" in inspect.signature(self._body.forward).parameters \
-            else "past_key_values"
+        if not isinstance(self._head, torch.nn.Linear):
+            raise ValueError(f"NeuralLM: the transformers engine needs a linear output projection; "
+                             f"{type(model).__name__} has {type(self._head).__name__}")
         self.max_length = getattr(model.config, "max_position_embeddings", None) or getattr(model.config, "n_positions",
                                                                                                None)
         self._check_head()
 
     @classmethod
     def load(cls, directory: Path, tokenizer, *, device: str = "auto", dtype: str = "float32",
-             batch_tokens: int = 4096, share_context: bool = True) -> "TransformersEngine":
+             batch_tokens: int = 4096) -> "TransformersEngine":
         if dtype not in DTYPES:
             raise ValueError(f"NeuralLM: dtype must be one of {DTYPES}, got {dtype!r}")
         torch = import_torch()
@@ -55,16 +59,7 @@ class TransformersEngine:
         model = transformers.AutoModelForCausalLM.from_pretrained(directory, dtype=getattr(torch, dtype),
                                                                   attn_implementation="sdpa")
         model.to(device).eval()
-        return cls(model, tokenizer, device=device, dtype=dtype, batch_tokens=batch_tokens,
-                   share_context=share_context)
-
-    @staticmethod
-    def _pad_token(tokenizer) -> int:
-        # Padded positions are masked out and never read; any valid id will do.
-        for text in (tokenizer.eos_token, tokenizer.bos_token):
-            if text and tokenizer.token_id(text) is not None:
-                return tokenizer.token_id(text)
-        return 0
+        return cls(model, tokenizer, device=device, dtype=dtype, batch_tokens=batch_tokens)
 
     def _check_head(self) -> None:
         """The projection-at-chosen-positions shortcut must equal the model's own logits;
@@ -86,130 +81,68 @@ class TransformersEngine:
     def log_probs(self, requests: list) -> list:
         """Per request, a float32 tensor (on the device) of ln p(target token | everything before it)."""
         torch = import_torch()
-        out: list = [None] * len(requests)
-        groups: dict = {}
-        for i, r in enumerate(requests):
-            groups.setdefault(r.prefix, []).append(i)
-        alone = []
+        trie = TokenTrie([r.prefix + r.target for r in requests], shared=self.share_prefixes)
+        needed = np.zeros(len(trie), dtype=bool)
+        for request, path in zip(requests, trie.paths):
+            needed[path[len(request.prefix):]] = True
+        node_tokens = np.asarray(trie.token, dtype=np.int64)
+        node_scores = torch.zeros(len(trie), dtype=torch.float32, device=self.device)
+        rows = sorted(trie.pack(self.row_tokens), key=len, reverse=True)
         with torch.inference_mode():
-            for prefix, members in groups.items():
-                if self.share_context and len(members) > 1 and len(prefix) > 1:
-                    self._score_shared_context(prefix, members, requests, out)
-                else:
-                    alone.extend(members)
-            self._score_batched(alone, requests, out)
-        return out
+            start = 0
+            while start < len(rows):
+                count = max(1, self.batch_tokens // len(rows[start]))
+                self._score_rows(rows[start:start + count], needed, node_tokens, node_scores)
+                start += count
+            return [node_scores[torch.as_tensor(path[len(r.prefix):], dtype=torch.long, device=self.device)]
+                    for r, path in zip(requests, trie.paths)]
 
-    def _batches(self, lengths: list, order: list) -> list:
-        """Consecutive slices of ``order`` (sorted by length, longest first) whose padded
-        size stays within ``batch_tokens`` (one request always fits)."""
-        batches, start = [], 0
-        while start < len(order):
-            width = max(lengths[order[start]], 1)
-            end = start + max(1, self.batch_tokens // width)
-            batches.append(order[start:end])
-            start = end
-        return batches
-
-    def _pad(self, rows: list, width: int):
+    def _score_rows(self, rows: list, needed: np.ndarray, node_tokens: np.ndarray, node_scores) -> None:
+        """One forward pass over packed rows; the scores of the needed nodes whose parent
+        is in a row (each node scored once: ``needed`` is cleared as they are done)."""
         torch = import_torch()
-        ids = torch.full((len(rows), width), self._pad_id, dtype=torch.long)
-        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        width = len(rows[0])
+        ids = np.zeros((len(rows), width), dtype=np.int64)
+        positions = np.zeros((len(rows), width), dtype=np.int64)
+        allowed = np.zeros((len(rows), 1, width, width), dtype=bool)
+        allowed[:, 0, np.arange(width), np.arange(width)] = True       # padding attends to itself only
+        parent_at, node_at = [], []
         for b, row in enumerate(rows):
-            ids[b, :len(row)] = torch.tensor(row, dtype=torch.long)
-            mask[b, :len(row)] = 1
-        return ids.to(self.device), mask.to(self.device)
+            n = len(row)
+            ids[b, :n], positions[b, :n] = row.tokens, row.positions
+            allowed[b, 0, :n, :n] = row.ancestor_mask()
+            scored = np.nonzero(needed[row.nodes] & (row.parents >= 0))[0]
+            needed[row.nodes[scored]] = False
+            parent_at.append(b * width + row.parents[scored])
+            node_at.append(row.nodes[scored])
+        parent_at, node_at = np.concatenate(parent_at), np.concatenate(node_at)
+        if len(node_at) == 0:
+            return
+        dtype = self._head.weight.dtype
+        mask = torch.zeros(allowed.shape, dtype=dtype)
+        mask.masked_fill_(torch.from_numpy(~allowed), torch.finfo(dtype).min)
+        hidden = self._body(input_ids=torch.from_numpy(ids).to(self.device),
+                            position_ids=torch.from_numpy(positions).to(self.device),
+                            attention_mask=mask.to(self.device)).last_hidden_state
+        hidden = hidden.reshape(-1, hidden.shape[-1])
+        # Each distinct parent's normaliser once (a context's last token predicts the first
+        # token of every candidate), the chosen logits as dot products.
+        parents, inverse = np.unique(parent_at, return_inverse=True)
+        states = hidden[self._index(parents)]
+        tokens = self._index(node_tokens[node_at])
+        node_scores[self._index(node_at)] = self._target_log_probs(states, self._index(inverse), tokens)
 
-    def _index(self, values: list):
+    def _index(self, values):
         torch = import_torch()
-        return torch.tensor(values, dtype=torch.long, device=self.device)
+        return torch.as_tensor(np.asarray(values, dtype=np.int64), device=self.device)
 
-    def _target_log_probs(self, hidden, targets):
-        """ln softmax(head(hidden))[target] row by row, the projection in slices."""
+    def _target_log_probs(self, states, inverse, targets):
+        """ln softmax(head(states[inverse[k]]))[targets[k]]: the vocabulary projection in
+        slices of ``_HEAD_ROWS`` states (bounds the [rows, vocab] logits)."""
         torch = import_torch()
-        parts = []
-        for s in range(0, hidden.shape[0], _HEAD_ROWS):
-            logits = self._head(hidden[s:s + _HEAD_ROWS]).float()
-            chosen = logits.gather(1, targets[s:s + _HEAD_ROWS, None])[:, 0]
-            parts.append(chosen - torch.logsumexp(logits, dim=-1))
-        return torch.cat(parts) if parts else hidden.new_zeros(0, dtype=torch.float32)
-
-    def _score_batched(self, members: list, requests: list, out: list) -> None:
-        torch = import_torch()
-        # Input = prefix + all target tokens but the last; the prediction of target j
-        # is read at position len(prefix) - 1 + j.
-        inputs = {i: requests[i].prefix + requests[i].target[:-1] for i in members}
-        lengths = {i: len(v) for i, v in inputs.items()}
-        order = sorted(members, key=lambda i: -lengths[i])
-        for batch in self._batches(lengths, order):
-            width = max(lengths[i] for i in batch)
-            ids, mask = self._pad([inputs[i] for i in batch], width)
-            hidden = self._body(input_ids=ids, attention_mask=mask).last_hidden_state
-            rows, cols, targets = [], [], []
-            for b, i in enumerate(batch):
-                p, t = len(requests[i].prefix), requests[i].target
-                rows.extend([b] * len(t))
-                cols.extend(range(p - 1, p - 1 + len(t)))
-                targets.extend(t)
-            scores = self._target_log_probs(hidden[self._index(rows), self._index(cols)],
-                                            self._index(targets))
-            self._split(scores, batch, requests, out)
-
-    def _score_shared_context(self, prefix: tuple, members: list, requests: list, out: list) -> None:
-        torch = import_torch()
-        ids = torch.tensor([prefix], dtype=torch.long, device=self.device)
-        context = self._body(input_ids=ids, use_cache=True)
-        last = context.last_hidden_state[0, -1:]
-        first_targets = torch.tensor([requests[i].target[0] if requests[i].target else 0 for i in members],
-                                     device=self.device)
-        first = self._target_log_probs(last.expand(len(members), -1), first_targets)
-        first_of = dict(zip(members, first))
-        # The rest of each target, fed after the shared context's cache.
-        rests = {i: requests[i].target[:-1] for i in members}
-        lengths = {i: len(v) for i, v in rests.items()}
-        order = sorted((i for i in members if lengths[i] > 0), key=lambda i: -lengths[i])
-        room = max(1, self.batch_tokens - len(prefix))
-        for i in members:
-            if lengths[i] == 0:
-                out[i] = first_of[i][None] if requests[i].target else first.new_zeros(0)
-        start = 0
-        while start < len(order):
-            width = lengths[order[start]]
-            batch = order[start:start + max(1, room // max(width, 1))]
-            start += len(batch)
-            cache = self._repeat_cache(getattr(context, self._cache_argument), len(batch))
-            tokens, tmask = self._pad([rests[i] for i in batch], width)
-            mask = torch.cat([torch.ones((len(batch), len(prefix)), dtype=torch.long, device=self.device), tmask], 1)
-            positions = torch.arange(len(prefix), len(prefix) + width, device=self.device)[None].expand(len(batch), -1)
-            hidden = self._body(input_ids=tokens, attention_mask=mask, position_ids=positions,
-                                use_cache=True, **{self._cache_argument: cache}).last_hidden_state
-            rows, cols, targets = [], [], []
-            for b, i in enumerate(batch):
-                t = requests[i].target
-                rows.extend([b] * (len(t) - 1))
-                cols.extend(range(len(t) - 1))
-                targets.extend(t[1:])
-            rest = self._target_log_probs(hidden[self._index(rows), self._index(cols)],
-                                          self._index(targets))
-            offset = 0
-            for i in batch:
-                n = len(requests[i].target) - 1
-                out[i] = torch.cat([first_of[i][None], rest[offset:offset + n]])
-                offset += n
-
-    @staticmethod
-    def _repeat_cache(cache, copies: int):
-        """A copy of the context's key/value cache for ``copies`` candidates (the
-        original stays unextended for the next batch of the same context)."""
-        repeated = copy.deepcopy(cache)
-        repeated.batch_repeat_interleave(copies)
-        return repeated
-
-    @staticmethod
-    def _split(scores, batch: list, requests: list, out: list) -> None:
-        offset = 0
-        for i in batch:
-            n = len(requests[i].target)
-            out[i] = scores[offset:offset + n]
-            offset += n
-
+        normalisers = torch.cat([torch.logsumexp(self._head(states[s:s + _HEAD_ROWS]).float(), dim=-1)
+                                 for s in range(0, states.shape[0], _HEAD_ROWS)])
+        chosen = (states[inverse].float() * self._head.weight[targets].float()).sum(-1)
+        if self._head.bias is not None:
+            chosen = chosen + self._head.bias[targets].float()
+        return chosen - normalisers[inverse]
