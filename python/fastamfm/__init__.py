@@ -8,6 +8,7 @@ from ._version import __version__
 from .adequacy import adequacy
 from .amfm import AMFM, AMFMResult, amfm_metrics, combine_scores
 from .correlation import correlate, metric_correlations
+from .deep import DeepAMFM, NeuralLM, NeuralTokenScores, deep_fm
 from .evaluate import evaluate
 from .fluency import fluency
 from .lm import NgramLM, TokenScores
@@ -25,12 +26,15 @@ from .vectors import WordVectors
 __all__ = [
     "AMFM",
     "AMFMResult",
+    "DeepAMFM",
     "BleuStatistics",
     "DocumentFrequencies",
     "FormatError",
     "HAS_CUDA",
     "Hypotheses",
     "LsiModel",
+    "NeuralLM",
+    "NeuralTokenScores",
     "NgramLM",
     "ReferenceIndex",
     "References",
@@ -46,6 +50,7 @@ __all__ = [
     "compute_individual_metrics",
     "compute_metrics",
     "correlate",
+    "deep_fm",
     "distinct",
     "embedding_average",
     "evaluate",
