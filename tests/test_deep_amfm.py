@@ -199,7 +199,7 @@ def test_hybrid_with_the_ngram_lm(lm):
     res = hybrid.score(HYPS, REFS)
     np.testing.assert_allclose(res.fm, fastamfm.fluency(HYPS, REFS, ngram, combine="max").sentences)
     assert isinstance(hybrid.reward(HYPS, REFS), np.ndarray)
-    with pytest.raises(ValueError, match="n-gram LM cannot condition on a context"):
+    with pytest.raises(ValueError, match="an n-gram LM cannot condition on a context"):
         hybrid.score(HYPS, contexts=CONTEXTS)
 
 

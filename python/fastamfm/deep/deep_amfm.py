@@ -68,6 +68,9 @@ DEFAULT_CALIBRATION = Calibration(
     source="placeholder",
 )
 DEFAULT_LAM = 0.5
+# The (adequacy, fluency) components each input mode combines.
+MODE_COMPONENTS = {"reference": ("am_reference", "fm_reference"), "context": ("am_context", "fm_context"),
+                   "both": ("am_reference", "fm_context")}
 DEFAULT_CONTEXT_DECAY = 0.7
 
 
@@ -204,37 +207,59 @@ class DeepAMFM:
         return self.lm.score(hyps, contexts=contexts) - self.lm.score(hyps)
 
     # --- scoring -----------------------------------------------------------------
-    def _columns(self, hyps, refs, contexts) -> tuple:
+    @staticmethod
+    def mode(refs, contexts) -> str:
+        if refs is None and contexts is None:
+            raise ValueError("DeepAMFM: give refs= (reference-based), contexts= (reference-free) or both")
+        return "both" if refs is not None and contexts is not None else ("reference" if refs is not None else "context")
+
+    def components(self, hyps, refs=None, contexts=None, *, which=None) -> dict:
+        """The raw components the inputs allow (or those in ``which``): ``am_reference``,
+        ``fm_reference`` (with refs), ``am_context``, ``fm_context`` (with contexts)."""
         from .dialogue_format import normalize_contexts
 
         hyps = as_text_list(hyps, "hyps")
-        if refs is None and contexts is None:
-            raise ValueError("DeepAMFM: give refs= (reference-based), contexts= (reference-free) or both")
         contexts = normalize_contexts(contexts, len(hyps))
+        available = ([] if refs is None else ["am_reference", "fm_reference"]) + \
+                    ([] if contexts is None else ["am_context"] + ([] if self.hybrid else ["fm_context"]))
+        which = available if which is None else list(which)
+        for name in which:
+            if name not in available:
+                raise ValueError(f"DeepAMFM: {name} needs " + ("references" if "reference" in name else
+                                 "contexts" if not self.hybrid else "a NeuralLM (an n-gram LM cannot condition on "
+                                 "a context; give refs=)"))
+        out = {}
         with self._lock:
-            hyp_vectors = self.encoder.encode(hyps)
-            cal = self.calibration
-            if refs is not None:
-                am = self.am_reference(hyp_vectors, refs, len(hyps))
-                z_am = cal.am_reference(am)
-            else:
-                am = self.am_context(hyp_vectors, contexts)
-                z_am = cal.am_context(am)
-            if contexts is not None and not self.hybrid:
-                fm = self.fm_context(hyps, contexts)
-                z_fm = cal.fm_context(fm)
-            elif refs is not None:
-                fm = self.fm_reference(hyps, refs)
-                z_fm = cal.fm_reference(fm)
-            else:
-                raise ValueError("DeepAMFM: an n-gram LM cannot condition on a context; give refs= (or a NeuralLM)")
-        amfm = self.lam * z_am + (1.0 - self.lam) * z_fm
-        mode = "both" if refs is not None and contexts is not None else ("reference" if refs is not None else "context")
-        return mode, am, fm, amfm
+            hyp_vectors = self.encoder.encode(hyps) if any(n.startswith("am_") for n in which) else None
+            for name in which:
+                if name == "am_reference":
+                    out[name] = self.am_reference(hyp_vectors, refs, len(hyps))
+                elif name == "am_context":
+                    out[name] = self.am_context(hyp_vectors, contexts)
+                elif name == "fm_reference":
+                    out[name] = self.fm_reference(hyps, refs)
+                else:
+                    out[name] = self.fm_context(hyps, contexts)
+        return out
+
+    def combine(self, components: dict, mode: str, *, lam: float | None = None) -> tuple:
+        """(am, fm, amfm) of ``mode`` from ``components``: amfm = lam z(am) + (1 - lam) z(fm)."""
+        am_name, fm_name = self.pair(mode)
+        lam = self.lam if lam is None else _check_lam(lam)
+        am, fm = components[am_name], components[fm_name]
+        amfm = lam * getattr(self.calibration, am_name)(am) + (1.0 - lam) * getattr(self.calibration, fm_name)(fm)
+        return am, fm, amfm
+
+    def pair(self, mode: str) -> tuple:
+        """The (adequacy, fluency) components a mode combines."""
+        if mode == "both" and self.hybrid:
+            return "am_reference", "fm_reference"
+        return MODE_COMPONENTS[mode]
 
     def score(self, hyps, refs=None, contexts=None) -> MetricResult:
         """am, fm and amfm per response (``.sentences``) and their means (``.corpus``)."""
-        mode, am, fm, amfm = self._columns(hyps, refs, contexts)
+        mode = self.mode(refs, contexts)
+        am, fm, amfm = self.combine(self.components(hyps, refs, contexts, which=self.pair(mode)), mode)
         columns = {"am": am, "fm": fm, "amfm": amfm}
         return MetricResult("deep_amfm", {k: float(np.mean(v)) for k, v in columns.items()}, columns,
                             self.signature(mode))
@@ -242,7 +267,8 @@ class DeepAMFM:
     def reward(self, hyps, refs=None, contexts=None):
         """amfm per response as a float32 torch tensor on the LM's device (numpy float32
         for the n-gram hybrid)."""
-        _, _, _, amfm = self._columns(hyps, refs, contexts)
+        mode = self.mode(refs, contexts)
+        _, _, amfm = self.combine(self.components(hyps, refs, contexts, which=self.pair(mode)), mode)
         values = amfm.astype(np.float32)
         if self.hybrid:
             return values
