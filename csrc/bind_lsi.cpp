@@ -259,7 +259,7 @@ void register_lsi(py::module_& m) {
   m.def(
       "adequacy_scores",
       [](F32Array hyps, F32Array refs, py::array_t<uint64_t, py::array::c_style | py::array::forcecast> ref_offsets,
-         const std::string& combine, int workers) {
+         const std::string& combine, int workers, bool clip) {
         const AdequacyCombine how = parse_adequacy_combine(combine);
         if (hyps.ndim() != 2 || refs.ndim() != 2 || hyps.shape(1) != refs.shape(1))
           throw py::value_error("hyps and refs must be 2-d arrays with the same number of columns");
@@ -272,12 +272,13 @@ void register_lsi(py::module_& m) {
         double* data = out.mutable_data();
         const auto check = python_interrupt_check();
         without_gil([&] {
-          adequacy_scores(hyps.data(), n, refs.data(), ref_offsets.data(), dims, how, data, workers, check);
+          adequacy_scores(hyps.data(), n, refs.data(), ref_offsets.data(), dims, how, clip, data, workers, check);
           return 0;
         });
         return out;
       },
-      py::arg("hyps"), py::arg("refs"), py::arg("ref_offsets"), py::arg("combine") = "max", py::arg("workers") = -1);
+      py::arg("hyps"), py::arg("refs"), py::arg("ref_offsets"), py::arg("combine") = "max", py::arg("workers") = -1,
+      py::arg("clip") = true);
 }
 
 }  // namespace fastamfm::bindings

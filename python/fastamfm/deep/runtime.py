@@ -3,6 +3,8 @@ device, and thread settings. The one place the ``deep`` modules get torch from."
 from __future__ import annotations
 
 import os
+import threading
+from contextlib import contextmanager
 
 INSTALL_HINT = 'pip install "fastamfm[deep]"  (CPU-only torch: pip install torch==2.13.0 first)'
 DEVICES = ("cpu", "cuda", "auto")
@@ -51,3 +53,31 @@ def resolve_torch_device(device: str) -> str:
         raise RuntimeError(f"device={device!r} requested but torch sees no CUDA device "
                            f"(torch {torch.__version__}, built for CUDA: {torch.version.cuda})")
     return device
+
+
+def available_cores() -> int:
+    """Cores this process may run on (its CPU affinity, not the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+_THREADS_LOCK = threading.Lock()
+
+
+@contextmanager
+def torch_threads(count: int):
+    """Run a block with torch's intra-op thread count set to ``count``, then restore it.
+    The count is process-wide, so concurrent blocks take turns (a lock) instead of
+    resetting each other's setting."""
+    torch = import_torch()
+    with _THREADS_LOCK:
+        before = torch.get_num_threads()
+        if count != before:
+            torch.set_num_threads(count)
+        try:
+            yield
+        finally:
+            if count != before:
+                torch.set_num_threads(before)

@@ -1,0 +1,108 @@
+"""BERTScore: a tiny random BERT against the loop oracle (weights, idf, several
+references, empty texts, baseline rescaling, References reuse, errors), and the packaged
+MiniLM against the bert-score package on DSTC-6 sentences."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from oracles import deep as oracle
+
+import fastamfm
+
+HYPS = ["i can check the flight status", "sorry about the delay", "thanks", "", "the gate is open"]
+REFS = [["please check the flight", "the status is good"], ["sorry"], ["thanks for the help", "no", "hello"],
+        ["thanks"], [""]]
+
+
+@pytest.fixture(scope="module")
+def plain(tiny_bert):
+    return oracle.load_plain(tiny_bert)
+
+
+@pytest.fixture(scope="module")
+def encoder(tiny_bert):
+    from fastamfm.deep.bertscore import load_bertscore_encoder
+
+    return load_bertscore_encoder(str(tiny_bert), "cpu", -1)
+
+
+def columns(res) -> np.ndarray:
+    return np.stack([res.precision, res.recall, res.f1], axis=1)
+
+
+@pytest.mark.parametrize("idf", [False, True])
+@pytest.mark.parametrize("layer", [1, None])
+def test_bertscore_equals_oracle(encoder, plain, idf, layer):
+    res = fastamfm.bertscore(HYPS, REFS, model=encoder, layer=layer, idf=idf, batch_size=2)
+    want = oracle.bertscore(*plain, HYPS, REFS, layer=2 if layer is None else layer, idf=idf,
+                            max_length=encoder.max_length)
+    np.testing.assert_allclose(columns(res), want, atol=2e-5)
+    assert res.columns == ("precision", "recall", "f1")
+    assert res.corpus["f1"] == pytest.approx(res.f1.mean())
+    np.testing.assert_array_equal(columns(res)[3:], 0.0)   # an empty response or reference scores 0
+
+
+def test_bertscore_baseline_rescaling(encoder, plain, tmp_path):
+    baseline = tmp_path / "baseline.tsv"
+    baseline.write_text("LAYER,P,R,F\n0,0.5,0.4,0.3\n1,0.2,0.1,0.15\n2,0.3,0.3,0.3\n")
+    res = fastamfm.bertscore(HYPS, REFS, model=encoder, layer=1, baseline=baseline)
+    want = oracle.bertscore(*plain, HYPS, REFS, layer=1, max_length=encoder.max_length, baseline=[0.2, 0.1, 0.15])
+    np.testing.assert_allclose(columns(res), want, atol=2e-5)
+    assert "rescaled=baseline.tsv" in res.signature
+
+
+def test_bertscore_reuses_reference_tokens(encoder):
+    refs = fastamfm.References(REFS)
+    first = fastamfm.bertscore(HYPS, refs, model=encoder)
+    again = fastamfm.bertscore(HYPS[::-1], refs, model=encoder, batch_size=1)
+    assert len(refs._derived) == 1
+    np.testing.assert_allclose(columns(first), columns(fastamfm.bertscore(HYPS, REFS, model=encoder)), atol=1e-6)
+    assert again.f1.shape == (5,)
+
+
+def test_bertscore_errors(encoder, tmp_path):
+    with pytest.raises(ValueError, match=r"layer must be in -3\.\.2"):
+        fastamfm.bertscore(HYPS, REFS, model=encoder, layer=5)
+    with pytest.raises(FileNotFoundError, match="baseline file"):
+        fastamfm.bertscore(HYPS, REFS, model=encoder, baseline=tmp_path / "none.csv")
+    short = tmp_path / "short.csv"
+    short.write_text("LAYER,P,R,F\n0,0.1,0.1,0.1\n")
+    with pytest.raises(ValueError, match="no baseline row for layer 2"):
+        fastamfm.bertscore(HYPS, REFS, model=encoder, baseline=short)
+    with pytest.raises(TypeError, match="idf must be True or False"):
+        fastamfm.bertscore(HYPS, REFS, model=encoder, idf="yes")
+    with pytest.raises(ValueError, match="5 hypotheses but 4"):
+        fastamfm.bertscore(HYPS, REFS[:4], model=encoder)
+
+
+def test_registry_metric_equals_function(encoder):
+    from fastamfm.deep.metrics import BERTScore
+    from fastamfm.registry import Batch, metric_class
+
+    assert metric_class("bertscore_f1") is BERTScore
+    refs = fastamfm.References(REFS)
+    metric = BERTScore(model=encoder, idf=True)
+    metric.prepare(refs)
+    chunk = metric.update(Batch(hyps=fastamfm.Hypotheses(HYPS), refs=refs))
+    want = fastamfm.bertscore(HYPS, REFS, model=encoder, idf=True)
+    for column in ("precision", "recall", "f1"):
+        np.testing.assert_allclose(chunk.columns[f"bertscore_{column}"], want[column], atol=1e-6)
+    assert len(refs._derived) == 1
+    assert "idf=True" in metric.signature()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("idf,layer,rescale", [(False, 4, False), (True, 6, True)])
+def test_bertscore_equals_bert_score_package(minilm_dir, dstc6_systems, dstc6_refs, tmp_path, idf, layer, rescale):
+    bert_score = pytest.importorskip("bert_score", reason="the bert-score package is the peer checked here")
+    hyps = dstc6_systems["S_3"][:80]
+    refs = [rs[:3] for rs in dstc6_refs[:80]]
+    options = {}
+    if rescale:
+        baseline = tmp_path / "baseline.csv"
+        baseline.write_text("LAYER,P,R,F\n" + "".join(f"{i},0.{i}1,0.{i}2,0.{i}3\n" for i in range(7)))
+        options = {"rescale_with_baseline": True, "baseline_path": str(baseline), "lang": "en"}
+    p, r, f = bert_score.score(hyps, refs, model_type=str(minilm_dir), num_layers=layer, idf=idf, **options)
+    res = fastamfm.bertscore(hyps, refs, model=minilm_dir, layer=layer, idf=idf,
+                             baseline=options.get("baseline_path"))
+    np.testing.assert_allclose(columns(res), np.stack([p.numpy(), r.numpy(), f.numpy()], axis=1), atol=1e-4)
