@@ -24,7 +24,7 @@ HYPS = ["i like hiking and reading books .", "yes , a dog named max", "hello , h
         "that sounds lovely"]
 REFS = [["I like hiking and reading books.", "i like to read"], ["Yes, a dog named Max and two cats."],
         ["hello , how are you ?"], ["i love animals too .", "that sounds lovely . i love animals too .", "nice"]]
-CONTEXTS = [["what do you like to do on weekends ?"], ["Do you have any pets?"], [],
+CONTEXTS = [["what do you like to do on weekends ?"], ["Do you have any pets?"], ["hi"],
             ["Yes, a dog named Max and two cats.", "that is great", "i also have a parrot"]]
 CALIBRATION = Calibration(Standardizer(0.5, 0.2), Standardizer(0.4, 0.3), Standardizer(0.3, 0.1),
                           Standardizer(0.2, 0.5), "test")
@@ -33,12 +33,13 @@ CALIBRATION = Calibration(Standardizer(0.5, 0.2), Standardizer(0.4, 0.3), Standa
 class BagOfWordsEncoder:
     """Hashed bag of lower-cased words, L2-normalised; counts the sentences it encodes."""
 
-    fingerprint = "test-bag-of-words-32"
-
     def __init__(self):
         self.encoded = 0
 
-    def encode(self, sentences):
+    def describe(self) -> str:
+        return "test-bag-of-words-32"
+
+    def encode(self, sentences, keep: str = "start"):
         self.encoded += len(sentences)
         out = np.zeros((len(sentences), 32), dtype=np.float32)
         for i, s in enumerate(sentences):
@@ -133,10 +134,7 @@ def test_reference_free(scorer, lm):
     enc = BagOfWordsEncoder()
     expected = []
     for h, turns in zip(HYPS, CONTEXTS):
-        if not turns:
-            expected.append(0.0)
-            continue
-        weights = [0.7 ** (len(turns) - 1 - k) for k in range(len(turns))]
+        weights = [0.5 ** (len(turns) - 1 - k) for k in range(len(turns))]
         context = sum(w * enc.encode([t])[0] for w, t in zip(weights, turns))
         expected.append(cosine(enc.encode([h])[0], context))
     np.testing.assert_allclose(res.am, expected, atol=1e-6)
@@ -210,9 +208,9 @@ def test_bad_arguments(scorer, lm):
         DeepAMFM(encoder=BagOfWordsEncoder(), lm=lm, lam=1.5)
     with pytest.raises(TypeError, match="lm must be a fastamfm.NeuralLM or an n-gram"):
         DeepAMFM(encoder=BagOfWordsEncoder(), lm="gpt2")
-    with pytest.raises(TypeError, match="encoder must have encode"):
+    with pytest.raises(TypeError, match="encoder must be a SentenceEncoder"):
         DeepAMFM(encoder=object(), lm=lm)
-    with pytest.raises(ValueError, match="4 responses but 2 contexts"):
+    with pytest.raises(ValueError, match="4 hypotheses but 2 contexts"):
         scorer.score(HYPS, contexts=CONTEXTS[:2])
 
 
@@ -227,6 +225,7 @@ def test_default_names_the_missing_models(monkeypatch):
 
 # --- registry -----------------------------------------------------------------------------
 def test_registry_deep_fm_in_chunks_equals_whole(lm, tmp_path):
+    import fastamfm.deep.fm_metrics  # noqa: F401  (registers deep_fm, deep_amfm)
     from fastamfm.registry import Batch, metric_class
 
     metric = metric_class("deep_fm")(model=lm_directory(lm), engine="transformers", device="cpu")

@@ -8,7 +8,6 @@ from ._version import __version__
 from .adequacy import adequacy
 from .amfm import AMFM, AMFMResult, amfm_metrics, combine_scores
 from .correlation import correlate, metric_correlations
-from .deep import DeepAMFM, NeuralLM, NeuralTokenScores, deep_fm
 from .evaluate import evaluate
 from .fluency import fluency
 from .lm import NgramLM, TokenScores
@@ -26,15 +25,12 @@ from .vectors import WordVectors
 __all__ = [
     "AMFM",
     "AMFMResult",
-    "DeepAMFM",
     "BleuStatistics",
     "DocumentFrequencies",
     "FormatError",
     "HAS_CUDA",
     "Hypotheses",
     "LsiModel",
-    "NeuralLM",
-    "NeuralTokenScores",
     "NgramLM",
     "ReferenceIndex",
     "References",
@@ -50,7 +46,6 @@ __all__ = [
     "compute_individual_metrics",
     "compute_metrics",
     "correlate",
-    "deep_fm",
     "distinct",
     "embedding_average",
     "evaluate",
@@ -68,6 +63,10 @@ __all__ = [
     "SentenceEncoder",
     "bertscore",
     "deep_am",
+    "DeepAMFM",
+    "NeuralLM",
+    "NeuralTokenScores",
+    "deep_fm",
 ]
 
 # The neural metrics (extra "deep") import torch when used, never on ``import fastamfm``.
@@ -75,6 +74,10 @@ _LAZY = {
     "SentenceEncoder": ("fastamfm.deep.encoder", "SentenceEncoder"),
     "bertscore": ("fastamfm.deep.bertscore", "bertscore"),
     "deep_am": ("fastamfm.deep.deep_am", "deep_am"),
+    "DeepAMFM": ("fastamfm.deep.deep_amfm", "DeepAMFM"),
+    "NeuralLM": ("fastamfm.deep.neural_lm", "NeuralLM"),
+    "NeuralTokenScores": ("fastamfm.deep.neural_lm", "NeuralTokenScores"),
+    "deep_fm": ("fastamfm.deep.fm", "deep_fm"),
 }
 
 

