@@ -110,7 +110,12 @@ class OnnxBody:
         inputs = {i: r.prefix + r.target[:-1] for i, r in enumerate(requests)}
         lengths = {i: len(v) for i, v in inputs.items()}
         order = sorted(inputs, key=lambda i: -lengths[i])
-        for batch in engine._batches(lengths, order):
+        batches, start = [], 0
+        while start < len(order):         # longest first, at most batch_tokens padded tokens each
+            size = max(1, engine.batch_tokens // max(lengths[order[start]], 1))
+            batches.append(order[start:start + size])
+            start += size
+        for batch in batches:
             width = max(lengths[i] for i in batch)
             ids = np.zeros((len(batch), width), dtype=np.int64)
             mask = np.zeros((len(batch), width), dtype=np.int64)
@@ -170,10 +175,9 @@ def engine_rows(args) -> None:
     bf16 = NeuralLM.load(args.model, engine="transformers", device="cpu", dtype="bfloat16")
     rows["NeuralLM transformers bf16"] = bf16._engine.log_probs
     int8 = NeuralLM.load(args.model, engine="transformers", device="cpu")
-    quantized = torch.ao.quantization.quantize_dynamic(int8._engine._model, {torch.nn.Linear}, dtype=torch.qint8)
-    int8._engine._model, int8._engine._body = quantized, quantized.base_model
-    int8._engine._head = quantized.get_output_embeddings()
-    rows["transformers int8-dynamic (torch.ao)"] = int8._engine.log_probs
+    # The transformer body's Linear layers in int8 (the output projection stays float32).
+    torch.ao.quantization.quantize_dynamic(int8._engine._body, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
+    rows["transformers int8-dynamic body (torch.ao)"] = int8._engine.log_probs
     if not args.skip_onnx:
         try:
             onnx = OnnxBody(engine, Path(tempfile.mkdtemp()))
@@ -203,6 +207,7 @@ def engine_rows(args) -> None:
             for label, run in rows.items():
                 seconds, scores[label] = timed(lambda: as_numpy(run(requests)))
                 times[label].append(seconds)
+                print(f"  ({label}: {seconds:.1f} s)", file=sys.stderr, flush=True)
         truth = scores["NeuralLM transformers fp32"]
         base = statistics.median(times[next(iter(rows))])
         for label in rows:

