@@ -139,6 +139,32 @@ def test_cli_terminated_mid_run_cleans_up_and_resumes(tmp_path):
     assert len(out.read_text().splitlines()) == len(hyps) and not parts.exists()
 
 
+THREAD_START = DEFAULT_SIGNALS + """
+import os, signal, threading
+from fastamfm.io import Terminated, cleanup_on_signals, join_if_started, start_thread
+
+seen = []
+def target():  # a SIGTERM sent while start() runs: in CI it once left an unjoinable writer thread
+    seen.append(signal.SIGTERM in signal.pthread_sigmask(signal.SIG_BLOCK, []))
+    os.kill(os.getpid(), signal.SIGTERM)
+thread = threading.Thread(target=target)
+try:
+    with cleanup_on_signals():
+        start_thread(thread)
+        while True:
+            pass
+except Terminated:
+    join_if_started(thread)
+    print("started" if thread.ident is not None else "not started", seen, flush=True)
+"""
+
+
+def test_a_signal_during_thread_start_is_handled_after_it_with_the_thread_joinable():
+    done = subprocess.run([sys.executable, "-c", THREAD_START], env=ENV, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[0] == "started [True]"
+
+
 def test_bad_input_leaves_no_parts_and_names_the_absolute_place(tmp_path):
     lines = [f"w{i} hello there" for i in range(2600)]
     lines[2501] = ""

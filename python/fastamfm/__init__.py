@@ -80,6 +80,10 @@ __all__ = [
     "SentenceEncoder",
     "bertscore",
     "deep_am",
+    "DeepAMFM",
+    "NeuralLM",
+    "NeuralTokenScores",
+    "deep_fm",
 ]
 
 # The neural metrics (extra "deep") import torch when used, never on ``import fastamfm``.
@@ -87,6 +91,10 @@ _LAZY = {
     "SentenceEncoder": ("fastamfm.deep.encoder", "SentenceEncoder"),
     "bertscore": ("fastamfm.deep.bertscore", "bertscore"),
     "deep_am": ("fastamfm.deep.deep_am", "deep_am"),
+    "DeepAMFM": ("fastamfm.deep.deep_amfm", "DeepAMFM"),
+    "NeuralLM": ("fastamfm.deep.neural_lm", "NeuralLM"),
+    "NeuralTokenScores": ("fastamfm.deep.neural_lm", "NeuralTokenScores"),
+    "deep_fm": ("fastamfm.deep.fm", "deep_fm"),
 }
 
 

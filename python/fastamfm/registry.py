@@ -266,7 +266,8 @@ def register(cls: type) -> type:
 def _load_builtin_metrics() -> None:
     """Import the modules that register the built-in metrics (once; cheap after that)."""
     from . import amfm, metrics  # noqa: F401  (nlg-eval's metrics; am, fm, amfm)
-    from .deep import metrics as deep_metrics  # noqa: F401  (deep_am, bertscore: torch loads on first use)
+    from .deep import fm_metrics, metrics as deep_metrics  # noqa: F401  (deep_am, bertscore, deep_fm,
+    # deep_amfm: torch and the models load on first use)
 
 
 def names() -> tuple:

@@ -33,8 +33,8 @@ from pathlib import Path
 
 from . import _core
 from ._version import __version__
-from .io import (AtomicWriter, discard_on_input_error, iter_jsonl_records, iter_parallel_chunks,
-                 relocate_chunk_error, write_text_atomic)
+from .io import (AtomicWriter, discard_on_input_error, iter_jsonl_records, iter_parallel_chunks, join_if_started,
+                 relocate_chunk_error, start_thread, write_text_atomic)
 from .pipeline import Pipeline
 from .references import References
 
@@ -120,40 +120,54 @@ def _iter_references(refs, jsonl, chunk_size: int):
         yield References.from_columns(chunks)
 
 
-def _prefetch(iterator, depth: int):
+class _ReadAhead:
     """Runs ``iterator`` on a thread, ``depth`` items ahead of the consumer (the reader
-    parses lines and builds the next References while the current chunk is scored)."""
-    items: queue.Queue = queue.Queue(maxsize=depth)
-    done = object()
-    stop = threading.Event()
+    parses lines and builds the next References while the current chunk is scored).
+    Leaving the ``with`` block stops the thread and waits for it, so no thread is still
+    inside the core when the process ends."""
 
-    def produce():
+    _DONE = object()
+
+    def __init__(self, iterator, depth: int):
+        self.iterator = iterator
+        self.items: queue.Queue = queue.Queue(maxsize=depth)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._produce, name="fastamfm-reader", daemon=True)
+
+    def _put(self, item) -> bool:
+        while not self.stop.is_set():
+            try:
+                self.items.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _produce(self) -> None:
         try:
-            for item in iterator:
-                while not stop.is_set():
-                    try:
-                        items.put((True, item), timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
+            for item in self.iterator:
+                if not self._put((True, item)):
                     return
-            items.put((True, done))
+            self._put((True, self._DONE))
         except BaseException as exc:  # handed to the consumer, raised there
-            items.put((False, exc))
+            self._put((False, exc))
 
-    thread = threading.Thread(target=produce, name="fastamfm-reader", daemon=True)
-    thread.start()
-    try:
+    def __enter__(self):
+        start_thread(self.thread)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.stop.set()
+        join_if_started(self.thread)
+
+    def __iter__(self):
         while True:
-            ok, item = items.get()
+            ok, item = self.items.get()
             if not ok:
                 raise item
-            if item is done:
+            if item is self._DONE:
                 return
             yield item
-    finally:
-        stop.set()
 
 
 class _Writer:
@@ -175,14 +189,18 @@ class _Writer:
 
     def submit(self, index: int, first_id: int, columns: dict, statistics: dict) -> None:
         self.wait()
+        # Tracked before it starts: an interruption from here on still waits for it.
         self.pending = threading.Thread(target=self._write, args=(index, first_id, columns, statistics),
                                         name="fastamfm-writer", daemon=True)
-        self.pending.start()
+        start_thread(self.pending)
+
+    def finish(self) -> None:
+        """Waits for the part being written (if any), without raising its error."""
+        join_if_started(self.pending)
+        self.pending = None
 
     def wait(self) -> None:
-        if self.pending is not None:
-            self.pending.join()
-            self.pending = None
+        self.finish()
         if self.error is not None:
             raise self.error
 
@@ -252,28 +270,28 @@ def score_files(out, *, hyp=None, refs=(), contexts=None, jsonl=None, metrics=DE
     # interruption keeps them for the rerun.
     with discard_on_input_error(None if parts is None else parts.dir):
         try:
-            for index, (hyps, shared, context_lists) in enumerate(
-                    _prefetch(_iter_chunks(hyp, refs, contexts, jsonl, chunk_size, needs_refs), READ_AHEAD)):
-                if index in done:
-                    statistics = pipeline.statistics_from_json(
-                        json.loads(parts.statistics(index).read_text(encoding="utf-8")))
-                else:
-                    try:
-                        batch = pipeline.batch(hyps, shared, context_lists, what="score_files")
-                        columns, statistics = pipeline.score_batch(batch)
-                    except ValueError as exc:  # hyps[i] of this chunk -> of the whole input
-                        raise relocate_chunk_error(exc, responses, inputs[0]) from None
-                    if writer is not None:
-                        writer.submit(index, responses, columns, statistics)
-                total = Pipeline.add(total, statistics)
-                responses += len(hyps)
-                if progress is not None:
-                    progress(len(hyps))
+            with _ReadAhead(_iter_chunks(hyp, refs, contexts, jsonl, chunk_size, needs_refs), READ_AHEAD) as chunks:
+                for index, (hyps, shared, context_lists) in enumerate(chunks):
+                    if index in done:
+                        statistics = pipeline.statistics_from_json(
+                            json.loads(parts.statistics(index).read_text(encoding="utf-8")))
+                    else:
+                        try:
+                            batch = pipeline.batch(hyps, shared, context_lists, what="score_files")
+                            columns, statistics = pipeline.score_batch(batch)
+                        except ValueError as exc:  # hyps[i] of this chunk -> of the whole input
+                            raise relocate_chunk_error(exc, responses, inputs[0]) from None
+                        if writer is not None:
+                            writer.submit(index, responses, columns, statistics)
+                    total = Pipeline.add(total, statistics)
+                    responses += len(hyps)
+                    if progress is not None:
+                        progress(len(hyps))
             if writer is not None:
                 writer.wait()
         except BaseException:
-            if writer is not None and writer.pending is not None:
-                writer.pending.join()  # let the last part finish or fail before leaving
+            if writer is not None:
+                writer.finish()  # let the last part finish or fail before leaving
             raise
     if responses == 0:
         if parts is not None:

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _core
+from .cache_dir import cache_dir as default_cache_dir
 
 FORMATS = ("auto", "glove", "word2vec", "fasttext")
 OOV_POLICIES = ("mean", "skip", "zero")
@@ -37,15 +38,6 @@ CACHE_SUFFIX = ".fastamfm-wv"
 def _check_choice(name: str, value, choices) -> None:
     if value not in choices:
         raise ValueError(f"{name} must be one of {choices}, got {value!r}")
-
-
-def default_cache_dir() -> Path:
-    """``$FASTAMFM_CACHE_DIR``, else ``$XDG_CACHE_HOME/fastamfm`` (``~/.cache/fastamfm``)."""
-    env = os.environ.get("FASTAMFM_CACHE_DIR")
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return Path(xdg) / "fastamfm" if xdg else Path.home() / ".cache" / "fastamfm"
 
 
 def cache_path_for(source, cache_dir=None) -> Path:

