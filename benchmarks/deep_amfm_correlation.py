@@ -18,6 +18,7 @@ Usage:  OMP_WAIT_POLICY=PASSIVE PYTHONPATH=python python3 benchmarks/deep_amfm_c
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 import time
 from pathlib import Path
@@ -49,6 +50,20 @@ def classic_rows(rated) -> dict:
 def deep_components(scorer, rated) -> dict:
     refs = fastamfm.References(rated.refs) if rated.refs is not None else None
     return scorer.components(rated.hyps, refs, rated.contexts)
+
+
+def cached_components(scorer, rated, cache: Path | None, name: str) -> dict:
+    if cache is None:
+        return deep_components(scorer, rated)
+    # Keyed by everything that changes a raw component (not lambda, not the calibration).
+    key = "|".join((scorer.encoder.describe(), scorer.lm.fingerprint, scorer.fm_formula, scorer.fm_combine,
+                    scorer.fm_context_formula, str(scorer.am_context_mode), str(scorer.recency)))
+    path = cache / f"{name}.{hashlib.sha1(key.encode()).hexdigest()[:12]}.npz"
+    if not path.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        np.savez(path, **deep_components(scorer, rated))
+    with np.load(path) as stored:
+        return dict(stored)
 
 
 def deep_rows(scorer, found: dict, lam: dict) -> dict:
@@ -98,11 +113,13 @@ def leave_one_set_out(scorer, found: dict, sets: dict) -> None:
         print(f"| {mode} | mean | | {np.mean(held):.1f} | |")
 
 
-def dstc6_system_level(scorer, data: Path) -> None:
+def dstc6_system_level(scorer, data: Path, responses: int) -> None:
+    import resource
+
     from fastamfm.io import read_lines, read_parallel_files
 
     root = data / "dstc6_t2_evaluation"
-    refs = fastamfm.References(read_parallel_files([root / "references" / f for f in REFERENCE_FILES]))
+    refs = fastamfm.References(read_parallel_files([root / "references" / f for f in REFERENCE_FILES])[:responses])
     human = {}
     for line in (root / "human_evaluation_results.txt").read_text().splitlines():
         parts = line.split()
@@ -111,13 +128,17 @@ def dstc6_system_level(scorer, data: Path) -> None:
     rows: dict = {}
     start = time.perf_counter()
     for system in SYSTEMS:
-        hyps = read_lines(root / "hypotheses" / f"{system}.txt")
+        hyps = read_lines(root / "hypotheses" / f"{system}.txt")[:responses]
         found = scorer.components(hyps, refs)
         am, fm, amfm = scorer.combine(found, "reference")
         for name, values in (("DeepAMFM refs", amfm), ("Deep AM refs", am), ("Deep FM refs", fm)):
             rows.setdefault(name, []).append(float(np.mean(values)))
         print(f"  DSTC-6 {system}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
-    print("\nDSTC-6 system level (20 systems; 2000 responses x 11 references each), Pearson / Spearman\n")
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\nDSTC-6 system level (20 systems; the first {len(refs)} responses x 11 references each; scored in "
+          f"{seconds:.0f} s wall, {len(refs) * len(SYSTEMS) / seconds:.0f} responses/s, peak RSS {peak:.0f} MiB), "
+          f"Pearson / Spearman\n")
     print("| metric | all 20 systems | without S_20 |")
     print("|---|---|---|")
     ratings = np.array([human[s] for s in SYSTEMS])
@@ -135,6 +156,11 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=HERE.parent.parent / "shared" / "data")
     parser.add_argument("--engine", default="transformers", choices=("transformers", "llama.cpp"))
     parser.add_argument("--skip-dstc6", action="store_true")
+    parser.add_argument("--dstc6-responses", type=int, default=2000,
+                        help="score the first N responses of each DSTC-6 system (default all 2000)")
+    parser.add_argument("--components-cache", type=Path,
+                        help="keep each set's raw DeepAMFM components here (.npz) and reuse them: rerunning "
+                             "after a change of lambda or calibration then scores nothing again")
     args = parser.parse_args()
     from fastamfm.deep.deep_amfm import DeepAMFM
     from fastamfm.deep.neural_lm import NeuralLM
@@ -147,7 +173,7 @@ def main() -> None:
     for name, rated in sorted(sets.items(), key=lambda item: item[1].refs is None):
         print(f"scoring {name} ({len(rated)} turns, {rated.aspect})", file=sys.stderr, flush=True)
         rows = classic_rows(rated) if rated.refs is not None else {}
-        found[name] = deep_components(scorer, rated)
+        found[name] = cached_components(scorer, rated, args.components_cache, name)
         rows.update(deep_rows(scorer, found[name], lam))
         for row, scores in rows.items():
             table.setdefault(row, {})[name] = correlations(scores, rated.ratings)
@@ -155,7 +181,7 @@ def main() -> None:
     print_table(table, list(sets), "")
     leave_one_set_out(scorer, found, sets)
     if not args.skip_dstc6:
-        dstc6_system_level(scorer, args.data)
+        dstc6_system_level(scorer, args.data, args.dstc6_responses)
 
 
 if __name__ == "__main__":

@@ -283,3 +283,29 @@ def test_cli_deep_scores_deep_amfm_with_the_given_models(lm, tiny_bert, tmp_path
         np.testing.assert_allclose([r["deep_amfm"] for r in rows], want.amfm, atol=1e-5)
         np.testing.assert_allclose([r["deep_amfm_fm"] for r in rows], want.fm, atol=1e-5)
         assert "reference:0.3,context:0.3" in capsys.readouterr().out  # the signature names the λ given
+
+
+# --- tuning -----------------------------------------------------------------------------------
+def test_tune_deep_rows_equal_the_scorer_they_describe(scorer):
+    from scipy.stats import pearsonr, spearmanr
+
+    systems = {"a": HYPS, "b": HYPS[::-1], "c": [h.upper() for h in HYPS]}
+    human = {"a": [1.0, 4.0, 2.0, 3.0], "b": [2.0, 2.5, 1.0, 5.0], "c": [0.5, 3.0, 3.5, 1.0]}
+    refs = fastamfm.References(REFS)
+    result = fastamfm.tune_deep(systems, human, refs=REFS, scorer=scorer, lams=(0.0, 0.5, 1.0), level="utterance")
+    assert len(result) == 6 and result.settings == ("lam", "fm_formula")
+    for row in result.rows:
+        variant = DeepAMFM(encoder=scorer.encoder, lm=scorer.lm, lam=row.lam, fm_formula=row.fm_formula,
+                           calibration=CALIBRATION)
+        x = np.concatenate([variant.score(systems[s], refs).amfm for s in systems])
+        y = np.concatenate([human[s] for s in systems])
+        assert row.pearson == pytest.approx(pearsonr(x, y)[0], abs=1e-9)
+        assert row.spearman == pytest.approx(spearmanr(x, y)[0], abs=1e-9)
+    lams, _ = result.curve("lam")
+    assert list(lams) == [0.0, 0.5, 1.0]
+    assert "fm_formula" in str(result) and str(result).startswith("TUNED ON THE EVALUATION DATA")
+    free = fastamfm.tune_deep(systems, {s: float(np.mean(v)) for s, v in human.items()}, contexts=CONTEXTS,
+                              scorer=scorer, lams=0.5, fm_formulas="pmi")
+    assert [(r.lam, r.fm_formula) for r in free.rows] == [(0.5, "pmi")]
+    with pytest.raises(ValueError, match="fm_formulas for mode 'context' must be among"):
+        fastamfm.tune_deep(systems, human, contexts=CONTEXTS, scorer=scorer, fm_formulas="ratio", level="utterance")

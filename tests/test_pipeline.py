@@ -49,8 +49,11 @@ def options(scorer, data, request):
     vectors = fastamfm.WordVectors.from_arrays(words, rng.normal(size=(len(words), 6)).astype(np.float32))
     options = {"model": scorer, "vectors": vectors, "empty": "zero"}
     if _deep_available():
-        # A tiny random BERT (built in the test) for deep_am and bertscore.
+        # A tiny random BERT and a tiny random Llama (built in the test) for the neural metrics.
+        from causal_models import make_model
+
         options["encoder"] = str(request.getfixturevalue("tiny_bert"))
+        options["lm"] = str(make_model(request.getfixturevalue("tmp_path_factory").mktemp("llama"), "llama"))
     return options
 
 
@@ -62,7 +65,7 @@ def metric_names():
     if not _meteor_available():
         names.remove("meteor")
     if not _deep_available():
-        names = [n for n in names if n not in ("deep_am", "bertscore")]
+        names = [n for n in names if n not in ("deep_am", "bertscore", "deep_fm", "deep_amfm")]
     return names
 
 
@@ -79,7 +82,8 @@ def _files(tmp_path, hyps, refs):
 
 # Neural metrics run float32 matrix products whose rounding depends on how sentences are
 # batched and padded: across chunkings they agree to float32 precision, not to the bit.
-NEURAL_COLUMNS = ("deep_am", "bertscore_precision", "bertscore_recall", "bertscore_f1")
+NEURAL_COLUMNS = ("deep_am", "bertscore_precision", "bertscore_recall", "bertscore_f1", "deep_fm", "deep_amfm_am",
+                  "deep_amfm_fm", "deep_amfm")
 
 
 def _assert_same(got: dict, want: dict, what) -> None:
@@ -139,10 +143,13 @@ def test_every_entry_point_gives_the_same_numbers(data, options, metric_names, t
     options["model"].save(tmp_path / "model")
     out = tmp_path / "cli.tsv"
     argv = ["-q", "score", "--hyp", str(hyp), *[a for p in ref_paths for a in ("--ref", str(p))],
-            "--metrics", ",".join(n for n in metric_names if not n.startswith(("embedding", "vector", "greedy"))),
+            "--metrics", ",".join(n for n in metric_names if not n.startswith(("embedding", "vector", "greedy"))
+                                  and n != "deep_fm"),
             "--model", str(tmp_path / "model"), "--out", str(out), "--chunk-size", "7", "--no-progress"]
     if "encoder" in options:
         argv += ["--encoder", options["encoder"]]
+    if "lm" in options:  # --deep MODEL sets deep_amfm's LM; the command line has no LM option for deep_fm
+        argv += ["--deep", options["lm"]]
     assert main(argv) == 0
     lines = out.read_text().splitlines()
     header = lines[0].split("\t")

@@ -84,6 +84,7 @@ __all__ = [
     "NeuralLM",
     "NeuralTokenScores",
     "deep_fm",
+    "tune_deep",
 ]
 
 # The neural metrics (extra "deep") import torch when used, never on ``import fastamfm``.
@@ -95,6 +96,7 @@ _LAZY = {
     "NeuralLM": ("fastamfm.deep.neural_lm", "NeuralLM"),
     "NeuralTokenScores": ("fastamfm.deep.neural_lm", "NeuralTokenScores"),
     "deep_fm": ("fastamfm.deep.fm", "deep_fm"),
+    "tune_deep": ("fastamfm.deep.tuning", "tune_deep"),
 }
 
 

@@ -58,7 +58,9 @@ def _plan(keys) -> tuple[list, dict, list]:
         metric = registry.metric_class(key)
         if metric.name not in names:
             names.append(metric.name)
-        columns = [key] if key in metric.columns else list(metric.columns)
+        # A metric's name asks for all its columns (deep_amfm is also the name of one of
+        # them); a column's name for that column alone.
+        columns = [key] if key in metric.columns and key != metric.name else list(metric.columns)
         if metric.name == "bleu":
             per_metric["bleu"] = {"max_order": max(bleu_orders) if bleu_orders else 4}
             if key not in metric.columns:

@@ -12,6 +12,7 @@ the result says so in its ``note`` and in its printed form.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -44,15 +45,25 @@ class TuningRow:
     spearman_p: float
 
 
+CORRELATION_FIELDS = ("pearson", "pearson_p", "spearman", "spearman_p")
+
+
 class TuningResult:
-    """All grid rows; ``best()`` picks one, ``curve()`` gives a one-setting slice."""
+    """All grid rows; ``best()`` picks one, ``curve()`` gives a one-setting slice.
+
+    Rows are dataclasses whose fields are the settings followed by ``CORRELATION_FIELDS``
+    (``TuningRow`` for AM-FM, ``fastamfm.deep.tuning.DeepTuningRow`` for DeepAMFM)."""
 
     note = TUNED_NOTE
 
-    def __init__(self, rows, *, level: str, points: int):
+    def __init__(self, rows, *, level: str, points: int, note: str | None = None):
         self.rows = tuple(rows)
         self.level = level
         self.points = points
+        if note is not None:
+            self.note = note
+        self.settings = tuple(f.name for f in dataclasses.fields(self.rows[0]) if f.name not in CORRELATION_FIELDS) \
+            if self.rows else ()
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -68,10 +79,10 @@ class TuningResult:
     def curve(self, vary: str, *, by: str = "pearson", **fixed) -> tuple[np.ndarray, np.ndarray]:
         """(values of ``vary``, correlation) with the other settings at ``fixed``
         (unspecified ones at the best row's)."""
-        if vary not in ("lam", "dims", "order"):
-            raise ValueError(f"vary must be 'lam', 'dims' or 'order', got {vary!r}")
+        if vary not in self.settings:
+            raise ValueError(f"vary must be one of {self.settings}, got {vary!r}")
         anchor = self.best(by)
-        want = {k: getattr(anchor, k) for k in ("lam", "dims", "order", "am_combine", "fm_combine", "mean")}
+        want = {k: getattr(anchor, k) for k in self.settings}
         want.update(fixed)
         want.pop(vary)
         rows = [r for r in self.rows if all(getattr(r, k) == v for k, v in want.items())]
@@ -87,12 +98,14 @@ class TuningResult:
         return pd.DataFrame(self.to_records())
 
     def __str__(self) -> str:
+        def cell(value) -> str:
+            return f"{value:>10.2f}" if isinstance(value, float) else f"{value!s:>10}"
+
         lines = [self.note, f"{len(self.rows)} settings, {self.level} level, {self.points} points; best 10 by Pearson:",
-                 f"{'lam':>5} {'dims':>5} {'order':>5} {'AM comb':>8} {'FM comb':>8} {'mean':>10} "
-                 f"{'pearson':>8} {'p':>9} {'spearman':>8} {'p':>9}"]
+                 " ".join(f"{name:>10}" for name in self.settings) + f" {'pearson':>8} {'p':>9} {'spearman':>8} {'p':>9}"]
         for r in sorted(self.rows, key=lambda r: -np.nan_to_num(r.pearson, nan=-2))[:10]:
-            lines.append(f"{r.lam:>5.2f} {r.dims:>5} {r.order:>5} {r.am_combine:>8} {r.fm_combine:>8} {r.mean:>10} "
-                         f"{r.pearson:>8.4f} {r.pearson_p:>9.2e} {r.spearman:>8.4f} {r.spearman_p:>9.2e}")
+            lines.append(" ".join(cell(getattr(r, name)) for name in self.settings) +
+                         f" {r.pearson:>8.4f} {r.pearson_p:>9.2e} {r.spearman:>8.4f} {r.spearman_p:>9.2e}")
         return "\n".join(lines)
 
 
