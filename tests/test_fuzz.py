@@ -33,7 +33,10 @@ def test_fuzz_target(target, tmp_path):
     proc = subprocess.run(
         [sys.executable, str(HERE / "fuzz" / "run.py"), target, f"-max_total_time={SECONDS}", "-rss_limit_mb=2048",
          "-timeout=20", "-print_final_stats=1", str(corpus)],
-        cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(PYTHON_DIR)), capture_output=True, text=True,
+        # libFuzzer ends the process with exit(), past Python's atexit: the harnesses'
+        # temporary directory is made under tmp_path so that it goes with it.
+        cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(PYTHON_DIR), TMPDIR=str(tmp_path)), capture_output=True,
+        text=True,
         timeout=SECONDS + 300)
     crashes = sorted(p.name for p in tmp_path.iterdir() if re.match(r"(crash|timeout|oom|leak)-", p.name))
     assert proc.returncode == 0 and not crashes, f"{target}: {crashes}\n{proc.stderr[-3000:]}"

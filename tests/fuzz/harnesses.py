@@ -9,7 +9,9 @@ file (``repair_*``), which lets the fuzzer reach the structural checks behind th
 """
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import struct
 import tempfile
 
@@ -23,6 +25,7 @@ SENTENCES = ["w1 w2 w3", "unseenword w2 w1", "", "the cat sat on the mat", "w4 w
 METEOR_PAIRS = (["the cats sat on the mat", "a big car"], [["the cat sat on a mat"], ["an automobile"]])
 
 _DIR = tempfile.mkdtemp(prefix="fastamfm-fuzz-")
+atexit.register(shutil.rmtree, _DIR, ignore_errors=True)  # the harnesses' files go with the process
 
 
 def _write(data: bytes, name: str) -> str:
