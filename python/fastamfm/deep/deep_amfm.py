@@ -155,10 +155,12 @@ class DeepAMFM:
     def signature(self, mode: str) -> str:
         am_context = self.am_context_mode if self.am_context_mode != "recency" else f"recency{self.recency:g}"
         lam = self.lam[mode] if mode in self.lam else ",".join(f"{m}:{v:g}" for m, v in self.lam.items())
+        reference_fm = f"{self.fm_formula}/{self.fm_combine}"
+        # "auto" (the registry metric): the mode follows each batch's inputs, so both formulas count.
+        fm = {"reference": reference_fm, "auto": f"reference:{reference_fm},context:{self.fm_context_formula}"}
         return make_signature("deep_amfm", mode=mode, lam=lam, encoder=self.encoder.describe(),
                               lm=self.lm.fingerprint, am_context=am_context,
-                              fm=f"{self.fm_formula}/{self.fm_combine}" if mode == "reference" else self.fm_context_formula,
-                              calibration=self.calibration.source)
+                              fm=fm.get(mode, self.fm_context_formula), calibration=self.calibration.source)
 
     def __repr__(self) -> str:
         return f"DeepAMFM(lam={self.lam}, lm={self.lm!r}, encoder={self.encoder!r})"
