@@ -218,7 +218,7 @@ def engine_rows(args) -> None:
 
 
 def deep_amfm_run(args) -> None:
-    from fastamfm.deep import DeepAMFM
+    from fastamfm.deep.deep_amfm import DeepAMFM
     from fastamfm.io import read_lines, read_parallel_files
 
     refs = read_parallel_files([DSTC6 / "references" / f for f in REFERENCE_FILES])
@@ -239,12 +239,14 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--skip-onnx", action="store_true")
     parser.add_argument("--deep-amfm", action="store_true", help="time DeepAMFM.default() on 10k DSTC-6 responses")
+    parser.add_argument("--skip-engines", action="store_true", help="no engine table (with --deep-amfm: that alone)")
     args = parser.parse_args()
     if not (SHARED_DATA / "dstc10_dev").exists():
         sys.exit(f"{SHARED_DATA} is absent: this comparison needs ../shared/data")
     print(f"torch threads: {__import__('torch').get_num_threads()}, cores: {os.cpu_count()}, "
           f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}")
-    engine_rows(args)
+    if not args.skip_engines:
+        engine_rows(args)
     if args.deep_amfm:
         deep_amfm_run(args)
 
