@@ -25,7 +25,7 @@ from fastamfm.cli import main  # noqa: E402
 from amfm_helpers import tiny_corpus, tiny_pairs, train_tiny  # noqa: E402
 from vector_files import write_glove  # noqa: E402
 
-fd = pytest.importorskip("fastamfm.distributed")
+import fastamfm.distributed as fd  # noqa: E402  (an import error of ours fails, never skips)
 
 PYTHON_DIR = Path(fastamfm.__file__).resolve().parents[1]
 
@@ -47,7 +47,8 @@ def _deep_available() -> bool:
 # Neural metrics run float32 products whose rounding depends on how sentences are batched
 # and padded: across partitionings they agree to float32 precision, not to the bit (as
 # across score_files' chunkings, tests/test_pipeline.py).
-NEURAL_COLUMNS = ("deep_am", "bertscore_precision", "bertscore_recall", "bertscore_f1")
+NEURAL_COLUMNS = ("deep_am", "bertscore_precision", "bertscore_recall", "bertscore_f1", "deep_fm", "deep_amfm_am",
+                  "deep_amfm_fm", "deep_amfm")
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +73,12 @@ def corpus(tmp_path_factory, request):
     # Every registered metric that runs from options alone (the learned metric needs a
     # scorer fitted on human ratings and contexts: tests/test_learned.py).
     names = [n for n in registry.names() if n != "learned" and (n != "meteor" or _meteor_available())
-             and (n not in ("deep_am", "bertscore") or _deep_available())]
-    extra = {"encoder": str(request.getfixturevalue("tiny_bert"))} if _deep_available() else {}
+             and (n not in ("deep_am", "bertscore", "deep_fm", "deep_amfm") or _deep_available())]
+    extra = {}
+    if _deep_available():  # a tiny random BERT and a tiny random Llama, loaded by each worker from their paths
+        from causal_models import make_model
+
+        extra = {"encoder": str(request.getfixturevalue("tiny_bert")), "lm": str(make_model(root / "llama", "llama"))}
     return {"root": root, "hyps": hyps, "refs": refs, "model": model, "vectors": vectors, "names": names,
             "in_memory": {"model": AMFM.load(model), "vectors": fastamfm.WordVectors.from_arrays(words, matrix),
                           "empty": "zero", **extra},

