@@ -190,11 +190,16 @@ def _cmd_score(args) -> int:
                               **options)
     finally:
         progress.close()
+    _print_summary(summary)
+    return 0
+
+
+def _print_summary(summary: dict) -> None:
+    """The corpus scores and signatures of a ``score`` run (single process or cluster)."""
     for key, value in summary["corpus"].items():
         print(f"{key}: {value:.6f}")
     for name, signature in summary["signatures"].items():
         print(f"signature {name}: {signature}")
-    return 0
 
 
 def _metric_names(args) -> list:
@@ -257,10 +262,7 @@ def _cmd_score_distributed(args) -> int:
                                 progress=progress, **options)
     finally:
         progress.close()
-    for key, value in summary["corpus"].items():
-        print(f"{key}: {value:.6f}")
-    for name, signature in summary["signatures"].items():
-        print(f"signature {name}: {signature}")
+    _print_summary(summary)
     return 0
 
 

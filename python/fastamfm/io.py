@@ -399,7 +399,7 @@ def join_if_started(thread: threading.Thread | None) -> None:
 
 
 def _unique_sibling(path: Path, create) -> Path:
-    """A new name beside ``path`` (``name.XXXXXXXX.tmp``), created by ``create(name)``
+    """A new name beside ``path`` (``name.<8 random hex digits>.tmp``), created by ``create(name)``
     (which must fail with FileExistsError when the name is taken)."""
     for _ in range(100):
         candidate = path.with_name(f"{path.name}.{os.urandom(4).hex()}.tmp")
