@@ -23,6 +23,7 @@ from fastamfm import AMFM, meteor_resources, registry  # noqa: E402
 from fastamfm.cli import main  # noqa: E402
 
 from amfm_helpers import tiny_corpus, tiny_pairs, train_tiny  # noqa: E402
+from same_scores import NEURAL_COLUMNS, assert_same_scores  # noqa: E402
 from vector_files import write_glove  # noqa: E402
 
 import fastamfm.distributed as fd  # noqa: E402  (an import error of ours fails, never skips)
@@ -42,13 +43,6 @@ def _deep_available() -> bool:
     from fastamfm.deep.runtime import missing_reason
 
     return missing_reason() is None
-
-
-# Neural metrics run float32 products whose rounding depends on how sentences are batched
-# and padded: across partitionings they agree to float32 precision, not to the bit (as
-# across score_files' chunkings, tests/test_pipeline.py).
-NEURAL_COLUMNS = ("deep_am", "bertscore_precision", "bertscore_recall", "bertscore_f1", "deep_fm", "deep_amfm_am",
-                  "deep_amfm_fm", "deep_amfm")
 
 
 @pytest.fixture(scope="module")
@@ -108,19 +102,9 @@ def single(corpus):
             "rows": out.read_bytes(), "hyp": hyp, "refs": ref_paths}
 
 
-def _same(got: dict, want: dict, what) -> None:
-    """Equal, the neural columns to float32 precision, every other one to the bit."""
-    assert set(got) == set(want), what
-    for column, value in want.items():
-        if column in NEURAL_COLUMNS:
-            assert got[column] == pytest.approx(value, rel=1e-6), (what, column)
-        else:
-            assert got[column] == value, (what, column)
-
-
 def _check_equal(summary, out_file: Path, single, fmt: str = "jsonl"):
-    _same(summary["corpus"], single["evaluate"].corpus, "corpus vs evaluate")
-    _same(summary["corpus"], single["summary"]["corpus"], "corpus vs score_files")
+    assert_same_scores(summary["corpus"], single["evaluate"].corpus, "corpus vs evaluate")
+    assert_same_scores(summary["corpus"], single["summary"]["corpus"], "corpus vs score_files")
     assert summary["signatures"] == single["summary"]["signatures"]
     assert summary["responses"] == len(single["evaluate"])
     rows = out_file.read_text().splitlines()
@@ -136,7 +120,7 @@ def _check_equal(summary, out_file: Path, single, fmt: str = "jsonl"):
                    for r in rows[1:]]
     assert [r["id"] for r in records] == list(range(len(expected)))
     for i, (got, want) in enumerate(zip(records, expected)):
-        _same(got, want, f"row {i}")
+        assert_same_scores(got, want, f"row {i}")
     for column in single["evaluate"].columns:
         written = [float("%.9g" % v) for v in single["evaluate"][column]]
         if column not in NEURAL_COLUMNS:

@@ -13,6 +13,7 @@ from fastamfm.cli import main
 from fastamfm.pipeline import Pipeline
 
 from amfm_helpers import tiny_pairs, train_tiny
+from same_scores import NEURAL_COLUMNS, assert_same_scores
 
 
 def _meteor_available() -> bool:
@@ -80,21 +81,6 @@ def _files(tmp_path, hyps, refs):
     return hyp, ref_paths
 
 
-# Neural metrics run float32 matrix products whose rounding depends on how sentences are
-# batched and padded: across chunkings they agree to float32 precision, not to the bit.
-NEURAL_COLUMNS = ("deep_am", "bertscore_precision", "bertscore_recall", "bertscore_f1", "deep_fm", "deep_amfm_am",
-                  "deep_amfm_fm", "deep_amfm")
-
-
-def _assert_same(got: dict, want: dict, what) -> None:
-    assert set(got) == set(want), what
-    for column, value in want.items():
-        if column in NEURAL_COLUMNS:
-            assert got[column] == pytest.approx(value, rel=1e-6), (what, column)
-        else:
-            assert got[column] == value, (what, column)
-
-
 def _as_written(values) -> list[float]:
     """What the output files hold: '%.9g' of each score."""
     return [float("%.9g" % v) for v in values]
@@ -116,7 +102,7 @@ def test_every_entry_point_gives_the_same_numbers(data, options, metric_names, t
     keyed = fastamfm.compute_metrics(hyps, refs, metrics=metric_names, **options)
     # (nlg-eval's misspelled twin key comes beside the embedding average, equal to it.)
     assert keyed.pop("EmbeddingAverageCosineSimilairty") == keyed["EmbeddingAverageCosineSimilarity"]
-    _assert_same(keyed, whole.corpus, "compute_metrics")
+    assert_same_scores(keyed, whole.corpus, "compute_metrics")
     # Each metric's own function (one pipeline behind both).
     assert fastamfm.bleu(hyps, refs).corpus.tolist() == [whole.corpus[f"Bleu_{k}"] for k in range(1, 5)]
     assert fastamfm.cider(hyps, refs).corpus == whole.corpus["CIDEr"]
@@ -130,7 +116,7 @@ def test_every_entry_point_gives_the_same_numbers(data, options, metric_names, t
         out = tmp_path / f"out{chunk_size}.jsonl"
         summary = fastamfm.score_files(out, hyp=hyp, refs=ref_paths, metrics=metric_names, chunk_size=chunk_size,
                                        **options)
-        _assert_same(summary["corpus"], whole.corpus, chunk_size)
+        assert_same_scores(summary["corpus"], whole.corpus, chunk_size)
         rows = [json.loads(line) for line in out.read_text().splitlines()]
         assert [r["id"] for r in rows] == list(range(len(hyps)))
         for column in whole.columns:
