@@ -178,8 +178,10 @@ class NeuralLM:
         return self._format.requests(sentences, normalize_contexts(contexts, len(sentences)))
 
     def _log_probs(self, sentences, contexts) -> tuple:
-        requests = self.requests(sentences, contexts)
+        # Formatting under the lock too: it drives the engine's tokenizer, whose state
+        # (truncation, padding) is not safe to share between threads.
         with self._lock:
+            requests = self.requests(sentences, contexts)
             scores = self._engine.log_probs(requests)
         return requests, scores
 
