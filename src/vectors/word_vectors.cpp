@@ -236,10 +236,12 @@ void WordVectors::attach(const uint8_t* image, size_t bytes) {
   // Everything the lookups and metrics trust is checked once here.
   if (word_end_[0] != 0 || word_end_[h.rows] != h.words_bytes)
     throw FormatError(corrupt(origin_, "word offsets do not cover the word bytes"));
-  for (size_t r = 0; r < h.rows; ++r)
+  // Each word on its own: valid bytes cut inside a character are two invalid words.
+  for (size_t r = 0; r < h.rows; ++r) {
     if (word_end_[r + 1] < word_end_[r]) throw FormatError(corrupt(origin_, "word offsets out of order"));
-  if (find_invalid_utf8(std::string_view(words_, h.words_bytes)) != SIZE_MAX)
-    throw FormatError(corrupt(origin_, "a word is not valid UTF-8"));
+    if (find_invalid_utf8(std::string_view(words_ + word_end_[r], word_end_[r + 1] - word_end_[r])) != SIZE_MAX)
+      throw FormatError(corrupt(origin_, "word " + std::to_string(r) + " is not valid UTF-8"));
+  }
   // Scans of the whole image, accumulated without branches so that they run at
   // memory speed (opening a cache is meant to be cheap).
   int in_range = 1;
