@@ -219,6 +219,28 @@ def test_corpus_comes_from_summed_statistics_and_chunking_does_not_matter(pairs)
     assert whole.corpus == pytest.approx(want, abs=1e-12)
 
 
+# --- several references per segment --------------------------------------------------
+
+@needs_resources
+@pytest.mark.shared_data
+def test_segment_keeps_its_best_reference_as_if_each_were_scored_alone(dstc6_refs, dstc6_systems):
+    """A segment's references are aligned best bound first and those that cannot win
+    are skipped: the result must be that of scoring every reference alone and keeping
+    the best, the first one on ties (sentence scores and the corpus statistics)."""
+    n = 400
+    hyps, refs = dstc6_systems["S_7"][:n], [list(r) for r in dstc6_refs[:n]]
+    refs[0] = [refs[0][0]] * len(refs[0])                  # all tied: the first must be kept
+    refs[1] = [hyps[1], *refs[1][1:]]                       # a perfect match first
+    refs[2] = [*refs[2][1:], hyps[2]]                       # and last
+    together = meteor(hyps, refs, workers=2)
+    alone = np.array([meteor(hyps, [[r[j]] for r in refs], workers=2).sentences for j in range(len(refs[0]))])
+    np.testing.assert_array_equal(together.sentences, alone.max(axis=0))
+    first_best = alone.argmax(axis=0)                      # argmax: the first maximum
+    chosen = meteor(hyps, [[r[j]] for r, j in zip(refs, first_best)], workers=2)
+    assert together.corpus == chosen.corpus
+    assert together.sentences[1] == together.sentences[2] == 1.0
+
+
 # --- threads, resources, cache ------------------------------------------------------
 
 @needs_resources

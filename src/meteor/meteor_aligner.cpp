@@ -89,7 +89,6 @@ struct Choice {
 
 // Block layout: the line-1 used bitset (w1 words), then the line-2 one (w2 words).
 struct MeteorAlignerScratch {
-  MeteorCandidates candidates;
   std::vector<PartialAlignment> paths, next, ranked;
   std::vector<RankKey> keys;
   std::vector<uint64_t> arena, next_arena;
@@ -159,10 +158,8 @@ MeteorAligner::MeteorAligner() : scratch_(std::make_unique<MeteorAlignerScratch>
 MeteorAligner::~MeteorAligner() = default;
 
 MeteorAlignment MeteorAligner::align(const MeteorLine& line1, const MeteorLine& line2,
-                                     const MeteorResources* resources, const MeteorStageSet& stages) {
+                                     const MeteorCandidates& cand) {
   MeteorAlignerScratch& s = *scratch_;
-  MeteorCandidates& cand = s.candidates;
-  find_meteor_candidates(line1, line2, resources, stages, cand);
   const size_t n1 = line1.words.size(), n2 = line2.words.size();
   s.w1 = (n1 + 63) / 64;
   s.block_size = s.w1 + (n2 + 63) / 64;

@@ -32,8 +32,9 @@ class MeteorAligner {
   MeteorAligner();
   ~MeteorAligner();
 
-  MeteorAlignment align(const MeteorLine& line1, const MeteorLine& line2, const MeteorResources* resources,
-                        const MeteorStageSet& stages);
+  // The jar's alignment of line1 and line2 from their candidate matches
+  // (find_meteor_candidates of the same two lines).
+  MeteorAlignment align(const MeteorLine& line1, const MeteorLine& line2, const MeteorCandidates& candidates);
 
  private:
   std::unique_ptr<MeteorAlignerScratch> scratch_;

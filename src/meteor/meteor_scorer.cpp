@@ -1,14 +1,22 @@
 #include "meteor/meteor_scorer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <unordered_map>
 
 #include "common/errors.hpp"
+#include "common/limits.hpp"
 #include "meteor/meteor_normalizer.hpp"
 #include "text/utf8.hpp"
 
 namespace fastamfm {
+
+namespace {
+// Room for rounding between a bound and the score it bounds (both are sums of a few
+// dozen terms of size <= 1): a reference is skipped only when clearly below.
+constexpr double kBoundMargin = 1e-9;
+}  // namespace
 
 double MeteorStats::test_matches() const {
   double total = 0;
@@ -80,6 +88,42 @@ double meteor_score(const MeteorStats& s, const MeteorParameters& p) {
   const double score = fmean * (1.0 - penalty);
   if (std::isnan(score)) return 0.0;
   return std::max(score, 0.0);
+}
+
+double meteor_score_bound(const MeteorCandidates& candidates, const MeteorLine& test, const MeteorLine& reference,
+                          const MeteorParameters& p, std::vector<double>& weights) {
+  if (candidates.found.empty()) return 0.0;  // no match: the score is 0
+  const size_t n1 = test.words.size(), n2 = reference.words.size();
+  // The best stage weight among the candidates covering each word (-1: none covers it).
+  weights.assign(n1 + n2, -1.0);
+  for (const MeteorMatch& m : candidates.found) {
+    const double w = p.stage_weights[static_cast<size_t>(m.stage)];
+    for (int32_t k = 0; k < m.match_length; ++k) {
+      double& best = weights[static_cast<size_t>(m.match_start + k)];
+      best = std::max(best, w);
+    }
+    for (int32_t k = 0; k < m.length; ++k) {
+      double& best = weights[n1 + static_cast<size_t>(m.start + k)];
+      best = std::max(best, w);
+    }
+  }
+  double matched1 = 0, matched2 = 0, weighted1 = 0, weighted2 = 0;
+  for (size_t i = 0; i < n1 + n2; ++i) {
+    if (weights[i] < 0) continue;
+    const bool function_word = (i < n1 ? test.words[i] : reference.words[i - n1])->function_word;
+    const double weighted = weights[i] * (function_word ? 1.0 - p.delta : p.delta);
+    (i < n1 ? matched1 : matched2) += 1;
+    (i < n1 ? weighted1 : weighted2) += weighted;
+  }
+  const auto f1 = static_cast<double>(test.function_words), f2 = static_cast<double>(reference.function_words);
+  const double precision = weighted1 / ((p.delta * (static_cast<double>(n1) - f1)) + ((1.0 - p.delta) * f1));
+  const double recall = weighted2 / ((p.delta * (static_cast<double>(n2) - f2)) + ((1.0 - p.delta) * f2));
+  const double fmean = 1.0 / (((1.0 - p.alpha) / precision) + (p.alpha / recall));
+  // At least one chunk over at most this many matches; none only for a whole match.
+  const bool whole = matched1 == static_cast<double>(n1) && matched2 == static_cast<double>(n2);
+  const double penalty = whole ? 0.0 : p.gamma * std::pow(1.0 / ((matched1 + matched2) / 2), p.beta);
+  const double bound = fmean * (1.0 - penalty);
+  return std::isnan(bound) ? 0.0 : std::max(bound, 0.0);
 }
 
 MeteorPreparedTexts::MeteorPreparedTexts(const TextBatch& texts, const MeteorResources* resources,
@@ -154,27 +198,63 @@ MeteorReferences::Result MeteorReferences::score(const TextBatch& hyps, int work
   result.sentences.assign(n, 0.0);
   result.stats.assign(n, MeteorStats{});
   const MeteorParameters params;
+  const uint64_t candidate_budget = limits().meteor_max_candidates;
   parallel_for(
       n, threads,
       [&](size_t begin, size_t end) {
         MeteorAligner aligner;
+        std::vector<MeteorCandidates> candidates;  // of each reference of the segment
+        std::vector<bool> kept;
+        std::vector<double> bounds, weights;
+        std::vector<size_t> order;
         for (size_t i = begin; i < end; ++i) {
           const MeteorLine& test = tests.line(i);
-          double best = -1;
-          for (uint64_t r = offsets_[i]; r < offsets_[i + 1]; ++r) {
-            const MeteorLine& reference = texts_->line(r);
-            MeteorAlignment a;
+          const size_t k = offsets_[i + 1] - offsets_[i];
+          auto find = [&](size_t j) {
             try {
-              a = aligner.align(test, reference, resources_.get(), stages_);
+              find_meteor_candidates(test, texts_->line(offsets_[i] + j), resources_.get(), stages_, candidates[j]);
             } catch (const InputError& e) {
               throw InputError("meteor: hyps[" + std::to_string(i) + "] and refs[" + std::to_string(i) + "][" +
-                               std::to_string(r - offsets_[i]) + "]: " + e.what());
+                               std::to_string(j) + "]: " + e.what());
             }
+          };
+          if (candidates.size() < k) candidates.resize(k);
+          kept.assign(k, true);
+          bounds.resize(k);
+          order.resize(k);
+          // Each reference's candidates and score bound. The candidates stay for the
+          // alignment while they fit one pair's limit in all (memory as for one pair);
+          // past it they are dropped and found again if that reference is aligned.
+          uint64_t held = 0;
+          for (size_t j = 0; j < k; ++j) {
+            find(j);
+            bounds[j] = meteor_score_bound(candidates[j], test, texts_->line(offsets_[i] + j), params, weights);
+            order[j] = j;
+            held += candidates[j].found.size();
+            if (held > candidate_budget) {
+              held -= candidates[j].found.size();
+              candidates[j] = MeteorCandidates{};
+              kept[j] = false;
+            }
+          }
+          // Highest bound first: an early good score rules out the references
+          // whose bound is below it. The result is the sequential one: the best
+          // score, from the first reference on ties.
+          std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bounds[a] > bounds[b]; });
+          double best = -1;
+          size_t best_reference = k;
+          for (const size_t j : order) {
+            if (bounds[j] + kBoundMargin < best) break;
+            if (!kept[j]) find(j);
+            const MeteorLine& reference = texts_->line(offsets_[i] + j);
+            const MeteorAlignment a = aligner.align(test, reference, candidates[j]);
+            if (!kept[j]) candidates[j] = MeteorCandidates{};
             const MeteorStats s = meteor_stats(a, test.words.size(), reference.words.size(), test.function_words,
                                                reference.function_words);
             const double score = meteor_score(s, params);
-            if (score > best) {
+            if (score > best || (score == best && j < best_reference)) {
               best = score;
+              best_reference = j;
               result.stats[i] = s;
             }
           }

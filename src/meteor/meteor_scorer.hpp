@@ -45,6 +45,13 @@ MeteorStats meteor_stats(const MeteorAlignment& alignment, size_t test_length, s
 // The score of (summed) statistics; 0 where the formula divides by zero.
 double meteor_score(const MeteorStats& stats, const MeteorParameters& params = {});
 
+// A bound that no alignment of these candidates can score above: every word that
+// some candidate covers counted as matched at its best stage, in one chunk. A
+// reference whose bound is below the best score found so far cannot be the
+// segment's best, so its alignment search is skipped. `weights` is scratch space.
+double meteor_score_bound(const MeteorCandidates& candidates, const MeteorLine& test, const MeteorLine& reference,
+                          const MeteorParameters& params, std::vector<double>& weights);
+
 // Texts normalised, split into words, each distinct word described once, and
 // prepared for matching (paraphrase phrases found): the form the aligner consumes.
 // Its lines point into its own word table, so it is neither copied nor moved.
