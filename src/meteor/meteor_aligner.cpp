@@ -60,7 +60,8 @@ void rank_best(std::vector<PartialAlignment>& v, size_t keep, std::vector<RankKe
                std::vector<PartialAlignment>& out) {
   keys.resize(v.size());
   for (size_t i = 0; i < v.size(); ++i) keys[i] = rank_key(v[i], i);
-  if (keys.size() > keep) {
+  // A long listing is first cut to the best `keep`; a short one is sorted whole.
+  if (keys.size() > 2 * keep) {
     std::nth_element(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(keep), keys.end());
     keys.resize(keep);
   }
@@ -73,6 +74,10 @@ void rank_best(std::vector<PartialAlignment>& v, size_t keep, std::vector<RankKe
     for (; j > 0 && k < keys[j - 1]; --j) keys[j] = keys[j - 1];
     keys[j] = k;
     moved = moved || j != i;
+  }
+  if (keys.size() > keep) {
+    keys.resize(keep);
+    moved = true;
   }
   if (!moved && keys.size() == v.size()) return;
   out.clear();
@@ -192,6 +197,16 @@ MeteorAlignment MeteorAligner::align(const MeteorLine& line1, const MeteorLine& 
     s.next.clear();
     rank_best(s.paths, kBeamSize, s.keys, s.ranked);
     s.start_generation(cand);
+    // Where no candidate starts, no path has the word used and every chunk is closed,
+    // a generation only moves each path past the word: nothing to re-rank or copy.
+    while (current < n2 && cand.count(current) == 0 &&
+           std::all_of(s.paths.begin(), s.paths.end(), [&](const PartialAlignment& p) {
+             return p.last_match_end == -1 &&
+                    !MeteorAlignerScratch::test(s.arena.data() + p.block + s.w1, static_cast<int32_t>(current));
+           })) {
+      for (PartialAlignment& p : s.paths) ++p.idx;
+      ++current;
+    }
     const size_t width = s.paths.size();
     for (size_t rank = 0; rank < width; ++rank) {
       PartialAlignment& path = s.paths[rank];
