@@ -149,6 +149,20 @@ def test_meteor_candidate_cap_is_a_clear_error():
             fastamfm.meteor(["a a a a"], [["a a a a"]], stages=("exact", "stem"))
 
 
+def test_meteor_references_past_the_candidate_budget_are_found_again():
+    """A segment holds its references' candidates while they fit one pair's limit in
+    all; the others are dropped and found again for their alignment, with the same
+    result as scoring each reference alone."""
+    hyp = "a b c a b c a b c a b"
+    refs = [" ".join(["a b c"] * n) for n in (1, 4, 2, 3, 1)] + ["c a b a"]
+    with limits.override(meteor_max_candidates=60):
+        together = fastamfm.meteor([hyp], [refs], stages=("exact", "stem"))
+        alone = [fastamfm.meteor([hyp], [[r]], stages=("exact", "stem")).sentences[0] for r in refs]
+    assert together.sentences[0] == max(alone)
+    first_best = alone.index(max(alone))
+    assert together.corpus == fastamfm.meteor([hyp], [[refs[first_best]]], stages=("exact", "stem")).corpus
+
+
 def _rouge_l_from_lcs(lcs: int, n_hyp: int, n_ref: int, beta: float = 1.2) -> float:
     p, r = lcs / n_hyp, lcs / n_ref
     return (1 + beta ** 2) * p * r / (r + beta ** 2 * p) if lcs else 0.0

@@ -223,18 +223,19 @@ MeteorReferences::Result MeteorReferences::score(const TextBatch& hyps, int work
           bounds.resize(k);
           order.resize(k);
           // Each reference's candidates and score bound. The candidates stay for the
-          // alignment while they fit one pair's limit in all (memory as for one pair);
-          // past it they are dropped and found again if that reference is aligned.
+          // alignment while all those held fit one pair's limit (memory as for one
+          // pair); past it they are dropped and found again if that reference is aligned.
           uint64_t held = 0;
           for (size_t j = 0; j < k; ++j) {
             find(j);
             bounds[j] = meteor_score_bound(candidates[j], test, texts_->line(offsets_[i] + j), params, weights);
             order[j] = j;
-            held += candidates[j].found.size();
-            if (held > candidate_budget) {
-              held -= candidates[j].found.size();
+            const uint64_t size = candidates[j].found.capacity();
+            if (held + size > candidate_budget) {
               candidates[j] = MeteorCandidates{};
               kept[j] = false;
+            } else {
+              held += size;
             }
           }
           // Highest bound first: an early good score rules out the references
@@ -259,6 +260,10 @@ MeteorReferences::Result MeteorReferences::score(const TextBatch& hyps, int work
             }
           }
           result.sentences[i] = best;
+          // The space stays for the next segment within the same bound.
+          uint64_t retained = 0;
+          for (const MeteorCandidates& c : candidates) retained += c.found.capacity();
+          if (retained > candidate_budget) std::fill(candidates.begin(), candidates.end(), MeteorCandidates{});
         }
       },
       interrupted, 8);
