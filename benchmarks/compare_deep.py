@@ -5,7 +5,9 @@
    alternatives measured to choose them: the transformers forward instead of the fused
    layers, one batch at a time with intra-op threads, bfloat16, int8, ONNX Runtime on the
    same batches when onnxruntime and onnx are installed) against sentence-transformers'
-   ``encode`` (batch 32, normalised). Max cosine gap to sentence-transformers is shown.
+   ``encode`` (batch 32, normalised). Max cosine gap to sentence-transformers is shown,
+   and the float32 floor: the model's multiply-adds on these sentences at this
+   machine's measured matrix-multiply peak (no exact float32 encoder runs faster).
 2. systems: the 20 DSTC-6 systems (2000 responses x 11 references) scored one after
    another by Deep AM against one ``References`` (references encoded once), against a
    per-system sentence-transformers script (encode the responses and all references,
@@ -111,6 +113,43 @@ def onnx_runner(encoder):
     return encode
 
 
+def matmul_peak(threads: int) -> float:
+    """This machine's float32 matrix-multiply rate (FLOP/s) on a shape the encoder's
+    feed-forward layers run ([640, 384] x [384, 1536]), ``threads`` torch threads each
+    running its own product (as the encoder's batch threads do), best of 5."""
+    import concurrent.futures
+
+    import torch
+
+    from fastamfm.deep.runtime import torch_threads
+
+    a = torch.randn(640, 384)
+    w = torch.randn(1536, 384)
+
+    def work():
+        for _ in range(20):
+            torch.nn.functional.linear(a, w)
+
+    best = 0.0
+    with torch_threads(1), concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        for _ in range(5):
+            start = time.perf_counter()
+            list(pool.map(lambda _: work(), range(threads)))
+            best = max(best, threads * 20 * 2 * 640 * 384 * 1536 / (time.perf_counter() - start))
+    return best
+
+
+def encoder_flops(encoder, sentences) -> float:
+    """Multiply-adds (x2) of the encoder's layers on these sentences without padding:
+    the projections and feed-forward per token, and attention's two length-squared
+    products per sentence."""
+    config = encoder._model.config
+    d, ff, layers = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    lengths = encoder.tokenize(sentences).lengths.astype(np.float64)
+    per_token = 2 * (4 * d * d + 2 * d * ff)
+    return layers * (per_token * lengths.sum() + 4 * d * (lengths ** 2).sum())
+
+
 def compare_encode(sentences, repeats):
     from sentence_transformers import SentenceTransformer
 
@@ -147,6 +186,13 @@ def compare_encode(sentences, repeats):
         wall, cpu = (statistics.median(t[i] for t in values) for i in (0, 1))
         gap = cosine_gap(outputs[name], outputs["sentence-transformers encode"])
         row(name, wall, cpu, base_wall, base_cpu, f"{len(sentences) / wall:7.0f} sent/s  max cos gap {gap:.1e}")
+    # The float32 floor: the model's arithmetic at this machine's matrix-multiply peak.
+    # No exact float32 encoder can run faster than this; it bounds the speed-up over
+    # sentence-transformers that float32 output (cos gap <= 1e-5) can reach here.
+    flops, peak = encoder_flops(enc, sentences), matmul_peak(enc.workers)
+    floor = flops / peak
+    print(f"  {'float32 floor (arithmetic / measured peak)':<44} {floor:8.2f} s                 x{base_wall / floor:5.2f} wall"
+          f"        {flops / 1e9:.0f} GFLOP at {peak / 1e9:.0f} GFLOP/s ({enc.workers} threads)")
 
 
 def peer_system_scores(peer, hyps, flat_refs, offsets):
