@@ -51,6 +51,16 @@ def test_fastamfm_encode(benchmark, encoder, sentences, expected_vectors):
 
 
 @pytest.mark.benchmark(group="deep-encode")
+def test_fastamfm_encode_onnx_backend(benchmark, minilm_dir, sentences, expected_vectors):
+    pytest.importorskip("onnxruntime", reason='backend="onnx" needs fastamfm[onnx]')
+    pytest.importorskip("onnx", reason='backend="onnx" needs fastamfm[onnx]')
+    encoder = fastamfm.SentenceEncoder.load(minilm_dir, device="cpu", backend="onnx")
+    encoder.encode(sentences[:8])   # the export (first use) is not what is timed
+    vectors = benchmark(encoder.encode, sentences)
+    assert cosine_gap(vectors, expected_vectors) <= 1e-5
+
+
+@pytest.mark.benchmark(group="deep-encode")
 def test_sentence_transformers_encode(benchmark, peer, sentences, expected_vectors):
     vectors = benchmark(peer.encode, sentences, batch_size=32, normalize_embeddings=True)
     assert cosine_gap(vectors, expected_vectors) <= 1e-5

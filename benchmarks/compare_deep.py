@@ -3,8 +3,8 @@
 1. encode: N distinct DSTC-6 sentences (responses and references) with the packaged
    all-MiniLM-L6-v2: fastamfm ``SentenceEncoder.encode`` (default settings and the
    alternatives measured to choose them: the transformers forward instead of the fused
-   layers, one batch at a time with intra-op threads, bfloat16, int8, ONNX Runtime on the
-   same batches when onnxruntime and onnx are installed) against sentence-transformers'
+   layers, one batch at a time with intra-op threads, bfloat16, int8, and the ONNX Runtime
+   backend when onnxruntime and onnx are installed) against sentence-transformers'
    ``encode`` (batch 32, normalised). Max cosine gap to sentence-transformers is shown,
    and the float32 floor: the model's multiply-adds on these sentences at this
    machine's measured matrix-multiply peak (no exact float32 encoder runs faster).
@@ -67,52 +67,6 @@ def row(name, wall, cpu, base_wall, base_cpu, note=""):
     print(f"  {name:<44} {wall:8.2f} s {cpu:8.2f} cpu-s   x{base_wall / wall:5.2f} wall  x{base_cpu / cpu:5.2f} cpu  {note}")
 
 
-def onnx_runner(encoder):
-    """ONNX Runtime on the encoder's batches (export of the transformers forward)."""
-    import tempfile
-
-    import onnxruntime as ort
-    import torch
-    import transformers
-
-    net = transformers.AutoModel.from_pretrained(str(encoder.directory), attn_implementation="eager").eval()
-
-    class Hidden(torch.nn.Module):
-        def __init__(self, model):
-            super().__init__()
-            self.model = model
-
-        def forward(self, ids, mask):
-            return self.model(input_ids=ids, attention_mask=mask).last_hidden_state
-
-    path = Path(tempfile.mkdtemp()) / "model.onnx"
-    example = (torch.ones(2, 5, dtype=torch.long), torch.ones(2, 5, dtype=torch.long))
-    torch.onnx.export(Hidden(net), example, str(path), input_names=["ids", "mask"], output_names=["hidden"],
-                      dynamic_axes={"ids": {0: "b", 1: "t"}, "mask": {0: "b", 1: "t"}, "hidden": {0: "b", 1: "t"}},
-                      opset_version=17, dynamo=False)
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = encoder.workers
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    from fastamfm.deep.batching import length_batches
-
-    def encode(texts):
-        tokens = encoder.tokenize(texts)
-        lengths = tokens.lengths
-        out = np.zeros((len(texts), encoder.dim), np.float32)
-        for rows in length_batches(lengths, encoder.batch_size, encoder.max_tokens):
-            width = int(lengths[rows].max())
-            mask = np.arange(width)[None, :] < lengths[rows][:, None]
-            ids = np.zeros(mask.shape, np.int64)
-            ids[mask] = np.concatenate([tokens.ids[tokens.offsets[r]:tokens.offsets[r + 1]] for r in rows])
-            hidden = session.run(None, {"ids": ids, "mask": mask.astype(np.int64)})[0]
-            pooled = (hidden * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
-            out[rows] = pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
-        return out
-
-    return encode
-
-
 def matmul_peak(threads: int) -> float:
     """This machine's float32 matrix-multiply rate (FLOP/s) on a shape the encoder's
     feed-forward layers run ([640, 384] x [384, 1536]), ``threads`` torch threads each
@@ -165,11 +119,12 @@ def compare_encode(sentences, repeats):
         "  int8 dynamic quantisation (approximate)": fastamfm.SentenceEncoder.load(MODEL, device="cpu",
                                                                                    precision="int8"),
     }
-    runners = {name: e.encode for name, e in variants.items()}
     try:
-        runners["  ONNX Runtime (same batches)"] = onnx_runner(enc)
+        variants["fastamfm backend='onnx' (ONNX Runtime)"] = fastamfm.SentenceEncoder.load(MODEL, device="cpu",
+                                                                                          backend="onnx")
     except ImportError as exc:
         print(f"  (ONNX Runtime skipped: {exc})")
+    runners = {name: e.encode for name, e in variants.items()}
     times = {name: [] for name in ["sentence-transformers encode", *runners]}
     outputs = {}
     for _ in range(repeats):   # interleaved rounds: every contender sees the same machine load

@@ -31,11 +31,18 @@ def cosine_gap(a, b) -> float:
     return float(np.max(np.abs(1 - cos)))
 
 
+def needs_onnx(backend: str) -> None:
+    if backend == "onnx":
+        pytest.importorskip("onnxruntime", reason='the ONNX Runtime backend needs fastamfm[onnx]')
+        pytest.importorskip("onnx", reason='the ONNX Runtime backend needs fastamfm[onnx]')
+
+
 # --- the encoder on a tiny random model -------------------------------------------------
-@pytest.mark.parametrize("backend", ["fused", "transformers"])
+@pytest.mark.parametrize("backend", ["fused", "transformers", "onnx"])
 @pytest.mark.parametrize("pooling,layer,normalize", [("mean", -1, True), ("cls", 1, True), ("sum", 0, False),
                                                      ("mean", 2, False)])
 def test_encoder_equals_plain_forward(tiny_bert, plain, backend, pooling, layer, normalize):
+    needs_onnx(backend)
     enc = fastamfm.SentenceEncoder.load(tiny_bert, pooling=pooling, layer=layer, normalize=normalize,
                                         backend=backend, device="cpu", batch_size=2)
     got = enc.encode(SENTENCES)
@@ -72,8 +79,10 @@ def test_empty_inputs_and_tensors(tiny_bert):
     np.testing.assert_array_equal(tensor.numpy(), enc.encode(SENTENCES))
 
 
-def test_token_embeddings_equal_plain_hidden_states(tiny_bert, plain):
-    enc = fastamfm.SentenceEncoder.load(tiny_bert, device="cpu", batch_size=3)
+@pytest.mark.parametrize("backend", ["auto", "onnx"])
+def test_token_embeddings_equal_plain_hidden_states(tiny_bert, plain, backend):
+    needs_onnx(backend)
+    enc = fastamfm.SentenceEncoder.load(tiny_bert, device="cpu", batch_size=3, backend=backend)
     tokens = enc.token_embeddings(SENTENCES, layer=1)
     vectors, mask = tokens.padded()
     assert vectors.shape[:2] == mask.shape and mask.sum(1).tolist() == tokens.lengths.tolist()
@@ -135,6 +144,30 @@ def test_fused_backend_refuses_other_activations(tmp_path):
     with pytest.raises(ValueError, match="activation 'gelu_new'"):
         fastamfm.SentenceEncoder.load(directory, backend="fused")
     assert fastamfm.SentenceEncoder.load(directory).backend == "transformers"
+
+
+def test_onnx_backend_exports_once_into_the_cache(tiny_bert, tmp_path, monkeypatch):
+    needs_onnx("onnx")
+    monkeypatch.setenv("FASTAMFM_CACHE_DIR", str(tmp_path / "cache"))
+    enc = fastamfm.SentenceEncoder.load(tiny_bert, device="cpu", backend="onnx")
+    assert enc.backend == "onnx"
+    first = enc.encode(SENTENCES)
+    exported = list((tmp_path / "cache" / "onnx").iterdir())
+    assert [p.name for p in exported] == [f"{enc.fingerprint}-layer2-torch{__import__('torch').__version__}.onnx"]
+    stamp = exported[0].stat().st_mtime_ns
+    again = fastamfm.SentenceEncoder.load(tiny_bert, device="cpu", backend="onnx").encode(SENTENCES)
+    np.testing.assert_array_equal(first, again)
+    assert exported[0].stat().st_mtime_ns == stamp                # read back, not exported again
+    enc.token_embeddings(SENTENCES[:2], layer=1)                   # another layer: its own file
+    assert len(list((tmp_path / "cache" / "onnx").iterdir())) == 2
+
+
+def test_onnx_backend_errors(tiny_bert, monkeypatch):
+    with pytest.raises(ValueError, match="backend='onnx' runs on device='cpu' in float32"):
+        fastamfm.SentenceEncoder.load(tiny_bert, device="cpu", precision="bfloat16", backend="onnx")
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)      # as if it were not installed
+    with pytest.raises(ImportError, match=r"needs the onnxruntime package: pip install \"fastamfm\[onnx\]\""):
+        fastamfm.SentenceEncoder.load(tiny_bert, device="cpu", backend="onnx")
 
 
 def test_import_fastamfm_does_not_import_torch():
@@ -260,6 +293,9 @@ def test_minilm_equals_plain_transformers_forward(minilm_dir, dstc6_sentences):
     assert cosine_gap(enc.encode(dstc6_sentences), want) <= 1e-5
     unfused = fastamfm.SentenceEncoder.load(minilm_dir, device="cpu", backend="transformers")
     assert cosine_gap(unfused.encode(dstc6_sentences), want) <= 1e-5
+    needs_onnx("onnx")
+    onnx = fastamfm.SentenceEncoder.load(minilm_dir, device="cpu", backend="onnx")
+    assert cosine_gap(onnx.encode(dstc6_sentences), want) <= 1e-5
 
 
 @pytest.mark.slow
@@ -268,6 +304,9 @@ def test_minilm_equals_sentence_transformers(minilm_dir, dstc6_sentences):
     peer = st.SentenceTransformer(str(minilm_dir), device="cpu").encode(dstc6_sentences, normalize_embeddings=True)
     ours = fastamfm.SentenceEncoder.load(minilm_dir, device="cpu").encode(dstc6_sentences)
     assert cosine_gap(ours, peer) <= 1e-5
+    needs_onnx("onnx")
+    onnx = fastamfm.SentenceEncoder.load(minilm_dir, device="cpu", backend="onnx").encode(dstc6_sentences)
+    assert cosine_gap(onnx, peer) <= 1e-5
 
 
 @pytest.mark.slow
