@@ -2,10 +2,10 @@
 
 Measured in ``benchmarks/compare_deep.py`` (2000 distinct DSTC-6 sentences, MiniLM,
 2 cores): ONNX Runtime on the encoder's length-sorted batches ran 1.59x
-sentence-transformers' ``encode``, the fused PyTorch layers 1.40x, at the same output
+sentence-transformers' ``encode``, the fused PyTorch layers 1.42x, at the same output
 (cosine gap 2e-12); the model's arithmetic at this machine's measured matrix-multiply
-peak would be 1.70x. Its fused attention and layer-norm kernels spend less time between
-the matrix products than PyTorch's operators do.
+peak would be 1.70x. It is an option, not the default, because it needs two more
+packages and a one-time export per model and layer (about 1.5 s for MiniLM).
 
 The model's ``transformers`` forward, cut at the hidden state of the layer asked for, is
 exported once per model and layer to ``$FASTAMFM_CACHE_DIR/onnx`` (written aside and
