@@ -91,39 +91,30 @@ double meteor_score(const MeteorStats& s, const MeteorParameters& p) {
 }
 
 double meteor_score_bound(const MeteorCandidates& candidates, const MeteorLine& test, const MeteorLine& reference,
-                          const MeteorParameters& p, std::vector<double>& weights) {
+                          const MeteorParameters& p, std::vector<int32_t>& best_stage) {
   if (candidates.found.empty()) return 0.0;  // no match: the score is 0
   const size_t n1 = test.words.size(), n2 = reference.words.size();
-  // The best stage weight among the candidates covering each word (-1: none covers it).
-  weights.assign(n1 + n2, -1.0);
+  // The highest-weighted stage among the candidates covering each word (-1: none).
+  best_stage.assign(n1 + n2, -1);
+  const auto improve = [&](size_t word, int32_t stage) {
+    int32_t& best = best_stage[word];
+    if (best < 0 || p.stage_weights[static_cast<size_t>(stage)] > p.stage_weights[static_cast<size_t>(best)])
+      best = stage;
+  };
   for (const MeteorMatch& m : candidates.found) {
-    const double w = p.stage_weights[static_cast<size_t>(m.stage)];
-    for (int32_t k = 0; k < m.match_length; ++k) {
-      double& best = weights[static_cast<size_t>(m.match_start + k)];
-      best = std::max(best, w);
-    }
-    for (int32_t k = 0; k < m.length; ++k) {
-      double& best = weights[n1 + static_cast<size_t>(m.start + k)];
-      best = std::max(best, w);
-    }
+    for (int32_t k = 0; k < m.match_length; ++k) improve(static_cast<size_t>(m.match_start + k), m.stage);
+    for (int32_t k = 0; k < m.length; ++k) improve(n1 + static_cast<size_t>(m.start + k), m.stage);
   }
-  double matched1 = 0, matched2 = 0, weighted1 = 0, weighted2 = 0;
+  // Those words matched at those stages in one chunk, scored by the score's own formula.
+  MeteorAlignment best;
+  best.chunks = 1;
   for (size_t i = 0; i < n1 + n2; ++i) {
-    if (weights[i] < 0) continue;
-    const bool function_word = (i < n1 ? test.words[i] : reference.words[i - n1])->function_word;
-    const double weighted = weights[i] * (function_word ? 1.0 - p.delta : p.delta);
-    (i < n1 ? matched1 : matched2) += 1;
-    (i < n1 ? weighted1 : weighted2) += weighted;
+    if (best_stage[i] < 0) continue;
+    const auto stage = static_cast<size_t>(best_stage[i]);
+    if (i < n1) ++(test.words[i]->function_word ? best.function1 : best.content1)[stage];
+    else ++(reference.words[i - n1]->function_word ? best.function2 : best.content2)[stage];
   }
-  const auto f1 = static_cast<double>(test.function_words), f2 = static_cast<double>(reference.function_words);
-  const double precision = weighted1 / ((p.delta * (static_cast<double>(n1) - f1)) + ((1.0 - p.delta) * f1));
-  const double recall = weighted2 / ((p.delta * (static_cast<double>(n2) - f2)) + ((1.0 - p.delta) * f2));
-  const double fmean = 1.0 / (((1.0 - p.alpha) / precision) + (p.alpha / recall));
-  // At least one chunk over at most this many matches; none only for a whole match.
-  const bool whole = matched1 == static_cast<double>(n1) && matched2 == static_cast<double>(n2);
-  const double penalty = whole ? 0.0 : p.gamma * std::pow(1.0 / ((matched1 + matched2) / 2), p.beta);
-  const double bound = fmean * (1.0 - penalty);
-  return std::isnan(bound) ? 0.0 : std::max(bound, 0.0);
+  return meteor_score(meteor_stats(best, n1, n2, test.function_words, reference.function_words), p);
 }
 
 MeteorPreparedTexts::MeteorPreparedTexts(const TextBatch& texts, const MeteorResources* resources,
@@ -205,7 +196,8 @@ MeteorReferences::Result MeteorReferences::score(const TextBatch& hyps, int work
         MeteorAligner aligner;
         std::vector<MeteorCandidates> candidates;  // of each reference of the segment
         std::vector<bool> kept;
-        std::vector<double> bounds, weights;
+        std::vector<double> bounds;
+        std::vector<int32_t> best_stage;
         std::vector<size_t> order;
         for (size_t i = begin; i < end; ++i) {
           const MeteorLine& test = tests.line(i);
@@ -228,7 +220,10 @@ MeteorReferences::Result MeteorReferences::score(const TextBatch& hyps, int work
           uint64_t held = 0;
           for (size_t j = 0; j < k; ++j) {
             find(j);
-            bounds[j] = meteor_score_bound(candidates[j], test, texts_->line(offsets_[i] + j), params, weights);
+            // A single reference is aligned whatever its bound.
+            bounds[j] = k == 1 ? 1.0
+                               : meteor_score_bound(candidates[j], test, texts_->line(offsets_[i] + j), params,
+                                                    best_stage);
             order[j] = j;
             const uint64_t size = candidates[j].found.capacity();
             if (held + size > candidate_budget) {

@@ -48,9 +48,9 @@ double meteor_score(const MeteorStats& stats, const MeteorParameters& params = {
 // A bound that no alignment of these candidates can score above: every word that
 // some candidate covers counted as matched at its best stage, in one chunk. A
 // reference whose bound is below the best score found so far cannot be the
-// segment's best, so its alignment search is skipped. `weights` is scratch space.
+// segment's best, so its alignment search is skipped. `best_stage` is scratch space.
 double meteor_score_bound(const MeteorCandidates& candidates, const MeteorLine& test, const MeteorLine& reference,
-                          const MeteorParameters& params, std::vector<double>& weights);
+                          const MeteorParameters& params, std::vector<int32_t>& best_stage);
 
 // Texts normalised, split into words, each distinct word described once, and
 // prepared for matching (paraphrase phrases found): the form the aligner consumes.
