@@ -273,14 +273,14 @@ def test_resources_load_once_and_cache_loads_fast(tmp_path, monkeypatch):
     import time
 
     assert meteor_resources.load() is meteor_resources.load()
-    jar, _ = meteor_resources.locate()
-    cached = sorted(meteor_resources.cache_dir().glob("meteor-1.5-en-*.bin"))
-    assert cached, "the converted table is cached"
+    jar, paraphrase = meteor_resources.locate()
+    cached = meteor_resources.cache_path(jar, paraphrase)
+    assert cached.is_file(), "the converted table is cached"
     start = time.perf_counter()
-    fresh = _core.MeteorResources.load(str(cached[-1]))
+    fresh = _core.MeteorResources.load(str(cached))
     assert time.perf_counter() - start < 1.0
     assert fresh.num_paraphrases > 5_000_000 and fresh.has_paraphrases
-    assert meteor(["this is a good test"], [["this is a test"]], resources=str(cached[-1])).corpus == \
+    assert meteor(["this is a good test"], [["this is a test"]], resources=str(cached)).corpus == \
         meteor(["this is a good test"], [["this is a test"]], resources=jar).corpus
 
 
@@ -350,11 +350,11 @@ def test_exact_stem_mode_without_resources_is_labelled(monkeypatch):
 
 def test_corrupt_cache_is_a_format_error(tmp_path):
     bad = tmp_path / "broken.bin"
-    bad.write_bytes(b"FAMETEOR" + b"\x04\x00\x00\x00\x01\x00\x00\x00" + os.urandom(64))
-    with pytest.raises(fastamfm.FormatError, match="broken.bin: byte 8: cache format version 4, expected 5"):
+    bad.write_bytes(b"FAMETEOR" + b"\x05\x00\x00\x00\x01\x00\x00\x00" + os.urandom(64))
+    with pytest.raises(fastamfm.FormatError, match="broken.bin: byte 8: cache format version 5, expected 6"):
         _core.MeteorResources.load(str(bad))
     size = (8 + 8 + 8 + 8 + 64).to_bytes(8, "little")
-    bad.write_bytes(b"FAMETEOR" + b"\x05\x00\x00\x00\x01\x00\x00\x00" + size + bytes(8) + os.urandom(64))
+    bad.write_bytes(b"FAMETEOR" + b"\x06\x00\x00\x00\x01\x00\x00\x00" + size + bytes(8) + os.urandom(64))
     with pytest.raises(fastamfm.FormatError, match="broken.bin: checksum mismatch"):
         _core.MeteorResources.load(str(bad))
     bad.write_bytes(b"not a cache at all" * 4)

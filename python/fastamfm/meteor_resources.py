@@ -31,7 +31,7 @@ _JAR_MEMBERS = {
     "exceptions": "synonym/english.exceptions",
     "nonbreaking_prefixes": "nonbreaking/english.prefixes",
 }
-_CACHE_FORMAT = "5"
+_CACHE_FORMAT = "6"
 
 HOW_TO_GET = (
     'install them with  pip install "fastamfm[meteor]"  (this installs pycocoevalcap, whose wheel '
@@ -105,6 +105,12 @@ def read_texts(jar: Path, paraphrase: Path | None) -> dict:
     return texts
 
 
+def cache_path(jar: Path, paraphrase: Path) -> Path:
+    """Where the converted form of these resource files is cached (the name changes
+    with the files and with the cache format, so a stale file is never read)."""
+    return cache_dir() / f"meteor-1.5-en-{_cache_key(jar, paraphrase)}.bin"
+
+
 def load(resources="auto") -> _core.MeteorResources:
     """The resources for ``resources`` (see :func:`locate`), a cache file path, or an
     already loaded ``MeteorResources``; converted and cached on first use, loaded once
@@ -125,7 +131,7 @@ def load(resources="auto") -> _core.MeteorResources:
     with _lock:
         if key in _loaded:
             return _loaded[key]
-        cached = cache_dir() / f"meteor-1.5-en-{key}.bin"
+        cached = cache_path(jar, paraphrase)
         if cached.is_file():
             _loaded[key] = _core.MeteorResources.load(str(cached))
             return _loaded[key]

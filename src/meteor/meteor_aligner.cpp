@@ -60,25 +60,13 @@ void rank_best(std::vector<PartialAlignment>& v, size_t keep, std::vector<RankKe
                std::vector<PartialAlignment>& out) {
   keys.resize(v.size());
   for (size_t i = 0; i < v.size(); ++i) keys[i] = rank_key(v[i], i);
-  // A long listing is first cut to the best `keep`; a short one is sorted whole.
-  if (keys.size() > 2 * keep) {
+  // The best `keep`, ranked: selected first where the listing is longer.
+  if (keys.size() > keep) {
     std::nth_element(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(keep), keys.end());
     keys.resize(keep);
   }
-  // Insertion sort: the paths arrive nearly ranked (branches before the path they
-  // came from), where it is close to linear.
-  bool moved = false;
-  for (size_t i = 1; i < keys.size(); ++i) {
-    const RankKey k = keys[i];
-    size_t j = i;
-    for (; j > 0 && k < keys[j - 1]; --j) keys[j] = keys[j - 1];
-    keys[j] = k;
-    moved = moved || j != i;
-  }
-  if (keys.size() > keep) {
-    keys.resize(keep);
-    moved = true;
-  }
+  const bool moved = !std::is_sorted(keys.begin(), keys.end());
+  if (moved) std::sort(keys.begin(), keys.end());
   if (!moved && keys.size() == v.size()) return;
   out.clear();
   for (const RankKey& k : keys) out.push_back(v[position_of(k)]);
@@ -125,10 +113,13 @@ struct MeteorAlignerScratch {
     for (const RankKey& k : keys) ranked.push_back(next[position_of(k)]);
     next.swap(ranked);
   }
-  // The survivors (`paths`, ranked) get their own bitsets, with the candidate each
-  // took marked used, and pool that candidate: the arena and the pool grow by at
-  // most the beam per generation, however many successors were listed.
+  // The survivors (`paths`, ranked) that took a candidate in the last generation
+  // mark it used in bitsets of their own and pool it. All survivors move to a new
+  // arena then, so the arena and the pool grow by at most the beam per generation,
+  // however many successors were listed; without a new candidate nothing changes.
   void start_generation(const MeteorCandidates& cand) {
+    if (std::none_of(paths.begin(), paths.end(), [](const PartialAlignment& p) { return p.pending_choice >= 0; }))
+      return;
     next_arena.clear();
     for (PartialAlignment& p : paths) {
       const uint64_t* from = arena.data() + p.block;
@@ -186,10 +177,10 @@ MeteorAlignment MeteorAligner::align(const MeteorLine& line1, const MeteorLine& 
     }
   }
 
-  // Beam search, left to right over line 2. Each generation gives the surviving
-  // paths their own bitsets in a new arena. A used line-2 word at the path's next
-  // position can only belong to a certain candidate (chosen ones move idx past
-  // their words), so the jar's lookup of the path's match there reads `fixed`.
+  // Beam search, left to right over line 2, one generation per word. A used
+  // line-2 word at the path's next position can only belong to a certain candidate
+  // (chosen ones move idx past their words), so the jar's lookup of the path's
+  // match there reads `fixed`.
   s.next.assign(1, PartialAlignment{});
   constexpr size_t kPruneAt = 16 * kBeamSize;
   for (size_t current = 0; current <= n2; ++current) {
@@ -197,15 +188,38 @@ MeteorAlignment MeteorAligner::align(const MeteorLine& line1, const MeteorLine& 
     s.next.clear();
     rank_best(s.paths, kBeamSize, s.keys, s.ranked);
     s.start_generation(cand);
-    // Where no candidate starts, no path has the word used and every chunk is closed,
-    // a generation only moves each path past the word: nothing to re-rank or copy.
-    while (current < n2 && cand.count(current) == 0 &&
-           std::all_of(s.paths.begin(), s.paths.end(), [&](const PartialAlignment& p) {
-             return p.last_match_end == -1 &&
-                    !MeteorAlignerScratch::test(s.arena.data() + p.block + s.w1, static_cast<int32_t>(current));
-           })) {
-      for (PartialAlignment& p : s.paths) ++p.idx;
-      ++current;
+    // A path whose word here is used moves past it (or takes the certain candidate
+    // that starts at its position); the jar drops it where neither applies.
+    const auto step_over_used = [&](PartialAlignment& path) {
+      if (static_cast<int32_t>(current) < path.idx) return true;
+      if (path.idx < 0 || static_cast<size_t>(path.idx) >= n2 || s.fixed[static_cast<size_t>(path.idx)] < 0)
+        return false;
+      const MeteorMatch& m = cand.matches[static_cast<size_t>(s.fixed[static_cast<size_t>(path.idx)])];
+      path.take(m);
+      path.distance += std::abs(m.start - m.match_start);
+      return true;
+    };
+    const auto close_and_advance = [](PartialAlignment& path) {
+      if (path.last_match_end != -1) {
+        ++path.chunks;
+        path.last_match_end = -1;
+      }
+      ++path.idx;
+    };
+    if (current < n2 && cand.count(current) == 0) {
+      // No candidate starts here: no path branches, so the generation is the paths
+      // themselves, updated in place, in their ranked order.
+      size_t kept = 0;
+      for (PartialAlignment& path : s.paths) {
+        const uint64_t* used2 = s.arena.data() + path.block + s.w1;
+        const bool keep = MeteorAlignerScratch::test(used2, static_cast<int32_t>(current)) ? step_over_used(path)
+                                                                                          : (close_and_advance(path), true);
+        if (keep) s.paths[kept++] = path;
+      }
+      if (kept == 0) kept = 1;  // none left: the best path goes on unchanged, as below
+      s.paths.resize(kept);
+      s.next.swap(s.paths);
+      continue;
     }
     const size_t width = s.paths.size();
     for (size_t rank = 0; rank < width; ++rank) {
@@ -217,14 +231,7 @@ MeteorAlignment MeteorAligner::align(const MeteorLine& line1, const MeteorLine& 
       }
       const uint64_t* used2 = s.arena.data() + path.block + s.w1;
       if (MeteorAlignerScratch::test(used2, static_cast<int32_t>(current))) {
-        if (static_cast<int32_t>(current) < path.idx) {
-          s.push_next(path);
-        } else if (path.idx >= 0 && static_cast<size_t>(path.idx) < n2 && s.fixed[static_cast<size_t>(path.idx)] >= 0) {
-          const MeteorMatch& m = cand.matches[static_cast<size_t>(s.fixed[static_cast<size_t>(path.idx)])];
-          path.take(m);
-          path.distance += std::abs(m.start - m.match_start);
-          s.push_next(path);
-        }
+        if (step_over_used(path)) s.push_next(path);
         continue;
       }
       for (int32_t c = cand.begin[current]; c < cand.begin[current + 1]; ++c) {
@@ -237,11 +244,7 @@ MeteorAlignment MeteorAligner::align(const MeteorLine& line1, const MeteorLine& 
         path.distance += std::abs(m.start - m.match_start);
         if (s.next.size() >= kPruneAt) s.prune_next();
       }
-      if (path.last_match_end != -1) {
-        ++path.chunks;
-        path.last_match_end = -1;
-      }
-      ++path.idx;
+      close_and_advance(path);
       s.push_next(path);
       if (s.next.size() >= kPruneAt) s.prune_next();
     }

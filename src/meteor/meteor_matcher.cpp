@@ -67,22 +67,21 @@ void prepare_meteor_line(MeteorLine& line, const MeteorResources* resources, con
   for (const MeteorWord* w : line.words) line.function_words += w->function_word ? 1 : 0;
   if (stages[static_cast<size_t>(MeteorStage::kSynonym)]) build_synset_table(line);
   line.paraphrase_ids.clear();
-  line.paraphrase_paths.clear();
-  line.paraphrase_positions.clear();
-  line.paraphrase_signature.fill(0);
+  line.paraphrases.clear();
+  line.phrases.clear();
+  line.phrase_signature.fill(0);
   if (resources == nullptr || !stages[static_cast<size_t>(MeteorStage::kParaphrase)]) return;
-  for (const MeteorWord* w : line.words) {
-    line.paraphrase_ids.push_back(w->paraphrase_id);
-    if (w->paraphrase_id >= 0) {
-      line.paraphrase_positions.push_back(static_cast<uint64_t>(w->paraphrase_id) << 32 |
-                                          (line.paraphrase_ids.size() - 1));
-      const uint32_t bit = (static_cast<uint32_t>(w->paraphrase_id) * 0x9E3779B1u) >> 23;
-      line.paraphrase_signature[bit >> 6] |= uint64_t{1} << (bit & 63);
-    }
-  }
-  std::sort(line.paraphrase_positions.begin(), line.paraphrase_positions.end());
+  for (const MeteorWord* w : line.words) line.paraphrase_ids.push_back(w->paraphrase_id);
   for (size_t a = 0; a < line.words.size(); ++a)
-    resources->paraphrase_paths(line.paraphrase_ids.data(), line.paraphrase_ids.size(), a, line.paraphrase_paths);
+    resources->find_phrases(line.paraphrase_ids.data(), line.paraphrase_ids.size(), a, line.phrases,
+                            line.paraphrases);
+  for (const MeteorPhraseOccurrence& o : line.phrases) {
+    const uint32_t bit = (o.node * 0x9E3779B1u) >> 23;
+    line.phrase_signature[bit >> 6] |= uint64_t{1} << (bit & 63);
+  }
+  std::sort(line.phrases.begin(), line.phrases.end(), [](const MeteorPhraseOccurrence& x, const MeteorPhraseOccurrence& y) {
+    return x.node != y.node ? x.node < y.node : x.start < y.start;
+  });
 }
 
 namespace {
@@ -160,34 +159,26 @@ void match_synonyms(const MeteorLine& l1, const MeteorLine& l2, MeteorCandidates
 }
 
 // Phrases of `from` whose paraphrase occurs in `to`; `from_is_line2` orients the matches.
-void match_paraphrases(const MeteorLine& from, const MeteorLine& to, bool from_is_line2, const MeteorResources& r,
-                       MeteorCandidates& c) {
-  const std::vector<int32_t>& words = to.paraphrase_ids;
-  for (size_t p = 0; p < from.paraphrase_paths.size(); p += 4) {
-    const auto first = static_cast<int32_t>(from.paraphrase_paths[p + 3]);
-    if (!to.may_contain(static_cast<uint32_t>(first))) continue;
-    const auto a = static_cast<int32_t>(from.paraphrase_paths[p]);
-    const auto len = static_cast<int32_t>(from.paraphrase_paths[p + 1]);
-    const FlatArray<uint32_t> par = r.paraphrase(from.paraphrase_paths[p + 2]);
-    const auto plen = static_cast<int32_t>(par.size());
-    const uint64_t key = static_cast<uint64_t>(first) << 32;
-    for (auto it = std::lower_bound(to.paraphrase_positions.begin(), to.paraphrase_positions.end(), key);
-         it != to.paraphrase_positions.end() && (*it >> 32) == static_cast<uint64_t>(first); ++it) {
-      const auto b = static_cast<size_t>(*it & UINT32_MAX);
-      if (b + par.size() > words.size()) continue;
-      bool match = true;
-      for (size_t k = 1; k < par.size() && match; ++k) match = words[b + k] == static_cast<int32_t>(par[k]);
-      if (!match) continue;
-      if (from_is_line2) add(c, a, len, static_cast<int32_t>(b), plen, MeteorStage::kParaphrase);
-      else add(c, static_cast<int32_t>(b), plen, a, len, MeteorStage::kParaphrase);
+void match_paraphrases(const MeteorLine& from, const MeteorLine& to, bool from_is_line2, MeteorCandidates& c) {
+  const auto by_node = [](const MeteorPhraseOccurrence& o, uint32_t node) { return o.node < node; };
+  for (size_t p = 0; p < from.paraphrases.size(); p += 3) {
+    const uint32_t node = from.paraphrases[p + 2];
+    if (!to.may_contain(node)) continue;
+    const auto a = static_cast<int32_t>(from.paraphrases[p]);
+    const auto len = static_cast<int32_t>(from.paraphrases[p + 1]);
+    for (auto it = std::lower_bound(to.phrases.begin(), to.phrases.end(), node, by_node);
+         it != to.phrases.end() && it->node == node; ++it) {
+      const auto b = static_cast<int32_t>(it->start), plen = static_cast<int32_t>(it->length);
+      if (from_is_line2) add(c, a, len, b, plen, MeteorStage::kParaphrase);
+      else add(c, b, plen, a, len, MeteorStage::kParaphrase);
     }
   }
 }
 
 }  // namespace
 
-void find_meteor_candidates(const MeteorLine& l1, const MeteorLine& l2, const MeteorResources* resources,
-                            const MeteorStageSet& stages, MeteorCandidates& c) {
+void find_meteor_candidates(const MeteorLine& l1, const MeteorLine& l2, const MeteorStageSet& stages,
+                            MeteorCandidates& c) {
   const size_t n1 = l1.words.size(), n2 = l2.words.size();
   c.found.clear();
   c.max_candidates = limits().meteor_max_candidates;
@@ -228,9 +219,9 @@ void find_meteor_candidates(const MeteorLine& l1, const MeteorLine& l2, const Me
       match_synonyms(l1, l2, c);
     }
   }
-  if (run(MeteorStage::kParaphrase) && resources != nullptr) {
-    match_paraphrases(l2, l1, true, *resources, c);
-    match_paraphrases(l1, l2, false, *resources, c);
+  if (run(MeteorStage::kParaphrase)) {
+    match_paraphrases(l2, l1, true, c);
+    match_paraphrases(l1, l2, false, c);
   }
 
   // Group by start, keeping discovery order within a start (a stable counting sort).

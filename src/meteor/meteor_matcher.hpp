@@ -33,22 +33,22 @@ struct MeteorWord {
 MeteorWord describe_meteor_word(const std::string& word, const MeteorResources* resources,
                                 const MeteorStageSet& stages);
 
-// A line ready for matching: its words, and the paraphrase-table phrases that
-// start at each of its positions (found once per line, reused for every pairing).
+// A line ready for matching: its words, and the paraphrase table's phrases in it
+// (found once per line, reused for every pairing).
 struct MeteorLine {
   std::vector<const MeteorWord*> words;
   std::vector<int32_t> paraphrase_ids;
-  // (paraphrase word id << 32 | position) of every known word, sorted: where each word occurs.
-  std::vector<uint64_t> paraphrase_positions;
-  // A 512-bit filter of the paraphrase word ids present in the line.
-  std::array<uint64_t, 8> paraphrase_signature{};
-  bool may_contain(uint32_t word_id) const {
-    const uint32_t bit = (word_id * 0x9E3779B1u) >> 23;
-    return (paraphrase_signature[bit >> 6] >> (bit & 63) & 1) != 0;
+  // Every table phrase in the line, sorted by (node, start): where each occurs.
+  std::vector<MeteorPhraseOccurrence> phrases;
+  // A 512-bit filter of the phrase nodes present in the line.
+  std::array<uint64_t, 8> phrase_signature{};
+  bool may_contain(uint32_t node) const {
+    const uint32_t bit = (node * 0x9E3779B1u) >> 23;
+    return (phrase_signature[bit >> 6] >> (bit & 63) & 1) != 0;
   }
-  // (start, length, pair, first paraphrase word) per phrase of the table found in
-  // the line: positions ascending, then the table's order.
-  std::vector<uint32_t> paraphrase_paths;
+  // (start, length, paraphrase node) per paraphrase of each phrase in the line:
+  // positions ascending, shorter phrases first, then the table's order.
+  std::vector<uint32_t> paraphrases;
   size_t function_words = 0;
   // For lines of at most 64 words: synset -> bitmask of the positions whose words
   // belong to it (open addressing, kNoSynset marks empty slots), so a partner word
@@ -87,7 +87,7 @@ struct MeteorCandidates {
 // find_meteor_candidates throws InputError when a pair has more candidates than
 // the process-wide limit meteor_max_candidates.
 
-void find_meteor_candidates(const MeteorLine& line1, const MeteorLine& line2, const MeteorResources* resources,
-                            const MeteorStageSet& stages, MeteorCandidates& out);
+void find_meteor_candidates(const MeteorLine& line1, const MeteorLine& line2, const MeteorStageSet& stages,
+                            MeteorCandidates& out);
 
 }  // namespace fastamfm

@@ -20,8 +20,8 @@ namespace {
 constexpr char kMagic[8] = {'F', 'A', 'M', 'E', 'T', 'E', 'O', 'R'};
 // Header: magic | u32 version | u32 has paraphrases | u64 file bytes | u64 checksum
 // (io/checksum.hpp, of the whole file with this field read as zero). Version 5
-// added the size and the checksum.
-constexpr uint32_t kFormatVersion = 5;
+// added the size and the checksum; version 6 made paraphrases trie nodes.
+constexpr uint32_t kFormatVersion = 6;
 constexpr size_t kSizeAt = 16;
 constexpr size_t kChecksumAt = 24;
 constexpr size_t kHeaderBytes = 32;
@@ -150,57 +150,60 @@ void write_exceptions(std::string_view text, const SynonymTables& syn, FlatArray
   w.add(ids);
 }
 
-// The paraphrase table as a trie over the phrase word ids (children sorted by
-// word id for binary search) whose nodes emit the pairs ending there.
+// The paraphrase table as a trie over the word ids of every phrase in it, either
+// side of a pair (children sorted by word id for binary search). A node emits the
+// paraphrases of its phrase, in table order, as the nodes of those paraphrases: a
+// paraphrase occurs in a line exactly where the line's walk reaches its node, so
+// matching compares node ids and never reads the paraphrase's words.
 void write_paraphrases(std::string_view text, FlatArrayWriter& w) {
   StringIndexBuilder vocab;
-  std::vector<uint32_t> ref_begin{0}, ref_words, par_begin{0}, par_words;
+  // Phrase 2p is pair p's phrase, 2p + 1 its paraphrase.
+  std::vector<uint32_t> begin{0}, words;
   const auto lines = split_lines(text);
   if (lines.size() % 3 != 0)
     throw FormatError("paraphrase-en:" + std::to_string(lines.size()) + ": the file does not hold whole (probability, phrase, paraphrase) triples");
   for (size_t i = 0; i < lines.size(); i += 3) {
-    for_each_token(lines[i + 1], [&](std::string_view tok) { ref_words.push_back(vocab.intern(tok)); });
-    for_each_token(lines[i + 2], [&](std::string_view tok) { par_words.push_back(vocab.intern(tok)); });
-    if (ref_words.size() == ref_begin.back() || par_words.size() == par_begin.back())
-      throw FormatError("paraphrase-en:" + std::to_string(i + 2) + ": empty phrase");
-    ref_begin.push_back(static_cast<uint32_t>(ref_words.size()));
-    par_begin.push_back(static_cast<uint32_t>(par_words.size()));
+    for (size_t side = 1; side <= 2; ++side) {
+      for_each_token(lines[i + side], [&](std::string_view tok) { words.push_back(vocab.intern(tok)); });
+      if (words.size() == begin.back())
+        throw FormatError("paraphrase-en:" + std::to_string(i + side + 1) + ": empty phrase");
+      begin.push_back(static_cast<uint32_t>(words.size()));
+    }
   }
-  const size_t n_pairs = ref_begin.size() - 1;
+  const size_t n_phrases = begin.size() - 1, n_pairs = n_phrases / 2;
 
-  // Sorting the phrases (stably: equal phrases keep table order) lays the trie out
-  // in preorder and gives every node's children in increasing word order.
-  std::vector<uint32_t> order(n_pairs);
+  // Sorting the phrases lays the trie out in preorder and gives every node's
+  // children in increasing word order.
+  std::vector<uint32_t> order(n_phrases);
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return std::lexicographical_compare(ref_words.begin() + ref_begin[a], ref_words.begin() + ref_begin[a + 1],
-                                        ref_words.begin() + ref_begin[b], ref_words.begin() + ref_begin[b + 1]);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return std::lexicographical_compare(words.begin() + begin[a], words.begin() + begin[a + 1],
+                                        words.begin() + begin[b], words.begin() + begin[b + 1]);
   });
   struct Edge {
     uint32_t parent, word, child;
   };
   std::vector<Edge> edges;
-  std::vector<std::pair<uint32_t, uint32_t>> emits;  // (node, pair) in sorted order
-  std::vector<uint32_t> path{0};                     // node ids along the previous phrase
+  std::vector<uint32_t> node_of(n_phrases);
+  std::vector<uint32_t> path{0};  // node ids along the previous phrase
   uint32_t n_nodes = 1;
   const uint32_t* prev = nullptr;
   size_t prev_len = 0;
-  for (uint32_t pair : order) {
-    const uint32_t* words = ref_words.data() + ref_begin[pair];
-    const size_t len = ref_begin[pair + 1] - ref_begin[pair];
+  for (uint32_t phrase : order) {
+    const uint32_t* ws = words.data() + begin[phrase];
+    const size_t len = begin[phrase + 1] - begin[phrase];
     size_t common = 0;
-    while (prev != nullptr && common < len && common < prev_len && words[common] == prev[common]) ++common;
+    while (prev != nullptr && common < len && common < prev_len && ws[common] == prev[common]) ++common;
     path.resize(common + 1);
     for (size_t d = common; d < len; ++d) {
-      edges.push_back({path.back(), words[d], n_nodes});
+      edges.push_back({path.back(), ws[d], n_nodes});
       path.push_back(n_nodes++);
     }
-    emits.emplace_back(path[len], pair);
-    prev = words;
+    node_of[phrase] = path[len];
+    prev = ws;
     prev_len = len;
   }
-  // CSR by parent: a stable counting sort keeps children in word order and each
-  // node's emits in table order.
+  // CSR by parent: a stable counting sort keeps children in word order.
   std::vector<uint32_t> child_begin(n_nodes + 1, 0), child_word(edges.size()), child_node(edges.size());
   for (const Edge& e : edges) ++child_begin[e.parent + 1];
   std::partial_sum(child_begin.begin(), child_begin.end(), child_begin.begin());
@@ -211,17 +214,13 @@ void write_paraphrases(std::string_view text, FlatArrayWriter& w) {
       child_node[fill[e.parent]++] = e.child;
     }
   }
-  // Each emit also records the first word of its paraphrase: matching filters on
-  // it, and reading it here avoids a random access into the phrase arrays.
-  std::vector<uint32_t> emit_begin(n_nodes + 1, 0), emit_pair(emits.size()), emit_first(emits.size());
-  for (const auto& e : emits) ++emit_begin[e.first + 1];
+  // CSR by phrase node, pairs in table order.
+  std::vector<uint32_t> emit_begin(n_nodes + 1, 0), emit_target(n_pairs);
+  for (size_t p = 0; p < n_pairs; ++p) ++emit_begin[node_of[2 * p] + 1];
   std::partial_sum(emit_begin.begin(), emit_begin.end(), emit_begin.begin());
   {
     std::vector<uint32_t> fill(emit_begin.begin(), emit_begin.end() - 1);
-    for (const auto& e : emits) {
-      emit_first[fill[e.first]] = par_words[par_begin[e.second]];
-      emit_pair[fill[e.first]++] = e.second;
-    }
+    for (size_t p = 0; p < n_pairs; ++p) emit_target[fill[node_of[2 * p]]++] = node_of[2 * p + 1];
   }
   // The root's children by word id (0: none), so that the first step of every
   // lookup, where the fan-out is largest, is one array read.
@@ -233,10 +232,7 @@ void write_paraphrases(std::string_view text, FlatArrayWriter& w) {
   w.add(child_word);
   w.add(child_node);
   w.add(emit_begin);
-  w.add(emit_pair);
-  w.add(emit_first);
-  w.add(par_begin);
-  w.add(par_words);
+  w.add(emit_target);
 }
 
 }  // namespace
@@ -360,10 +356,7 @@ void MeteorResources::attach(const char* data, size_t size, const std::string& w
   child_word_ = r.next<uint32_t>();
   child_node_ = r.next<uint32_t>();
   emit_begin_ = r.next<uint32_t>();
-  emit_pair_ = r.next<uint32_t>();
-  emit_first_ = r.next<uint32_t>();
-  phrase_begin_ = r.next<uint32_t>();
-  phrase_words_ = r.next<uint32_t>();
+  emit_target_ = r.next<uint32_t>();
 
   // Every index the lookups follow is checked once here, so lookups need no checks.
   const auto check_csr = [&](const auto& begin, size_t rows, size_t targets, const char* what) {
@@ -375,23 +368,16 @@ void MeteorResources::attach(const char* data, size_t size, const std::string& w
   check_csr(synset_begin_, synonym_words_.size(), synset_ids_.size(), "synset table is inconsistent");
   check_csr(exception_begin_, exception_forms_.size(), exception_synsets_.size(), "exception table is inconsistent");
   const size_t n_nodes = child_begin_.size() == 0 ? 0 : child_begin_.size() - 1;
-  const size_t n_pairs = phrase_begin_.size() == 0 ? 0 : phrase_begin_.size() - 1;
   check_csr(child_begin_, n_nodes, child_word_.size(), "paraphrase trie is inconsistent");
-  check_csr(emit_begin_, n_nodes, emit_pair_.size(), "paraphrase trie is inconsistent");
-  check_csr(phrase_begin_, n_pairs, phrase_words_.size(), "paraphrase phrases are inconsistent");
-  for (size_t i = 1; i < phrase_begin_.size(); ++i)
-    if (phrase_begin_[i] == phrase_begin_[i - 1]) r.fail("empty paraphrase");
+  check_csr(emit_begin_, n_nodes, emit_target_.size(), "paraphrase trie is inconsistent");
   if (child_node_.size() != child_word_.size() || root_child_.size() != paraphrase_vocab_.size())
     r.fail("paraphrase trie is inconsistent");
   for (uint32_t c : root_child_)
     if (c >= n_nodes && c != 0) r.fail("paraphrase trie node out of range");
   for (uint32_t c : child_node_)
     if (c >= n_nodes) r.fail("paraphrase trie node out of range");
-  if (emit_first_.size() != emit_pair_.size()) r.fail("paraphrase trie is inconsistent");
-  for (uint32_t p : emit_pair_)
-    if (p >= n_pairs) r.fail("paraphrase pair out of range");
-  for (uint32_t wid : phrase_words_)
-    if (wid >= paraphrase_vocab_.size()) r.fail("paraphrase word out of range");
+  for (uint32_t t : emit_target_)
+    if (t == 0 || t >= n_nodes) r.fail("paraphrase trie node out of range");
   if (r.position() != size - kHeaderBytes) r.fail("unexpected bytes after the last table");
 }
 
@@ -449,7 +435,9 @@ int32_t MeteorResources::paraphrase_word_id(std::string_view word) const {
   return id == StringIndex::kMissing ? kUnknownWord : static_cast<int32_t>(id);
 }
 
-void MeteorResources::paraphrase_paths(const int32_t* words, size_t n, size_t start, std::vector<uint32_t>& out) const {
+void MeteorResources::find_phrases(const int32_t* words, size_t n, size_t start,
+                                   std::vector<MeteorPhraseOccurrence>& phrases,
+                                   std::vector<uint32_t>& paraphrases) const {
   uint32_t node = 0;
   for (size_t i = start; i < n; ++i) {
     if (words[i] < 0) return;
@@ -464,11 +452,12 @@ void MeteorResources::paraphrase_paths(const int32_t* words, size_t n, size_t st
       if (it == last || *it != word) return;
       node = child_node_[static_cast<size_t>(it - child_word_.data())];
     }
+    const auto length = static_cast<uint32_t>(i - start + 1);
+    phrases.push_back({node, static_cast<uint32_t>(start), length});
     for (uint32_t e = emit_begin_[node]; e < emit_begin_[node + 1]; ++e) {
-      out.push_back(static_cast<uint32_t>(start));
-      out.push_back(static_cast<uint32_t>(i - start + 1));
-      out.push_back(emit_pair_[e]);
-      out.push_back(emit_first_[e]);
+      paraphrases.push_back(static_cast<uint32_t>(start));
+      paraphrases.push_back(length);
+      paraphrases.push_back(emit_target_[e]);
     }
   }
 }

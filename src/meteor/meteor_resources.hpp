@@ -15,6 +15,12 @@
 
 namespace fastamfm {
 
+// A phrase of the paraphrase table found in a line: its trie node, where it
+// starts, and its length in words.
+struct MeteorPhraseOccurrence {
+  uint32_t node, start, length;
+};
+
 // The text of the resource files, as the jar ships them.
 struct MeteorResourceTexts {
   std::string function_words;  // function/english.words: one word per line
@@ -42,7 +48,7 @@ class MeteorResources {
   MeteorResources& operator=(const MeteorResources&) = delete;
 
   bool has_paraphrases() const { return has_paraphrases_; }
-  size_t num_paraphrases() const { return phrase_begin_.size() == 0 ? 0 : phrase_begin_.size() - 1; }
+  size_t num_paraphrases() const { return emit_target_.size(); }
   size_t num_synonym_words() const { return synonym_words_.size(); }
 
   bool is_function_word(std::string_view word) const { return function_words_.contains(word); }
@@ -60,17 +66,15 @@ class MeteorResources {
   // getSynSets(word) + getStemSynSets(word).
   std::vector<uint32_t> synonym_sets(std::string_view word) const;
 
-  // Paraphrase table access: word ids, phrases starting in a word-id sequence,
-  // and the paraphrase words of a phrase pair.
+  // Paraphrase table access: word ids, and the table's phrases in a word-id sequence.
   static constexpr int32_t kUnknownWord = -1;
   int32_t paraphrase_word_id(std::string_view word) const;
-  // Appends (start, length, pair index, first word of the paraphrase) for every
-  // table entry whose phrase equals words[start, start + length), shortest
-  // first, then in table order.
-  void paraphrase_paths(const int32_t* words, size_t n, size_t start, std::vector<uint32_t>& out) const;
-  FlatArray<uint32_t> paraphrase(uint32_t pair) const {
-    return FlatArray<uint32_t>(phrase_words_.data() + phrase_begin_[pair], phrase_begin_[pair + 1] - phrase_begin_[pair]);
-  }
+  // For every phrase of the table (either side of a pair) equal to
+  // words[start, start + length), shortest first: appends its occurrence to
+  // `phrases`, and (start, length, paraphrase node) to `paraphrases` for each
+  // paraphrase of it, in table order.
+  void find_phrases(const int32_t* words, size_t n, size_t start, std::vector<MeteorPhraseOccurrence>& phrases,
+                    std::vector<uint32_t>& paraphrases) const;
 
  private:
   MeteorResources() = default;
@@ -99,10 +103,7 @@ class MeteorResources {
   FlatArray<uint32_t> child_word_;
   FlatArray<uint32_t> child_node_;
   FlatArray<uint32_t> emit_begin_;
-  FlatArray<uint32_t> emit_pair_;
-  FlatArray<uint32_t> emit_first_;
-  FlatArray<uint32_t> phrase_begin_;
-  FlatArray<uint32_t> phrase_words_;
+  FlatArray<uint32_t> emit_target_;  // the paraphrases' nodes
 };
 
 }  // namespace fastamfm

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <unordered_map>
 
@@ -63,38 +64,91 @@ MeteorStats meteor_stats(const MeteorAlignment& a, size_t test_length, size_t re
   return s;
 }
 
+namespace {
+
+// What the score formula reads: weighted matches and lengths, match counts, chunks.
+struct MeteorTotals {
+  double test_weighted = 0, test_weighted_length = 0, reference_weighted = 0, reference_weighted_length = 0;
+  double test_matches = 0, test_length = 0, reference_matches = 0, reference_length = 0;
+  double chunks = 0;
+};
+
 // The operations run in the jar's order so that results agree to the last bit.
-double meteor_score(const MeteorStats& s, const MeteorParameters& p) {
-  const double test_weighted_length =
-      (p.delta * (s.test_length - s.test_function_words)) + ((1.0 - p.delta) * s.test_function_words);
-  const double ref_weighted_length =
-      (p.delta * (s.reference_length - s.reference_function_words)) + ((1.0 - p.delta) * s.reference_function_words);
-  double test_weighted = 0, ref_weighted = 0;
-  for (size_t i = 0; i < kMeteorStages; ++i) test_weighted += s.test_content[i] * p.stage_weights[i] * p.delta;
-  for (size_t i = 0; i < kMeteorStages; ++i) ref_weighted += s.reference_content[i] * p.stage_weights[i] * p.delta;
-  for (size_t i = 0; i < kMeteorStages; ++i) test_weighted += s.test_function[i] * p.stage_weights[i] * (1.0 - p.delta);
-  for (size_t i = 0; i < kMeteorStages; ++i)
-    ref_weighted += s.reference_function[i] * p.stage_weights[i] * (1.0 - p.delta);
-  const double precision = test_weighted / test_weighted_length;
-  const double recall = ref_weighted / ref_weighted_length;
+double score_of_totals(const MeteorTotals& t, const MeteorParameters& p) {
+  const double precision = t.test_weighted / t.test_weighted_length;
+  const double recall = t.reference_weighted / t.reference_weighted_length;
   const double fmean = 1.0 / (((1.0 - p.alpha) / precision) + (p.alpha / recall));
-  const double test_matches = s.test_matches(), ref_matches = s.reference_matches();
   double frag;
-  if (test_matches == s.test_length && ref_matches == s.reference_length && s.chunks == 1.0)
+  if (t.test_matches == t.test_length && t.reference_matches == t.reference_length && t.chunks == 1.0)
     frag = 0;
   else
-    frag = s.chunks / ((test_matches + ref_matches) / 2);
+    frag = t.chunks / ((t.test_matches + t.reference_matches) / 2);
   const double penalty = p.gamma * std::pow(frag, p.beta);
   const double score = fmean * (1.0 - penalty);
   if (std::isnan(score)) return 0.0;
   return std::max(score, 0.0);
 }
 
+double weighted_length(double length, double function_words, const MeteorParameters& p) {
+  return (p.delta * (length - function_words)) + ((1.0 - p.delta) * function_words);
+}
+
+}  // namespace
+
+double meteor_score(const MeteorStats& s, const MeteorParameters& p) {
+  MeteorTotals t;
+  t.test_weighted_length = weighted_length(s.test_length, s.test_function_words, p);
+  t.reference_weighted_length = weighted_length(s.reference_length, s.reference_function_words, p);
+  for (size_t i = 0; i < kMeteorStages; ++i) t.test_weighted += s.test_content[i] * p.stage_weights[i] * p.delta;
+  for (size_t i = 0; i < kMeteorStages; ++i)
+    t.reference_weighted += s.reference_content[i] * p.stage_weights[i] * p.delta;
+  for (size_t i = 0; i < kMeteorStages; ++i)
+    t.test_weighted += s.test_function[i] * p.stage_weights[i] * (1.0 - p.delta);
+  for (size_t i = 0; i < kMeteorStages; ++i)
+    t.reference_weighted += s.reference_function[i] * p.stage_weights[i] * (1.0 - p.delta);
+  t.test_matches = s.test_matches();
+  t.reference_matches = s.reference_matches();
+  t.test_length = s.test_length;
+  t.reference_length = s.reference_length;
+  t.chunks = s.chunks;
+  return score_of_totals(t, p);
+}
+
+namespace {
+
+// The runs of consecutive covered words of one line: each run's weighted matches
+// and its words, each list sorted descending on its own.
+void covered_runs(const int32_t* best_stage, const MeteorLine& line, const MeteorParameters& p,
+                  std::vector<double>& weights, std::vector<double>& words) {
+  weights.clear();
+  words.clear();
+  bool in_run = false;
+  for (size_t i = 0; i < line.words.size(); ++i) {
+    if (best_stage[i] < 0) {
+      in_run = false;
+      continue;
+    }
+    if (!in_run) {
+      weights.push_back(0);
+      words.push_back(0);
+      in_run = true;
+    }
+    const double stage_weight = p.stage_weights[static_cast<size_t>(best_stage[i])];
+    weights.back() += stage_weight * (line.words[i]->function_word ? 1.0 - p.delta : p.delta);
+    words.back() += 1;
+  }
+  std::sort(weights.begin(), weights.end(), std::greater<>());
+  std::sort(words.begin(), words.end(), std::greater<>());
+}
+
+}  // namespace
+
 double meteor_score_bound(const MeteorCandidates& candidates, const MeteorLine& test, const MeteorLine& reference,
-                          const MeteorParameters& p, std::vector<int32_t>& best_stage) {
+                          const MeteorParameters& p, MeteorBoundScratch& scratch) {
   if (candidates.found.empty()) return 0.0;  // no match: the score is 0
   const size_t n1 = test.words.size(), n2 = reference.words.size();
   // The highest-weighted stage among the candidates covering each word (-1: none).
+  std::vector<int32_t>& best_stage = scratch.best_stage;
   best_stage.assign(n1 + n2, -1);
   const auto improve = [&](size_t word, int32_t stage) {
     int32_t& best = best_stage[word];
@@ -105,16 +159,33 @@ double meteor_score_bound(const MeteorCandidates& candidates, const MeteorLine& 
     for (int32_t k = 0; k < m.match_length; ++k) improve(static_cast<size_t>(m.match_start + k), m.stage);
     for (int32_t k = 0; k < m.length; ++k) improve(n1 + static_cast<size_t>(m.start + k), m.stage);
   }
-  // Those words matched at those stages in one chunk, scored by the score's own formula.
-  MeteorAlignment best;
-  best.chunks = 1;
-  for (size_t i = 0; i < n1 + n2; ++i) {
-    if (best_stage[i] < 0) continue;
-    const auto stage = static_cast<size_t>(best_stage[i]);
-    if (i < n1) ++(test.words[i]->function_word ? best.function1 : best.content1)[stage];
-    else ++(reference.words[i - n1]->function_word ? best.function2 : best.content2)[stage];
+  // A chunk is contiguous in both lines, so an alignment that matches words of k1
+  // runs of line 1 and k2 runs of line 2 has at least max(k1, k2) chunks, and its
+  // matches are at most those of the best k1 (k2) runs, each word at its best
+  // stage. The score grows with the matches and falls with the chunks, so the
+  // best k runs of each line in k chunks bound every alignment of k chunks.
+  covered_runs(best_stage.data(), test, p, scratch.test_weights, scratch.test_words);
+  covered_runs(best_stage.data() + n1, reference, p, scratch.reference_weights, scratch.reference_words);
+  MeteorTotals t;
+  t.test_length = static_cast<double>(n1);
+  t.reference_length = static_cast<double>(n2);
+  t.test_weighted_length = weighted_length(t.test_length, static_cast<double>(test.function_words), p);
+  t.reference_weighted_length = weighted_length(t.reference_length, static_cast<double>(reference.function_words), p);
+  const size_t runs = std::max(scratch.test_weights.size(), scratch.reference_weights.size());
+  double bound = 0;
+  for (size_t k = 0; k < runs; ++k) {
+    if (k < scratch.test_weights.size()) {
+      t.test_weighted += scratch.test_weights[k];
+      t.test_matches += scratch.test_words[k];
+    }
+    if (k < scratch.reference_weights.size()) {
+      t.reference_weighted += scratch.reference_weights[k];
+      t.reference_matches += scratch.reference_words[k];
+    }
+    t.chunks = static_cast<double>(k + 1);
+    bound = std::max(bound, score_of_totals(t, p));
   }
-  return meteor_score(meteor_stats(best, n1, n2, test.function_words, reference.function_words), p);
+  return bound;
 }
 
 MeteorPreparedTexts::MeteorPreparedTexts(const TextBatch& texts, const MeteorResources* resources,
@@ -197,14 +268,14 @@ MeteorReferences::Result MeteorReferences::score(const TextBatch& hyps, int work
         std::vector<MeteorCandidates> candidates;  // of each reference of the segment
         std::vector<bool> kept;
         std::vector<double> bounds;
-        std::vector<int32_t> best_stage;
+        MeteorBoundScratch bound_scratch;
         std::vector<size_t> order;
         for (size_t i = begin; i < end; ++i) {
           const MeteorLine& test = tests.line(i);
           const size_t k = offsets_[i + 1] - offsets_[i];
           auto find = [&](size_t j) {
             try {
-              find_meteor_candidates(test, texts_->line(offsets_[i] + j), resources_.get(), stages_, candidates[j]);
+              find_meteor_candidates(test, texts_->line(offsets_[i] + j), stages_, candidates[j]);
             } catch (const InputError& e) {
               throw InputError("meteor: hyps[" + std::to_string(i) + "] and refs[" + std::to_string(i) + "][" +
                                std::to_string(j) + "]: " + e.what());
@@ -223,7 +294,7 @@ MeteorReferences::Result MeteorReferences::score(const TextBatch& hyps, int work
             // A single reference is aligned whatever its bound.
             bounds[j] = k == 1 ? 1.0
                                : meteor_score_bound(candidates[j], test, texts_->line(offsets_[i] + j), params,
-                                                    best_stage);
+                                                    bound_scratch);
             order[j] = j;
             const uint64_t size = candidates[j].found.capacity();
             if (held + size > candidate_budget) {

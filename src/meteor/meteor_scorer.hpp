@@ -45,12 +45,17 @@ MeteorStats meteor_stats(const MeteorAlignment& alignment, size_t test_length, s
 // The score of (summed) statistics; 0 where the formula divides by zero.
 double meteor_score(const MeteorStats& stats, const MeteorParameters& params = {});
 
-// A bound that no alignment of these candidates can score above: every word that
-// some candidate covers counted as matched at its best stage, in one chunk. A
-// reference whose bound is below the best score found so far cannot be the
-// segment's best, so its alignment search is skipped. `best_stage` is scratch space.
+// A bound that no alignment of these candidates can score above, from the words
+// some candidate covers, each at its best stage, and the chunks any alignment
+// using them must have (see the definition). A reference whose bound is below the
+// best score found so far cannot be the segment's best, so its alignment search is
+// skipped.
+struct MeteorBoundScratch {
+  std::vector<int32_t> best_stage;
+  std::vector<double> test_weights, test_words, reference_weights, reference_words;
+};
 double meteor_score_bound(const MeteorCandidates& candidates, const MeteorLine& test, const MeteorLine& reference,
-                          const MeteorParameters& params, std::vector<int32_t>& best_stage);
+                          const MeteorParameters& params, MeteorBoundScratch& scratch);
 
 // Texts normalised, split into words, each distinct word described once, and
 // prepared for matching (paraphrase phrases found): the form the aligner consumes.
