@@ -203,7 +203,7 @@ def counted_builds(monkeypatch):
 
 def test_one_references_is_prepared_once_for_every_system(data, options, metric_names, counted_builds):
     hyps, refs = data
-    shared = fastamfm.References(refs, encode=False)
+    shared = fastamfm.References(refs)
     systems = [hyps, list(reversed(hyps)), [h.upper() for h in hyps]]
     first = fastamfm.evaluate(systems[0], shared, metric_names, **options)
     prepared = dict(counted_builds["derived"])

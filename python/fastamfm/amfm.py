@@ -320,7 +320,7 @@ class AMFM:
         from it is kept on it)."""
         if isinstance(refs, References):
             return refs
-        return References(refs, encode=False, workers=self._workers)
+        return References(refs, workers=self._workers)
 
     def score(self, hyps, refs, *, workers: int | None = None) -> MetricResult:
         """AM, FM and AM-FM of every response: ``res.am``, ``res.fm``, ``res.amfm``

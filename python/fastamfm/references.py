@@ -20,13 +20,13 @@ class References(DerivedState):
     probabilities, METEOR's prepared texts, reference embeddings ...) is built on
     first use, kept on this object (:meth:`derived`) and dies with it.
 
-    ``tokenize``/``lowercase``/``max_order`` name the encoding built up front
-    (``.encoded``), the one the nlg-eval metrics use by default; every other encoding a
-    metric needs is derived on demand.
+    ``tokenize``/``lowercase``/``max_order`` name the default encoding (``.encoded``),
+    the one the nlg-eval metrics use by default; like every other encoding a metric
+    needs, it is built on first use (``encode=True``: at construction).
     """
 
     def __init__(self, refs, *, tokenize: str = "whitespace", lowercase: bool = False, max_order: int = 4,
-                 workers: int = -1, encode: bool = True):
+                 workers: int = -1, encode: bool = False):
         check_workers(workers, "References")
         flat, offsets = flatten_references(refs, None)
         self._init(flat, offsets, workers)

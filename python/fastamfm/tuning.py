@@ -208,7 +208,7 @@ def tune(systems: Mapping, refs, human, *, corpus=None, model: AMFM | None = Non
 
     # One References serves every setting: each model's projections and probabilities
     # of the references are derived once and kept on it.
-    shared = refs if isinstance(refs, References) else References(refs, encode=False, workers=workers)
+    shared = refs if isinstance(refs, References) else References(refs, workers=workers)
     am = {(d, a): {s: Adequacy(lsi=lsi, dims=d, combine=a, workers=workers).score(hyps[s], shared).sentences
                    for s in names}
           for d in dims for a in dict.fromkeys(p[0] for p in pairs)}

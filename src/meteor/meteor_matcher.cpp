@@ -64,20 +64,29 @@ uint64_t MeteorLine::synonym_positions(uint32_t synset) const {
 
 void prepare_meteor_line(MeteorLine& line, const MeteorResources* resources, const MeteorStageSet& stages) {
   line.function_words = 0;
-  for (const MeteorWord* w : line.words) line.function_words += w->function_word ? 1 : 0;
+  line.keys = {};
+  line.stem_keys = {};
+  for (const MeteorWord* w : line.words) {
+    line.function_words += w->function_word ? 1 : 0;
+    line.keys.add(static_cast<uint32_t>(w->key));
+    line.stem_keys.add(static_cast<uint32_t>(w->stem_key));
+  }
   if (stages[static_cast<size_t>(MeteorStage::kSynonym)]) build_synset_table(line);
   line.paraphrase_ids.clear();
-  line.paraphrases.clear();
+  line.paraphrase_nodes.clear();
+  line.paraphrase_spans.clear();
   line.phrases.clear();
-  line.phrase_signature.fill(0);
+  line.phrase_nodes = {};
   if (resources == nullptr || !stages[static_cast<size_t>(MeteorStage::kParaphrase)]) return;
   for (const MeteorWord* w : line.words) line.paraphrase_ids.push_back(w->paraphrase_id);
   for (size_t a = 0; a < line.words.size(); ++a)
-    resources->find_phrases(line.paraphrase_ids.data(), line.paraphrase_ids.size(), a, line.phrases,
-                            line.paraphrases);
+    resources->find_phrases(line.paraphrase_ids.data(), line.paraphrase_ids.size(), a, line.phrases);
   for (const MeteorPhraseOccurrence& o : line.phrases) {
-    const uint32_t bit = (o.node * 0x9E3779B1u) >> 23;
-    line.phrase_signature[bit >> 6] |= uint64_t{1} << (bit & 63);
+    line.phrase_nodes.add(o.node);
+    for (uint32_t node : resources->paraphrases_of(o.node)) {
+      line.paraphrase_nodes.push_back(node);
+      line.paraphrase_spans.push_back({o.start, o.length});
+    }
   }
   std::sort(line.phrases.begin(), line.phrases.end(), [](const MeteorPhraseOccurrence& x, const MeteorPhraseOccurrence& y) {
     return x.node != y.node ? x.node < y.node : x.start < y.start;
@@ -117,14 +126,16 @@ void for_each_position(const std::vector<uint64_t>& index, uint32_t value, Fn fn
 
 // Word-to-word stages keyed by one value per word (exact: the word's key, stem: its
 // stem's key): for each line-2 word, the line-1 words with its value in order.
-// Short lines (the usual case) are compared pairwise, which is cheaper there.
+// Short lines (the usual case) are compared pairwise, which is cheaper there, past
+// the line-1 filter of those values (`keys_1`).
 template <class KeyOf, class Pred>
-void match_words(const MeteorLine& l1, const MeteorLine& l2, MeteorStage stage, KeyOf key_of, Pred pred,
-                 MeteorCandidates& c) {
+void match_words(const MeteorLine& l1, const MeteorValueFilter<4>& keys_1, const MeteorLine& l2, MeteorStage stage,
+                 KeyOf key_of, Pred pred, MeteorCandidates& c) {
   constexpr size_t kPairwiseMax = 4096;
   if (l1.words.size() * l2.words.size() <= kPairwiseMax) {
     for (size_t j = 0; j < l2.words.size(); ++j) {
       const MeteorWord& b = *l2.words[j];
+      if (!keys_1.may_contain(static_cast<uint32_t>(key_of(b)))) continue;
       for (size_t i = 0; i < l1.words.size(); ++i)
         if (key_of(*l1.words[i]) == key_of(b) && pred(*l1.words[i], b))
           add(c, static_cast<int32_t>(j), 1, static_cast<int32_t>(i), 1, stage);
@@ -161,13 +172,14 @@ void match_synonyms(const MeteorLine& l1, const MeteorLine& l2, MeteorCandidates
 // Phrases of `from` whose paraphrase occurs in `to`; `from_is_line2` orients the matches.
 void match_paraphrases(const MeteorLine& from, const MeteorLine& to, bool from_is_line2, MeteorCandidates& c) {
   const auto by_node = [](const MeteorPhraseOccurrence& o, uint32_t node) { return o.node < node; };
-  for (size_t p = 0; p < from.paraphrases.size(); p += 3) {
-    const uint32_t node = from.paraphrases[p + 2];
-    if (!to.may_contain(node)) continue;
-    const auto a = static_cast<int32_t>(from.paraphrases[p]);
-    const auto len = static_cast<int32_t>(from.paraphrases[p + 1]);
-    for (auto it = std::lower_bound(to.phrases.begin(), to.phrases.end(), node, by_node);
-         it != to.phrases.end() && it->node == node; ++it) {
+  for (size_t p = 0; p < from.paraphrase_nodes.size(); ++p) {
+    const uint32_t node = from.paraphrase_nodes[p];
+    if (!to.phrase_nodes.may_contain(node)) continue;
+    auto it = std::lower_bound(to.phrases.begin(), to.phrases.end(), node, by_node);
+    if (it == to.phrases.end() || it->node != node) continue;
+    const auto a = static_cast<int32_t>(from.paraphrase_spans[p][0]);
+    const auto len = static_cast<int32_t>(from.paraphrase_spans[p][1]);
+    for (; it != to.phrases.end() && it->node == node; ++it) {
       const auto b = static_cast<int32_t>(it->start), plen = static_cast<int32_t>(it->length);
       if (from_is_line2) add(c, a, len, b, plen, MeteorStage::kParaphrase);
       else add(c, b, plen, a, len, MeteorStage::kParaphrase);
@@ -196,11 +208,11 @@ void find_meteor_candidates(const MeteorLine& l1, const MeteorLine& l2, const Me
   };
   if (run(MeteorStage::kExact))
     match_words(
-        l1, l2, MeteorStage::kExact, [](const MeteorWord& w) { return w.key; },
+        l1, l1.keys, l2, MeteorStage::kExact, [](const MeteorWord& w) { return w.key; },
         [](const MeteorWord&, const MeteorWord&) { return true; }, c);
   if (run(MeteorStage::kStem))
     match_words(
-        l1, l2, MeteorStage::kStem, [](const MeteorWord& w) { return w.stem_key; },
+        l1, l1.stem_keys, l2, MeteorStage::kStem, [](const MeteorWord& w) { return w.stem_key; },
         [](const MeteorWord& a, const MeteorWord& b) { return a.key != b.key; }, c);
   if (run(MeteorStage::kSynonym)) {
     if (n1 <= 64) {

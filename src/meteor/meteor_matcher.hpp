@@ -33,22 +33,39 @@ struct MeteorWord {
 MeteorWord describe_meteor_word(const std::string& word, const MeteorResources* resources,
                                 const MeteorStageSet& stages);
 
+// A Bloom filter of 32-bit values with two hashes, 64 * Words bits: "may contain"
+// has false positives only, so it lets matching skip most absent values cheaply.
+template <size_t Words>
+struct MeteorValueFilter {
+  static_assert(Words == 4 || Words == 8, "256 or 512 bits");
+  static constexpr uint32_t kShift = Words == 4 ? 24 : 23;
+  std::array<uint64_t, Words> bits{};
+  void add(uint32_t value) {
+    set(value * 0x9E3779B1u);
+    set(value * 0x85EBCA77u);
+  }
+  bool may_contain(uint32_t value) const { return test(value * 0x9E3779B1u) && test(value * 0x85EBCA77u); }
+
+ private:
+  void set(uint32_t hash) { bits[hash >> kShift >> 6] |= uint64_t{1} << (hash >> kShift & 63); }
+  bool test(uint32_t hash) const { return (bits[hash >> kShift >> 6] >> (hash >> kShift & 63) & 1) != 0; }
+};
+
 // A line ready for matching: its words, and the paraphrase table's phrases in it
 // (found once per line, reused for every pairing).
 struct MeteorLine {
   std::vector<const MeteorWord*> words;
+  // The words' keys and stem keys present in the line.
+  MeteorValueFilter<4> keys, stem_keys;
   std::vector<int32_t> paraphrase_ids;
   // Every table phrase in the line, sorted by (node, start): where each occurs.
   std::vector<MeteorPhraseOccurrence> phrases;
-  // A 512-bit filter of the phrase nodes present in the line.
-  std::array<uint64_t, 8> phrase_signature{};
-  bool may_contain(uint32_t node) const {
-    const uint32_t bit = (node * 0x9E3779B1u) >> 23;
-    return (phrase_signature[bit >> 6] >> (bit & 63) & 1) != 0;
-  }
-  // (start, length, paraphrase node) per paraphrase of each phrase in the line:
-  // positions ascending, shorter phrases first, then the table's order.
-  std::vector<uint32_t> paraphrases;
+  MeteorValueFilter<8> phrase_nodes;  // the nodes of `phrases`
+  // Per paraphrase of each phrase in the line (positions ascending, shorter
+  // phrases first, then the table's order): its node, and the phrase's (start,
+  // length). Matching scans the nodes; the spans are read only for a match.
+  std::vector<uint32_t> paraphrase_nodes;
+  std::vector<std::array<uint32_t, 2>> paraphrase_spans;
   size_t function_words = 0;
   // For lines of at most 64 words: synset -> bitmask of the positions whose words
   // belong to it (open addressing, kNoSynset marks empty slots), so a partner word

@@ -436,8 +436,7 @@ int32_t MeteorResources::paraphrase_word_id(std::string_view word) const {
 }
 
 void MeteorResources::find_phrases(const int32_t* words, size_t n, size_t start,
-                                   std::vector<MeteorPhraseOccurrence>& phrases,
-                                   std::vector<uint32_t>& paraphrases) const {
+                                   std::vector<MeteorPhraseOccurrence>& out) const {
   uint32_t node = 0;
   for (size_t i = start; i < n; ++i) {
     if (words[i] < 0) return;
@@ -452,13 +451,7 @@ void MeteorResources::find_phrases(const int32_t* words, size_t n, size_t start,
       if (it == last || *it != word) return;
       node = child_node_[static_cast<size_t>(it - child_word_.data())];
     }
-    const auto length = static_cast<uint32_t>(i - start + 1);
-    phrases.push_back({node, static_cast<uint32_t>(start), length});
-    for (uint32_t e = emit_begin_[node]; e < emit_begin_[node + 1]; ++e) {
-      paraphrases.push_back(static_cast<uint32_t>(start));
-      paraphrases.push_back(length);
-      paraphrases.push_back(emit_target_[e]);
-    }
+    out.push_back({node, static_cast<uint32_t>(start), static_cast<uint32_t>(i - start + 1)});
   }
 }
 

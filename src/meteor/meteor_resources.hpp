@@ -69,12 +69,13 @@ class MeteorResources {
   // Paraphrase table access: word ids, and the table's phrases in a word-id sequence.
   static constexpr int32_t kUnknownWord = -1;
   int32_t paraphrase_word_id(std::string_view word) const;
-  // For every phrase of the table (either side of a pair) equal to
-  // words[start, start + length), shortest first: appends its occurrence to
-  // `phrases`, and (start, length, paraphrase node) to `paraphrases` for each
-  // paraphrase of it, in table order.
-  void find_phrases(const int32_t* words, size_t n, size_t start, std::vector<MeteorPhraseOccurrence>& phrases,
-                    std::vector<uint32_t>& paraphrases) const;
+  // Appends the occurrence of every phrase of the table (either side of a pair)
+  // equal to words[start, start + length), shortest first.
+  void find_phrases(const int32_t* words, size_t n, size_t start, std::vector<MeteorPhraseOccurrence>& out) const;
+  // The nodes of the paraphrases of the phrase at `node`, in table order.
+  FlatArray<uint32_t> paraphrases_of(uint32_t node) const {
+    return FlatArray<uint32_t>(emit_target_.data() + emit_begin_[node], emit_begin_[node + 1] - emit_begin_[node]);
+  }
 
  private:
   MeteorResources() = default;

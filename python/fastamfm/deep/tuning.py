@@ -64,7 +64,7 @@ def tune_deep(systems: Mapping, human, *, refs=None, contexts=None, scorer: Deep
     if not formulas or any(f not in own for f in formulas):
         raise ValueError(f"fm_formulas for mode {mode!r} must be among {own}, got {formulas}")
     # One References for every system and formula: embeddings and LM scores derived once.
-    shared = None if refs is None else refs if isinstance(refs, References) else References(refs, encode=False)
+    shared = None if refs is None else refs if isinstance(refs, References) else References(refs)
     am_name, fm_name = scorer.pair(mode)
     am = {s: scorer.components(hyps[s], shared, contexts, which=[am_name])[am_name] for s in names}
     fm = {}
