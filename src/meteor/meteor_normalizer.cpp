@@ -28,58 +28,63 @@ bool is_regex_space(char32_t c) { return c == ' ' || c == '\t' || c == '\n' || c
 bool is_tokenizer_space(char32_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
 
 // Left-to-right, non-overlapping replacement of the three-character pattern
-// (before)(center)(after), as Java's replaceAll runs "([..])[c]([..])".
-template <class Before, class Center, class After>
-Text replace_triples(const Text& in, Before before, Center center, After after, std::u32string_view middle) {
+// (before)(center)(after), as Java's replaceAll runs "([..])[c]([..])": a match
+// needs the center character, so only its occurrences are tried (each after the
+// end of the last match), and the text between them is copied whole.
+template <class Before, class After>
+void replace_triples(Text& s, Before before, char32_t center, After after, std::u32string_view middle) {
+  size_t p = s.find(center, 1);
+  if (p == Text::npos) return;
   Text out;
-  out.reserve(in.size() + 8);
-  size_t i = 0;
-  while (i < in.size()) {
-    if (i + 2 < in.size() && before(in[i]) && center(in[i + 1]) && after(in[i + 2])) {
-      out.push_back(in[i]);
-      out.append(middle);
-      out.push_back(in[i + 2]);
-      i += 3;
-    } else {
-      out.push_back(in[i++]);
-    }
+  size_t copied = 0;  // s[0, copied) is in `out`; no match may start before it
+  for (; p != Text::npos && p + 1 < s.size(); p = s.find(center, p + 1)) {
+    const size_t i = p - 1;
+    if (i < copied || !before(s[i]) || !after(s[p + 1])) continue;
+    if (out.empty()) out.reserve(s.size() + 8);
+    out.append(s, copied, p - copied);
+    out.append(middle);
+    out.push_back(s[p + 1]);
+    copied = p + 2;
   }
-  return out;
+  if (copied == 0) return;
+  out.append(s, copied, Text::npos);
+  s.swap(out);
 }
 
 void replace_all_literal(Text& s, std::u32string_view from, std::u32string_view to) {
-  Text out;
-  size_t i = 0;
-  bool changed = false;
+  size_t i = s.find(from);
+  if (i == Text::npos) return;
+  Text out(s, 0, i);
   while (i < s.size()) {
     if (s.compare(i, from.size(), from) == 0) {
       out.append(to);
       i += from.size();
-      changed = true;
     } else {
       out.push_back(s[i++]);
     }
   }
-  if (changed) s.swap(out);
+  s.swap(out);
 }
 
 bool contains(const Text& s, std::u32string_view what) { return s.find(what) != Text::npos; }
 
 // Runs of dots are escaped as DOTMULTI words so that the dot rules leave them alone.
 void escape_multi_dots(Text& s) {
-  Text out;
-  for (size_t i = 0; i < s.size();) {
-    if (s[i] == '.' && i + 1 < s.size() && s[i + 1] == '.') {
-      size_t j = i + 1;
-      while (j < s.size() && s[j] == '.') ++j;
-      out.append(U" DOTMULTI");
-      out.append(j - i - 1, U'.');
-      i = j;
-    } else {
-      out.push_back(s[i++]);
+  if (s.find(U"..") != Text::npos) {
+    Text out;
+    for (size_t i = 0; i < s.size();) {
+      if (s[i] == '.' && i + 1 < s.size() && s[i + 1] == '.') {
+        size_t j = i + 1;
+        while (j < s.size() && s[j] == '.') ++j;
+        out.append(U" DOTMULTI");
+        out.append(j - i - 1, U'.');
+        i = j;
+      } else {
+        out.push_back(s[i++]);
+      }
     }
+    s.swap(out);
   }
-  s.swap(out);
   while (contains(s, U"DOTMULTI.")) {
     Text next;
     static constexpr std::u32string_view kKey = U"DOTMULTI.";
@@ -154,14 +159,13 @@ Text tokenize_like_moses(Text s) {
 
   const auto digit = [](char32_t c) { return is_digit(c); };
   const auto non_digit = [](char32_t c) { return !is_digit(c); };
-  const auto comma = [](char32_t c) { return c == ','; };
-  t = replace_triples(t, non_digit, comma, non_digit, U" , ");
-  t = replace_triples(t, digit, comma, non_digit, U" , ");
-  t = replace_triples(t, non_digit, comma, digit, U" , ");
+  replace_triples(t, non_digit, ',', non_digit, U" , ");
+  replace_triples(t, digit, ',', non_digit, U" , ");
+  replace_triples(t, non_digit, ',', digit, U" , ");
 
   for (char32_t& c : t)
     if (c == '`' || c == 0x2018 || c == 0x2019) c = '\'';
-  {
+  if (t.find(U"''") != Text::npos || t.find_first_of(U"\u201C\u201D") != Text::npos) {
     Text q;
     for (size_t i = 0; i < t.size(); ++i) {
       if (t[i] == 0x201C || t[i] == 0x201D) {
@@ -180,19 +184,17 @@ Text tokenize_like_moses(Text s) {
 
   const auto alnum_or_dot = [](char32_t c) { return is_alnum(c) || c == '.'; };
   const auto alnum = [](char32_t c) { return is_alnum(c); };
-  const auto dash = [](char32_t c) { return c == '-'; };
-  t = replace_triples(t, alnum_or_dot, dash, alnum, U" ");
+  replace_triples(t, alnum_or_dot, '-', alnum, U" ");
 
-  const auto quote = [](char32_t c) { return c == '\''; };
   const auto alpha = [](char32_t c) { return is_alpha(c); };
   const auto non_alpha = [](char32_t c) { return !is_alpha(c); };
   const auto non_alpha_digit = [](char32_t c) { return !is_alpha(c) && !is_digit(c); };
   const auto letter_s = [](char32_t c) { return c == 's'; };
-  t = replace_triples(t, non_alpha, quote, non_alpha, U" ' ");
-  t = replace_triples(t, non_alpha_digit, quote, alpha, U" ' ");
-  t = replace_triples(t, alpha, quote, non_alpha, U" ' ");
-  t = replace_triples(t, alpha, quote, alpha, U" '");
-  t = replace_triples(t, digit, quote, letter_s, U" '");
+  replace_triples(t, non_alpha, '\'', non_alpha, U" ' ");
+  replace_triples(t, non_alpha_digit, '\'', alpha, U" ' ");
+  replace_triples(t, alpha, '\'', non_alpha, U" ' ");
+  replace_triples(t, alpha, '\'', alpha, U" '");
+  replace_triples(t, digit, '\'', letter_s, U" '");
   return t;
 }
 
