@@ -31,8 +31,6 @@ namespace {
 size_t synset_slot(uint32_t synset, size_t mask) { return (synset * size_t{0x9E3779B97F4A7C15ULL} >> 20) & mask; }
 
 void build_synset_table(MeteorLine& line) {
-  line.synset_slots.clear();
-  line.synset_positions.clear();
   if (line.words.size() > 64) return;
   size_t entries = 0;
   for (const MeteorWord* w : line.words) entries += w->synsets.size();
@@ -62,16 +60,21 @@ uint64_t MeteorLine::synonym_positions(uint32_t synset) const {
   }
 }
 
-void prepare_meteor_line(MeteorLine& line, const MeteorResources* resources, const MeteorStageSet& stages) {
+void prepare_meteor_line(MeteorLine& line, const MeteorResources* resources, const MeteorStageSet& stages,
+                         MeteorSide side) {
+  const bool hypothesis = side == MeteorSide::kHypothesis;
   line.function_words = 0;
   line.keys = {};
   line.stem_keys = {};
   for (const MeteorWord* w : line.words) {
     line.function_words += w->function_word ? 1 : 0;
+    if (!hypothesis) continue;
     line.keys.add(static_cast<uint32_t>(w->key));
     line.stem_keys.add(static_cast<uint32_t>(w->stem_key));
   }
-  if (stages[static_cast<size_t>(MeteorStage::kSynonym)]) build_synset_table(line);
+  line.synset_slots.clear();
+  line.synset_positions.clear();
+  if (hypothesis && stages[static_cast<size_t>(MeteorStage::kSynonym)]) build_synset_table(line);
   line.paraphrase_ids.clear();
   line.paraphrase_nodes.clear();
   line.paraphrase_spans.clear();

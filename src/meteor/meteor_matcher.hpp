@@ -55,7 +55,7 @@ struct MeteorValueFilter {
 // (found once per line, reused for every pairing).
 struct MeteorLine {
   std::vector<const MeteorWord*> words;
-  // The words' keys and stem keys present in the line.
+  // The words' keys and stem keys present in the line (hypotheses only).
   MeteorValueFilter<4> keys, stem_keys;
   std::vector<int32_t> paraphrase_ids;
   // Every table phrase in the line, sorted by (node, start): where each occurs.
@@ -67,7 +67,7 @@ struct MeteorLine {
   std::vector<uint32_t> paraphrase_nodes;
   std::vector<std::array<uint32_t, 2>> paraphrase_spans;
   size_t function_words = 0;
-  // For lines of at most 64 words: synset -> bitmask of the positions whose words
+  // For hypotheses of at most 64 words: synset -> bitmask of the positions whose words
   // belong to it (open addressing, kNoSynset marks empty slots), so a partner word
   // finds its synonyms here with one probe per synset.
   static constexpr uint32_t kNoSynset = UINT32_MAX;
@@ -76,7 +76,13 @@ struct MeteorLine {
   uint64_t synonym_positions(uint32_t synset) const;
 };
 
-void prepare_meteor_line(MeteorLine& line, const MeteorResources* resources, const MeteorStageSet& stages);
+// Matching reads some parts of a line only on one side of a pair: the hypothesis
+// (line 1) is searched for the reference's words, through its key filters and its
+// synset table, which a reference line does not build.
+enum class MeteorSide : uint8_t { kHypothesis, kReference };
+
+void prepare_meteor_line(MeteorLine& line, const MeteorResources* resources, const MeteorStageSet& stages,
+                         MeteorSide side);
 
 // One candidate: words [start, start + length) of line 2 with
 // [match_start, match_start + match_length) of line 1.

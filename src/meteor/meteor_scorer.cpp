@@ -188,7 +188,7 @@ double meteor_score_bound(const MeteorCandidates& candidates, const MeteorLine& 
   return bound;
 }
 
-MeteorPreparedTexts::MeteorPreparedTexts(const TextBatch& texts, const MeteorResources* resources,
+MeteorPreparedTexts::MeteorPreparedTexts(const TextBatch& texts, MeteorSide side, const MeteorResources* resources,
                                          const MeteorStageSet& stages, int workers, const InterruptCheck& interrupted) {
   const size_t n = texts.size();
   for (size_t i = 0; i < n; ++i) validate_utf8(texts[i], "text", i);
@@ -224,7 +224,7 @@ MeteorPreparedTexts::MeteorPreparedTexts(const TextBatch& texts, const MeteorRes
       [&](size_t begin, size_t end) {
         for (size_t i = begin; i < end; ++i) {
           for (uint32_t id : ids_of[i]) lines_[i].words.push_back(&words_[id]);
-          prepare_meteor_line(lines_[i], resources, stages);
+          prepare_meteor_line(lines_[i], resources, stages, side);
         }
       },
       interrupted, 64);
@@ -244,7 +244,8 @@ MeteorReferences::MeteorReferences(const TextBatch& refs, std::vector<uint64_t> 
     throw InputError("meteor: the synonym and paraphrase stages need METEOR resources");
   if (stages_[static_cast<size_t>(MeteorStage::kParaphrase)] && !resources_->has_paraphrases())
     throw InputError("meteor: the paraphrase stage needs resources with a paraphrase table");
-  texts_ = std::make_unique<MeteorPreparedTexts>(refs, resources_.get(), stages_, resolve_workers(workers), interrupted);
+  texts_ = std::make_unique<MeteorPreparedTexts>(refs, MeteorSide::kReference, resources_.get(), stages_,
+                                                 resolve_workers(workers), interrupted);
 }
 
 MeteorReferences::Result MeteorReferences::score(const TextBatch& hyps, int workers,
@@ -254,7 +255,7 @@ MeteorReferences::Result MeteorReferences::score(const TextBatch& hyps, int work
     throw InputError("meteor: " + std::to_string(n) + " hypotheses but " + std::to_string(num_segments()) +
                      " reference segments");
   const int threads = resolve_workers(workers);
-  const MeteorPreparedTexts tests(hyps, resources_.get(), stages_, threads, interrupted);
+  const MeteorPreparedTexts tests(hyps, MeteorSide::kHypothesis, resources_.get(), stages_, threads, interrupted);
 
   Result result;
   result.sentences.assign(n, 0.0);

@@ -62,8 +62,8 @@ double meteor_score_bound(const MeteorCandidates& candidates, const MeteorLine& 
 // Its lines point into its own word table, so it is neither copied nor moved.
 class MeteorPreparedTexts {
  public:
-  MeteorPreparedTexts(const TextBatch& texts, const MeteorResources* resources, const MeteorStageSet& stages,
-                      int workers, const InterruptCheck& interrupted);
+  MeteorPreparedTexts(const TextBatch& texts, MeteorSide side, const MeteorResources* resources,
+                      const MeteorStageSet& stages, int workers, const InterruptCheck& interrupted);
   MeteorPreparedTexts(const MeteorPreparedTexts&) = delete;
   MeteorPreparedTexts& operator=(const MeteorPreparedTexts&) = delete;
 
