@@ -64,13 +64,17 @@ void prepare_meteor_line(MeteorLine& line, const MeteorResources* resources, con
                          MeteorSide side) {
   const bool hypothesis = side == MeteorSide::kHypothesis;
   line.function_words = 0;
-  line.keys = {};
-  line.stem_keys = {};
+  line.keys.clear();
+  line.stem_keys.clear();
+  line.key_filter = {};
+  line.stem_key_filter = {};
   for (const MeteorWord* w : line.words) {
     line.function_words += w->function_word ? 1 : 0;
     if (!hypothesis) continue;
-    line.keys.add(static_cast<uint32_t>(w->key));
-    line.stem_keys.add(static_cast<uint32_t>(w->stem_key));
+    line.keys.push_back(w->key);
+    line.stem_keys.push_back(w->stem_key);
+    line.key_filter.add(static_cast<uint32_t>(w->key));
+    line.stem_key_filter.add(static_cast<uint32_t>(w->stem_key));
   }
   line.synset_slots.clear();
   line.synset_positions.clear();
@@ -128,19 +132,21 @@ void for_each_position(const std::vector<uint64_t>& index, uint32_t value, Fn fn
 }
 
 // Word-to-word stages keyed by one value per word (exact: the word's key, stem: its
-// stem's key): for each line-2 word, the line-1 words with its value in order.
-// Short lines (the usual case) are compared pairwise, which is cheaper there, past
-// the line-1 filter of those values (`keys_1`).
+// stem's key; `values1`, `filter1`: line 1's values and their filter): for each
+// line-2 word, the line-1 words with its value in order. Short lines (the usual
+// case) are compared pairwise, which is cheaper there.
 template <class KeyOf, class Pred>
-void match_words(const MeteorLine& l1, const MeteorValueFilter<4>& keys_1, const MeteorLine& l2, MeteorStage stage,
-                 KeyOf key_of, Pred pred, MeteorCandidates& c) {
+void match_words(const MeteorLine& l1, const std::vector<int32_t>& values1, const MeteorValueFilter<4>& filter1,
+                 const MeteorLine& l2, MeteorStage stage, KeyOf key_of, Pred pred, MeteorCandidates& c) {
   constexpr size_t kPairwiseMax = 4096;
-  if (l1.words.size() * l2.words.size() <= kPairwiseMax) {
+  const size_t n1 = values1.size();
+  if (n1 * l2.words.size() <= kPairwiseMax) {
     for (size_t j = 0; j < l2.words.size(); ++j) {
       const MeteorWord& b = *l2.words[j];
-      if (!keys_1.may_contain(static_cast<uint32_t>(key_of(b)))) continue;
-      for (size_t i = 0; i < l1.words.size(); ++i)
-        if (key_of(*l1.words[i]) == key_of(b) && pred(*l1.words[i], b))
+      const int32_t value = key_of(b);
+      if (!filter1.may_contain(static_cast<uint32_t>(value))) continue;
+      for (size_t i = 0; i < n1; ++i)
+        if (values1[i] == value && pred(*l1.words[i], b))
           add(c, static_cast<int32_t>(j), 1, static_cast<int32_t>(i), 1, stage);
     }
     return;
@@ -211,11 +217,11 @@ void find_meteor_candidates(const MeteorLine& l1, const MeteorLine& l2, const Me
   };
   if (run(MeteorStage::kExact))
     match_words(
-        l1, l1.keys, l2, MeteorStage::kExact, [](const MeteorWord& w) { return w.key; },
+        l1, l1.keys, l1.key_filter, l2, MeteorStage::kExact, [](const MeteorWord& w) { return w.key; },
         [](const MeteorWord&, const MeteorWord&) { return true; }, c);
   if (run(MeteorStage::kStem))
     match_words(
-        l1, l1.stem_keys, l2, MeteorStage::kStem, [](const MeteorWord& w) { return w.stem_key; },
+        l1, l1.stem_keys, l1.stem_key_filter, l2, MeteorStage::kStem, [](const MeteorWord& w) { return w.stem_key; },
         [](const MeteorWord& a, const MeteorWord& b) { return a.key != b.key; }, c);
   if (run(MeteorStage::kSynonym)) {
     if (n1 <= 64) {

@@ -55,8 +55,11 @@ struct MeteorValueFilter {
 // (found once per line, reused for every pairing).
 struct MeteorLine {
   std::vector<const MeteorWord*> words;
-  // The words' keys and stem keys present in the line (hypotheses only).
-  MeteorValueFilter<4> keys, stem_keys;
+  // Hypotheses only: the words' keys and stem keys, which every pairing scans for
+  // the reference's words (hot, as the same hypothesis meets all its references),
+  // and filters of them.
+  std::vector<int32_t> keys, stem_keys;
+  MeteorValueFilter<4> key_filter, stem_key_filter;
   std::vector<int32_t> paraphrase_ids;
   // Every table phrase in the line, sorted by (node, start): where each occurs.
   std::vector<MeteorPhraseOccurrence> phrases;
