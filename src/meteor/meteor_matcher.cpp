@@ -178,20 +178,30 @@ void match_synonyms(const MeteorLine& l1, const MeteorLine& l2, MeteorCandidates
   }
 }
 
-// Phrases of `from` whose paraphrase occurs in `to`; `from_is_line2` orients the matches.
+// Phrases of `from` whose paraphrase occurs in `to`; `from_is_line2` orients the
+// matches. The filter is read for 64 paraphrases at a time into a bitmask, and only
+// those that pass are looked up: few pass, and a branch per paraphrase would
+// mispredict on them.
 void match_paraphrases(const MeteorLine& from, const MeteorLine& to, bool from_is_line2, MeteorCandidates& c) {
   const auto by_node = [](const MeteorPhraseOccurrence& o, uint32_t node) { return o.node < node; };
-  for (size_t p = 0; p < from.paraphrase_nodes.size(); ++p) {
-    const uint32_t node = from.paraphrase_nodes[p];
-    if (!to.phrase_nodes.may_contain(node)) continue;
-    auto it = std::lower_bound(to.phrases.begin(), to.phrases.end(), node, by_node);
-    if (it == to.phrases.end() || it->node != node) continue;
-    const auto a = static_cast<int32_t>(from.paraphrase_spans[p][0]);
-    const auto len = static_cast<int32_t>(from.paraphrase_spans[p][1]);
-    for (; it != to.phrases.end() && it->node == node; ++it) {
-      const auto b = static_cast<int32_t>(it->start), plen = static_cast<int32_t>(it->length);
-      if (from_is_line2) add(c, a, len, b, plen, MeteorStage::kParaphrase);
-      else add(c, b, plen, a, len, MeteorStage::kParaphrase);
+  const size_t count = from.paraphrase_nodes.size();
+  for (size_t base = 0; base < count; base += 64) {
+    const size_t block = std::min<size_t>(64, count - base);
+    uint64_t passed = 0;
+    for (size_t k = 0; k < block; ++k)
+      passed |= uint64_t{to.phrase_nodes.may_contain(from.paraphrase_nodes[base + k])} << k;
+    for (; passed != 0; passed &= passed - 1) {
+      const size_t p = base + static_cast<size_t>(__builtin_ctzll(passed));
+      const uint32_t node = from.paraphrase_nodes[p];
+      auto it = std::lower_bound(to.phrases.begin(), to.phrases.end(), node, by_node);
+      if (it == to.phrases.end() || it->node != node) continue;
+      const auto a = static_cast<int32_t>(from.paraphrase_spans[p][0]);
+      const auto len = static_cast<int32_t>(from.paraphrase_spans[p][1]);
+      for (; it != to.phrases.end() && it->node == node; ++it) {
+        const auto b = static_cast<int32_t>(it->start), plen = static_cast<int32_t>(it->length);
+        if (from_is_line2) add(c, a, len, b, plen, MeteorStage::kParaphrase);
+        else add(c, b, plen, a, len, MeteorStage::kParaphrase);
+      }
     }
   }
 }

@@ -44,7 +44,8 @@ struct MeteorValueFilter {
     set(value * 0x9E3779B1u);
     set(value * 0x85EBCA77u);
   }
-  bool may_contain(uint32_t value) const { return test(value * 0x9E3779B1u) && test(value * 0x85EBCA77u); }
+  // Both bits read, without a branch: callers test many values in a row.
+  bool may_contain(uint32_t value) const { return test(value * 0x9E3779B1u) & test(value * 0x85EBCA77u); }
 
  private:
   void set(uint32_t hash) { bits[hash >> kShift >> 6] |= uint64_t{1} << (hash >> kShift & 63); }
