@@ -79,15 +79,16 @@ void prepare_meteor_line(MeteorLine& line, const MeteorResources* resources, con
   line.synset_slots.clear();
   line.synset_positions.clear();
   if (hypothesis && stages[static_cast<size_t>(MeteorStage::kSynonym)]) build_synset_table(line);
-  line.paraphrase_ids.clear();
   line.paraphrase_nodes.clear();
   line.paraphrase_spans.clear();
   line.phrases.clear();
   line.phrase_nodes = {};
   if (resources == nullptr || !stages[static_cast<size_t>(MeteorStage::kParaphrase)]) return;
-  for (const MeteorWord* w : line.words) line.paraphrase_ids.push_back(w->paraphrase_id);
-  for (size_t a = 0; a < line.words.size(); ++a)
-    resources->find_phrases(line.paraphrase_ids.data(), line.paraphrase_ids.size(), a, line.phrases);
+  // The word ids are needed only here, to walk the table's trie from each position.
+  std::vector<int32_t> ids;
+  ids.reserve(line.words.size());
+  for (const MeteorWord* w : line.words) ids.push_back(w->paraphrase_id);
+  for (size_t a = 0; a < ids.size(); ++a) resources->find_phrases(ids.data(), ids.size(), a, line.phrases);
   for (const MeteorPhraseOccurrence& o : line.phrases) {
     line.phrase_nodes.add(o.node);
     for (uint32_t node : resources->paraphrases_of(o.node)) {

@@ -61,7 +61,6 @@ struct MeteorLine {
   // and filters of them.
   std::vector<int32_t> keys, stem_keys;
   MeteorValueFilter<4> key_filter, stem_key_filter;
-  std::vector<int32_t> paraphrase_ids;
   // Every table phrase in the line, sorted by (node, start): where each occurs.
   std::vector<MeteorPhraseOccurrence> phrases;
   MeteorValueFilter<8> phrase_nodes;  // the nodes of `phrases`
@@ -81,7 +80,7 @@ struct MeteorLine {
 };
 
 // Matching reads some parts of a line only on one side of a pair: the hypothesis
-// (line 1) is searched for the reference's words, through its key filters and its
+// (line 1) is searched for the reference's words, through its keys, key filters and
 // synset table, which a reference line does not build.
 enum class MeteorSide : uint8_t { kHypothesis, kReference };
 
