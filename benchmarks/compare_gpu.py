@@ -150,7 +150,11 @@ def embedding_metrics(args) -> None:
 
 
 def faiss_search(args) -> None:
-    import faiss
+    try:
+        import faiss
+    except ImportError:
+        skipped("FAISS search of a reference pool", "faiss is not installed (pip install faiss-cpu)")
+        return
 
     pool = clustered_vectors(args.pool, args.dims, seed=0)
     queries = clustered_vectors(args.queries, args.dims, seed=1)

@@ -79,19 +79,40 @@ def _check(shape, k: int, oversampling: int, power_iterations: int, dtype: str) 
         raise ValueError(f"dtype must be one of {_DTYPES}, got {dtype!r}")
 
 
+# Rows of the Gaussian test matrix drawn on the host per block: bounds host memory for
+# matrices with millions of columns while drawing the very same numbers as one call.
+_TEST_MATRIX_BLOCK_ROWS = 1 << 16
+
+
+def _test_matrix(xp, seed: int, rows: int, columns: int, dtype: str):
+    """The Gaussian test matrix of ``seed``: drawn by numpy on the host whatever ``xp`` is,
+    so a GPU run starts from the same subspace as a CPU run and both give the same
+    factors up to rounding (CuPy's generator draws other numbers from the same seed,
+    and the unconverged trailing singular values then differ by far more than rounding)."""
+    state = np.random.RandomState(seed)
+    if xp is np:
+        return state.standard_normal(size=(rows, columns)).astype(dtype)
+    omega = xp.empty((rows, columns), dtype=dtype)
+    for start in range(0, rows, _TEST_MATRIX_BLOCK_ROWS):
+        stop = min(rows, start + _TEST_MATRIX_BLOCK_ROWS)
+        omega[start:stop] = xp.asarray(state.standard_normal(size=(stop - start, columns)).astype(dtype))
+    return omega
+
+
 def randomized_svd(matrix, k: int, *, oversampling: int = 10, power_iterations: int = 4, seed: int = 0,
                    dtype: str = "float64", xp=None):
     """Top-``k`` singular triplets ``(U (m x k), s (k), Vt (k x n))`` of ``matrix``.
 
     ``matrix``: a scipy / cupyx sparse matrix or a dense array (host or device).
     Arrays come back in ``xp``'s memory (CuPy arrays by default). ``seed`` fixes the
-    Gaussian test matrix: the same call on the same device gives the same bits.
+    Gaussian test matrix (drawn on the host, so CPU and GPU runs start alike): the
+    same call on the same device gives the same bits.
     """
     _check(matrix.shape, k, oversampling, power_iterations, dtype)
     xp = _array_module(xp)
     a = _on_device(matrix, xp, dtype)
     columns = min(k + oversampling, min(a.shape))
-    omega = xp.random.RandomState(seed).standard_normal(size=(a.shape[1], columns)).astype(dtype)
+    omega = _test_matrix(xp, seed, a.shape[1], columns, dtype)
     q = _orthonormal(xp, a @ omega)
     for _ in range(power_iterations):
         q = _orthonormal(xp, a @ _orthonormal(xp, a.T @ q))
