@@ -22,7 +22,7 @@ pytest.importorskip("distributed")
 
 import fastamfm  # noqa: E402
 import fastamfm.distributed  # noqa: E402
-from fastamfm.amfm import resolve_model  # noqa: E402
+from fastamfm.amfm.scorer import resolve_model  # noqa: E402
 from fastamfm.distributed.command import connect  # noqa: E402
 from streaming_memory import synthetic_files  # noqa: E402
 

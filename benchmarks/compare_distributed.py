@@ -132,7 +132,7 @@ def main(argv=None) -> int:
     parser.add_argument("--train-lines", type=int, default=0, help="also compare training on this many lines")
     args = parser.parse_args(argv)
     metric_sets = args.metrics or ["am,fm,amfm", "bleu,rouge_l,cider,am,fm,amfm"]
-    from fastamfm.amfm import resolve_model
+    from fastamfm.amfm.scorer import resolve_model
     from fastamfm.distributed.command import connect
 
     workdir = Path(args.workdir)

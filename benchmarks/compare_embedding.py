@@ -65,7 +65,7 @@ def compare_metrics(repeats: int, workdir: Path) -> None:
 
 def compare_loading(repeats: int, words: int) -> None:
     big = w.write_big_glove(Path(tempfile.gettempdir()) / f"fastamfm_bench_{words}_300d.txt", n_words=words)
-    cache = fastamfm.vectors.cache_path_for(big)
+    cache = fastamfm.metrics.vectors.cache_path_for(big)
     if cache.exists():
         cache.unlink()
     os.system(f"cat {big} > /dev/null")  # the source in the page cache, as for every later load

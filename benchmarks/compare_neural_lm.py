@@ -40,7 +40,7 @@ from conftest import DSTC6, REFERENCE_FILES, SHARED_DATA  # noqa: E402
 
 def workloads(n_context: int, n_plain: int) -> dict:
     from fastamfm.io import read_lines
-    from fastamfm.ratings import load_rated_turns
+    from fastamfm.analysis.ratings import load_rated_turns
 
     hyps, contexts = [], []
     for name in ("dailydialog-zhao", "persona-usr"):

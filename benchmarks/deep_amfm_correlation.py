@@ -27,7 +27,7 @@ import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
 import fastamfm
-from fastamfm.ratings import load_dstc10_dev
+from fastamfm.analysis.ratings import load_dstc10_dev
 
 from correlation_tables import correlations, print_table  # benchmarks/ is on the path
 

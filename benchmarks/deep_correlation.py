@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import fastamfm
-from fastamfm.ratings import load_dstc10_dev
+from fastamfm.analysis.ratings import load_dstc10_dev
 
 from correlation_tables import correlations, print_table  # benchmarks/ is on the path
 

@@ -38,7 +38,7 @@ sys.path.insert(0, str(HERE.parent / "python"))
 from fastamfm.learned import LearnedScorer  # noqa: E402
 from fastamfm.learned.columns import CONTEXT_COLUMNS, metric_columns  # noqa: E402
 from fastamfm.learned.encoders import context_vectors, encode_texts, reference_vectors  # noqa: E402
-from fastamfm.ratings import load_dstc10_dev  # noqa: E402
+from fastamfm.analysis.ratings import load_dstc10_dev  # noqa: E402
 
 REFERENCE_METRICS = ("BLEU-2", "METEOR", "ROUGE-L", "AM", "FM", "AM-FM")
 CONTEXT_DECAY = 0.7

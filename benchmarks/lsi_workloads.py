@@ -58,7 +58,7 @@ def load_matrix(path: Path):
 
 def fastamfm_svd(x, k: int = K) -> np.ndarray:
     """Singular values from fastamfm's streamed randomized SVD."""
-    from fastamfm.lsi import sparse_randomized_svd
+    from fastamfm.amfm.lsi import sparse_randomized_svd
 
     return sparse_randomized_svd(x, k, oversampling=OVERSAMPLING, power_iterations=POWER_ITERATIONS)[0]
 

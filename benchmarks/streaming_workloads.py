@@ -30,7 +30,7 @@ def model_vocabulary(model: str = "default", ascii_only: bool = False) -> list[s
     last words are non-ASCII and the generator's Zipf tail lands on the last word, so
     about half the sentences hold one; ASCII-only text skips the Unicode steps of the
     amfm tokenizer (see tokenize.prepare_texts) and shows what they cost."""
-    from fastamfm.amfm import resolve_model
+    from fastamfm.amfm.scorer import resolve_model
 
     words = resolve_model(model).lsi.vocabulary
     return [w for w in words if w.isascii()] if ascii_only else words

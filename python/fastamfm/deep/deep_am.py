@@ -103,11 +103,11 @@ def deep_am(hyps, refs=None, contexts=None, *, encoder=DEFAULT_MODEL, combine: s
     see the module docstring). ``encoder``: a ``SentenceEncoder`` or a model to load
     (directory or installed package; default all-MiniLM-L6-v2 mean-pooled). Returns a
     ``MetricResult`` (``.sentences`` [n] in [-1, 1], ``.corpus`` their mean)."""
-    from .metrics import DeepAM
+    from ..registry import metric_class
 
     if (refs is None) == (contexts is None):
         raise ValueError("deep_am: give either refs (reference-based) or contexts (reference-free), not both")
     options = {} if isinstance(encoder, SentenceEncoder) else {"device": device}
-    metric = DeepAM(encoder=encoder, combine=combine, context=context, recency=recency,
+    metric = metric_class("deep_am")(encoder=encoder, combine=combine, context=context, recency=recency,
                     mode="references" if refs is not None else "context", workers=workers, **options)
     return metric.score(hyps, refs, contexts, what="deep_am")

@@ -94,7 +94,7 @@ class DeepAMFM:
                  am_context: str = DEFAULT_CONTEXT, recency: float = DEFAULT_RECENCY, fm_formula: str = "dstc10",
                  fm_combine: str = "max", fm_context_formula: str = "pmi-total",
                  calibration: Calibration = DEFAULT_CALIBRATION, workers: int = -1):
-        from ..lm import NgramLM
+        from ..amfm.lm import NgramLM
         from .neural_lm import NeuralLM
 
         self.lam = {mode: _check_lam(DEFAULT_LAMS[mode] if lam is None else lam) for mode in DEFAULT_LAMS}
@@ -148,7 +148,7 @@ class DeepAMFM:
 
     @property
     def hybrid(self) -> bool:
-        from ..lm import NgramLM
+        from ..amfm.lm import NgramLM
 
         return isinstance(self.lm, NgramLM)
 
@@ -174,7 +174,7 @@ class DeepAMFM:
 
     def fm_reference(self, hyps: list, refs) -> np.ndarray:
         if self.hybrid:
-            from ..fluency import fluency
+            from ..amfm.fluency import fluency
 
             return np.asarray(fluency(hyps, refs, self.lm, combine=self.fm_combine).sentences, dtype=np.float64)
         ref_scores, offsets = reference_log_probs(self.lm, refs, len(hyps))

@@ -36,8 +36,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from . import _core
-from .tokenize import make_tokenizer, prepare_texts
+from .. import _core
+from ..tokenize import make_tokenizer, prepare_texts
 
 __all__ = ["LsiModel", "WEIGHTINGS", "count_documents", "sparse_randomized_svd"]
 
@@ -316,7 +316,7 @@ class LsiModel:
         _core.resolve_workers(workers)
         tokenizer = make_tokenizer(tokenize, lowercase)
 
-        from .io import cleanup_on_signals
+        from ..io import cleanup_on_signals
 
         # The spill directory goes on errors, Ctrl-C and SIGTERM alike.
         with cleanup_on_signals(), tempfile.TemporaryDirectory(prefix="fastamfm-lsi-", dir=tmp_dir) if max_memory \
@@ -412,7 +412,7 @@ class LsiModel:
         """Project sentences: their weighted bags of words (tf-idf ones L2-normalised, as in
         training) times ``components[:, :dims]``; n x dims float64. A sentence without
         vocabulary words gives a zero row."""
-        from ._validation import as_text_list
+        from .._validation import as_text_list
 
         dims = self.check_dims(dims, "LsiModel.transform")
         texts = as_text_list(sentences, "sentences", allow_empty=True)
@@ -421,7 +421,7 @@ class LsiModel:
     def unit_vectors(self, sentences, *, dims: Optional[int] = None, workers: int = -1) -> np.ndarray:
         """The vectors AM compares: ``transform`` rows scaled to unit length, n x dims float32;
         all zero for a sentence without vocabulary words."""
-        from ._validation import as_text_list
+        from .._validation import as_text_list
 
         dims = self.check_dims(dims, "LsiModel.unit_vectors")
         texts = as_text_list(sentences, "sentences", allow_empty=True)

@@ -17,7 +17,7 @@ class FromAMFMModel:
 
     @classmethod
     def from_options(cls, **options):
-        from .amfm import resolve_model
+        from .scorer import resolve_model
 
         extra = {k: options[k] for k in cls.extra_options if k in options}
         return cls.of_scorer(resolve_model(options.get("model", "default")), workers=options.get("workers", -1),

@@ -16,11 +16,11 @@ import numpy as np
 
 from pathlib import Path
 
-from ._backend import resolve_device
-from ._core import FormatError
-from ._validation import as_text_list
-from .io import write_text_atomic
-from .result import MetricResult, make_signature
+from .._backend import resolve_device
+from .._core import FormatError
+from .._validation import as_text_list
+from ..io import write_text_atomic
+from ..result import MetricResult, make_signature
 
 __all__ = ["ReferenceIndex"]
 

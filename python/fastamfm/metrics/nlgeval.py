@@ -15,10 +15,10 @@ from __future__ import annotations
 import os
 import warnings
 
-from . import registry
-from .io import read_line_columns, read_lines
-from .pipeline import Pipeline
-from .references import References
+from .. import registry
+from ..io import read_line_columns, read_lines
+from ..pipeline import Pipeline
+from ..references import References
 
 # nlg-eval's switches.
 NLGEVAL_SWITCHES = ("no_overlap", "no_skipthoughts", "no_glove")

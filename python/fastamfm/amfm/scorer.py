@@ -26,14 +26,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ._validation import as_text_list, check_workers
-from ._version import __version__
-from .adequacy import Adequacy
-from .fluency import Fluency
-from .model_option import FromAMFMModel
-from .references import References
-from .registry import Chunk, MeanStatistics, Metric, register
-from .result import MetricResult, make_signature
+from .._validation import as_text_list
+from .._version import __version__
+from ..references import References
+from .. import registry
+from ..result import MetricResult, make_signature
 
 MEANS = ("arithmetic", "geometric", "harmonic")
 AM_COMBINES = ("max", "mean", "centroid")
@@ -45,7 +42,7 @@ MODEL_FORMAT_VERSION = 1
 SETTINGS_FILE = "amfm.json"
 LSI_FILE = "lsi.model"
 LM_FILE = "lm.model"
-DEFAULT_MODEL_DIR = Path(__file__).resolve().parent / "data" / "default_model"
+DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[1] / "data" / "default_model"
 
 
 def combine_scores(am, fm, lam: float = 0.5, mean: str = "arithmetic") -> np.ndarray:
@@ -183,7 +180,7 @@ class AMFM:
         """Load a directory written by ``save``; ``overrides`` replace saved settings.
         ``mmap=False`` copies both models into memory (a file changed or truncated
         later cannot affect the scorer); by default they are memory-mapped."""
-        from .io import read_json_file
+        from ..io import read_json_file
         from .lm import NgramLM
         from .lsi import LsiModel
 
@@ -256,7 +253,7 @@ class AMFM:
                 raise FileExistsError(f"{path} exists and is not a directory")
             if any(path.iterdir()) and not (path / SETTINGS_FILE).exists():
                 raise FileExistsError(f"{path} is a non-empty directory that holds no AM-FM model; not replacing it")
-        from .io import atomic_directory
+        from ..io import atomic_directory
 
         with atomic_directory(path) as tmp:
             self._lsi.save(tmp / LSI_FILE)
@@ -313,7 +310,7 @@ class AMFM:
     def metrics(self, *, workers: int | None = None) -> list:
         """The registry metrics ``am``, ``fm`` and ``amfm`` with this scorer's models and settings."""
         w = self._workers if workers is None else workers
-        return [Adequacy.of_scorer(self, workers=w), Fluency.of_scorer(self, workers=w), AMFMScore(self, workers=w)]
+        return [registry.metric_class(name).of_scorer(self, workers=w) for name in ("am", "fm", "amfm")]
 
     def references(self, refs) -> References:
         """``refs`` as a ``References`` to reuse across systems (what AM and FM derive
@@ -325,7 +322,7 @@ class AMFM:
     def score(self, hyps, refs, *, workers: int | None = None) -> MetricResult:
         """AM, FM and AM-FM of every response: ``res.am``, ``res.fm``, ``res.amfm``
         (columns ``AM``, ``FM``, ``AM-FM``); ``res.corpus`` holds their means."""
-        from .pipeline import Pipeline
+        from ..pipeline import Pipeline
 
         w = self._workers if workers is None else workers
         result = Pipeline(self.metrics(workers=w), workers=w).score(hyps, refs, what="amfm")
@@ -348,39 +345,8 @@ class AMFM:
         return self.score(hyps, refs, workers=workers).amfm.astype(np.float32)
 
 
-@register
-class AMFMScore(FromAMFMModel, Metric):
-    """AM-FM: λ·AM + (1−λ)·FM (or the geometric/harmonic mean) of a scorer's AM and FM,
-    which it shares with the ``am`` and ``fm`` metrics of the same call."""
-
-    name = "amfm"
-    columns = ("AM-FM",)
-    aliases = ("am-fm", "am_fm")
-
-    def __init__(self, scorer: "AMFM", *, workers: int = -1):
-        if not isinstance(scorer, AMFM):
-            raise TypeError(f"amfm: scorer must be a fastamfm.AMFM, got {type(scorer).__name__}")
-        self.scorer = scorer
-        self.workers = check_workers(workers, "amfm")
-        self._am = Adequacy.of_scorer(scorer, workers=workers)
-        self._fm = Fluency.of_scorer(scorer, workers=workers)
-
-    @classmethod
-    def of_scorer(cls, scorer: "AMFM", *, workers: int = -1) -> "AMFMScore":
-        return cls(scorer, workers=workers)
-
-    def signature(self) -> str:
-        return self.scorer.signature
-
-    def update(self, batch) -> Chunk:
-        s = self.scorer.settings
-        columns = {"AM-FM": combine_scores(self._am.sentence_scores(batch), self._fm.sentence_scores(batch),
-                                           s.lam, s.mean)}
-        return Chunk(columns, MeanStatistics.of(columns))
-
-
 def _format_error(message: str) -> Exception:
-    from .errors import format_error
+    from ..errors import format_error
 
     path, _, what = message.partition(": ")
     return format_error(path, what)
@@ -401,4 +367,4 @@ def resolve_model(model) -> AMFM:
     raise TypeError(f"model must be 'default', a model directory or an AMFM, got {type(model).__name__}")
 
 
-__all__ = ["AMFM", "AMFMScore", "AMFMSettings", "combine_scores", "resolve_model"]
+__all__ = ["AMFM", "AMFMSettings", "combine_scores", "resolve_model"]

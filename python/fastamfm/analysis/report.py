@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from .correlation import METHODS, cluster_metrics, correlate, metric_correlations
-from .io import write_text_atomic
+from ..io import write_text_atomic
 
 FORMATS = (".html", ".htm", ".png")
 

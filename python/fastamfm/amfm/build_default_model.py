@@ -1,6 +1,6 @@
 """Build the AM-FM model shipped inside the package (``AMFM.default()``).
 
-    python -m fastamfm.build_default_model --topical-chat ../shared/data/topical_chat \\
+    python -m fastamfm.amfm.build_default_model --topical-chat ../shared/data/topical_chat \\
         --out python/fastamfm/data/default_model
 
 Training data: every turn (``content[*].message``) of Amazon Topical-Chat's
@@ -65,7 +65,7 @@ def topical_chat_turns(directory) -> list[str]:
 
 
 def build(topical_chat, out, *, workers: int = -1):
-    from .amfm import AMFM
+    from .scorer import AMFM
 
     start = time.perf_counter()
     turns = topical_chat_turns(topical_chat)

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _core
-from ._validation import check_choice, check_workers
+from .. import _core
+from .._validation import check_choice, check_workers
 from .lm import NgramLM
 from .model_option import FromAMFMModel
-from .registry import Chunk, MeanStatistics, Metric, register
-from .result import MetricResult, make_signature
+from ..registry import Chunk, MeanStatistics, Metric, register
+from ..result import MetricResult, make_signature
 
 NORMALIZATIONS = ("per-word", "inverse-perplexity")
 COMBINES = ("mean", "max", "maxmin")

@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._backend import cuda_module
-from ._gpu_arrays import Placement
+from .._backend import cuda_module
+from .arrays import Placement
 
 __all__ = [
     "am_scores",

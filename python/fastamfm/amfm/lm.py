@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _core
-from ._validation import as_text_list
-from .tokenize import make_tokenizer, prepare_texts
+from .. import _core
+from .._validation import as_text_list
+from ..tokenize import make_tokenizer, prepare_texts
 
 DEFAULT_MAX_MEMORY = 1 << 30
 CORPUS_CHUNK_LINES = 65536
@@ -219,7 +219,7 @@ class NgramLM:
         if vocab is None:
             return []
         if isinstance(vocab, (str, os.PathLike)):
-            from .io import read_lines
+            from ..io import read_lines
 
             return [w for line in read_lines(vocab) for w in line.split()]
         words = as_text_list(vocab, "vocab")
@@ -238,7 +238,7 @@ class NgramLM:
             if not needs_unicode:
                 counter.add_file(path)
                 return
-            from .io import iter_parallel_chunks
+            from ..io import iter_parallel_chunks
 
             for (chunk,) in iter_parallel_chunks([path], CORPUS_CHUNK_LINES):
                 counter.add(prepare_texts(chunk, tokenizer, "corpus"))
@@ -271,7 +271,7 @@ class NgramLM:
         try:
             tokenizer = _tokenizer_from_metadata(_parse_metadata(model.metadata))
         except ValueError as exc:
-            from .errors import format_error
+            from ..errors import format_error
 
             raise format_error(path, f"the model's metadata names no usable tokenizer ({exc})") from None
         if tokenize is not None or lowercase is not None:

@@ -20,13 +20,13 @@ from typing import Optional
 
 import numpy as np
 
-from . import _core
-from ._backend import resolve_device
-from ._validation import check_choice, check_workers
+from .. import _core
+from .._backend import resolve_device
+from .._validation import check_choice, check_workers
 from .lsi import LsiModel
 from .model_option import FromAMFMModel
-from .registry import Chunk, MeanStatistics, Metric, register
-from .result import MetricResult, make_signature
+from ..registry import Chunk, MeanStatistics, Metric, register
+from ..result import MetricResult, make_signature
 
 __all__ = ["Adequacy", "adequacy", "COMBINE_MODES"]
 
@@ -82,7 +82,7 @@ class Adequacy(FromAMFMModel, Metric):
             hyp_vectors = self.hypothesis_vectors(batch.hyps)
             ref_vectors = self.reference_vectors(batch.refs)
             if self.device == "cuda":
-                from . import gpu
+                from .. import gpu
 
                 return np.asarray(gpu.cosine_over_references(hyp_vectors, ref_vectors, batch.refs.offsets_array,
                                                              combine=self.combine, clip=True), dtype=np.float64)
