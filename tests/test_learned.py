@@ -437,7 +437,7 @@ def test_stack_transfers_between_dstc10_sets(dstc10_dir):
     train = load_rated_turns(dstc10_dir / "dailydialog-zhao_eval.json")
     test = load_rated_turns(dstc10_dir / "persona-usr_eval.json")
     scorer = LearnedScorer.fit(train.ratings, train.hyps, train.refs, kind="stack", metrics=["BLEU-2", "ROUGE-L"])
-    # Held-out Spearman was 0.28 when measured (benchmarks/learned_crossval.py has the full table).
+    # Held-out Spearman was 0.28 when measured (benchmarks/learned/crossval.py has the full table).
     assert _spearman(scorer.score(test.hyps, test.refs).sentences, test.ratings) > 0.15
 
 

@@ -10,7 +10,7 @@ AM-FM), with references or, reference-free, with the dialogue context.
               longer than the encoder reads keeps its end, the latest turns),
   ``recency`` the recency-weighted sum of the unit turn vectors: the last turn weighs 1,
               the one before ``recency`` (default 0.5), then ``recency**2``, ... (default mode; it tracked
-              people best on the DSTC-10 development sets, see benchmarks/deep_correlation.py).
+              people best on the DSTC-10 development sets, see benchmarks/deep/correlation.py).
 
 The combination over references/turns runs in the C++ cosine kernel
 (``_core.adequacy_scores(..., clip=False)``).

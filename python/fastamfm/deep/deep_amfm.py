@@ -58,7 +58,7 @@ class Calibration:
     source: str = ""
 
 
-# Measured by benchmarks/deep_amfm_calibration.py (see its docstring for the data: Topical-Chat
+# Measured by benchmarks/deep/amfm_calibration.py (see its docstring for the data: Topical-Chat
 # and DSTC-6 only, never the DSTC-10 sets) with the default models and formulas, float32.
 DEFAULT_CALIBRATION = Calibration(
     am_reference=Standardizer(0.4995, 0.1771),
@@ -69,7 +69,7 @@ DEFAULT_CALIBRATION = Calibration(
 )
 # lambda per input mode (weight of the calibrated AM): the best mean turn-level Spearman over the
 # DSTC-10 development sets with references (reference, both) or all five (context), measured by
-# benchmarks/deep_amfm_correlation.py (leave-one-set-out: 39.9, 31.7, 48.1). With references alone
+# benchmarks/deep/amfm_correlation.py (leave-one-set-out: 39.9, 31.7, 48.1). With references alone
 # the fluency adds little (Deep AM alone: 42.1; lambda 0.9: 42.4).
 DEFAULT_LAMS = {"reference": 0.9, "context": 0.4, "both": 0.5}
 # The reference-free FM formulas a DeepAMFM combines (fm.REFERENCE_FREE_FORMULAS less those that
