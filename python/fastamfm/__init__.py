@@ -16,9 +16,7 @@ from .amfm import AMFM, LsiModel, NgramLM, TokenScores, adequacy, combine_scores
 from .analysis.correlation import cluster_metrics, correlate, metric_correlations
 from .errors import FormatError
 from .evaluate import evaluate
-from .gpu.reference_index import ReferenceIndex
 from .hypotheses import Hypotheses
-from .learned import LearnedScorer
 from .metrics import (BleuStatistics, DocumentFrequencies, bleu, cider, distinct, embedding_average, greedy_matching,
                       meteor, meteor_resources, rouge_l, vector_extrema)
 from .metrics.nlgeval import NLGEval, compute_individual_metrics, compute_metrics
@@ -83,8 +81,11 @@ __all__ = [
     "tune_deep",
 ]
 
-# The neural metrics (extra "deep") import torch when used, never on ``import fastamfm``.
+# Imported on first use, not by ``import fastamfm``: the neural metrics (extra "deep") import
+# torch; the learned scorers and the FAISS reference index are whole subpackages few calls need.
 _LAZY = {
+    "LearnedScorer": ("fastamfm.learned.scorer", "LearnedScorer"),
+    "ReferenceIndex": ("fastamfm.gpu.reference_index", "ReferenceIndex"),
     "SentenceEncoder": ("fastamfm.deep.encoder", "SentenceEncoder"),
     "bertscore": ("fastamfm.deep.bertscore", "bertscore"),
     "deep_am": ("fastamfm.deep.deep_am", "deep_am"),
