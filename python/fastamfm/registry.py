@@ -294,7 +294,8 @@ def _load_plugin(distribution: str, entry_point) -> str | None:
 
 
 def names() -> tuple:
-    """Registered metric names, in registration order."""
+    """Registered metric names: the plugins' in plugin order (fastamfm's own first, nlg-eval's
+    metrics first among them), then those registered in this process by ``@register``."""
     _load_plugins()
     return tuple(_REGISTRY)
 
