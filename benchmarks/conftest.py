@@ -6,9 +6,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import _paths  # noqa: F401  (first: this checkout's python/ and tests/ on sys.path)
 import pytest
-import shared_data
+
+from benchmarks import shared_data
 
 
 def _require(path: Path) -> Path:

@@ -12,7 +12,7 @@ import os
 import re
 from pathlib import Path
 
-from _paths import REPO
+from benchmarks import REPO
 
 SHARED_DATA = Path(os.environ.get("FASTAMFM_SHARED_DATA", REPO.parent / "shared" / "data"))
 DSTC6 = SHARED_DATA / "dstc6_t2_evaluation"

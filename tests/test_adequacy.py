@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 import fastamfm
 
-from fastamfm.adequacy import Adequacy
+from fastamfm.amfm.adequacy import Adequacy
 from oracles.lsi import am_scores, project, twcs_agent_turns, unit_rows
 
 COMBINE = ["max", "mean", "centroid"]

@@ -10,7 +10,7 @@ import pytest
 
 import fastamfm
 from fastamfm import AMFM, combine_scores
-from fastamfm.amfm import DEFAULT_MODEL_DIR, SETTINGS_FILE
+from fastamfm.amfm.scorer import DEFAULT_MODEL_DIR, SETTINGS_FILE
 
 from amfm_helpers import tiny_corpus, tiny_pairs, train_tiny
 
@@ -342,7 +342,7 @@ def test_dstc6_scores_equal_sklearn_and_kenlm_oracle(twcs_dir, dstc6_systems, ds
 
 
 def test_default_model_training_data(topical_chat_dir, tmp_path):
-    from fastamfm.build_default_model import topical_chat_turns
+    from fastamfm.amfm.build_default_model import topical_chat_turns
 
     turns = topical_chat_turns(topical_chat_dir)
     assert len(turns) == 46903 and all(t and "\n" not in t for t in turns)

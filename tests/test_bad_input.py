@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import fastamfm
-from fastamfm.amfm import SETTINGS_FILE
+from fastamfm.amfm.scorer import SETTINGS_FILE
 from fastamfm.cli import main
-from fastamfm.ratings import load_rated_turns
+from fastamfm.analysis.ratings import load_rated_turns
 
 from amfm_helpers import train_tiny
 from vector_files import write_fasttext, write_word2vec

@@ -18,7 +18,7 @@ import pytest
 
 import fastamfm
 from fastamfm import _core
-from fastamfm.amfm import DEFAULT_MODEL_DIR
+from fastamfm.amfm.scorer import DEFAULT_MODEL_DIR
 
 from amfm_helpers import tiny_corpus
 from vector_files import write_glove

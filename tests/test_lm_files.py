@@ -194,7 +194,7 @@ def test_spilling_to_disk_gives_the_same_model(tmp_path, monkeypatch, smoothing)
     in_memory = fastamfm.NgramLM.train(corpus, order=4, smoothing=smoothing, tokenize="whitespace")
     assert in_memory.training_stats["spilled_runs"] == 0
     # A tiny budget and small chunks: the counts spill after every chunk.
-    monkeypatch.setattr(fastamfm.lm, "CORPUS_CHUNK_LINES", 250)
+    monkeypatch.setattr(fastamfm.amfm.lm, "CORPUS_CHUNK_LINES", 250)
     spilled = fastamfm.NgramLM.train(corpus, order=4, smoothing=smoothing, max_memory="64K", temp_dir=str(tmp_path), tokenize="whitespace")
     assert spilled.training_stats["spilled_runs"] == 3 * 12  # orders 2..4, 12 chunks
     assert spilled.fingerprint == in_memory.fingerprint

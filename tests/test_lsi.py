@@ -9,7 +9,7 @@ import scipy.sparse
 from sklearn.utils.extmath import randomized_svd
 
 import fastamfm
-from fastamfm.lsi import sparse_randomized_svd
+from fastamfm.amfm.lsi import sparse_randomized_svd
 
 from oracles.lsi import exact_lsi, fitted_vocabulary, project, subspace_cosines, weighted_matrix
 

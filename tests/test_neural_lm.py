@@ -207,7 +207,7 @@ def smollm2():
 
 @pytest.fixture(scope="module")
 def dialogue_sample(dstc10_dir):
-    from fastamfm.ratings import load_rated_turns
+    from fastamfm.analysis.ratings import load_rated_turns
 
     hyps, contexts = [], []
     for name in ("dailydialog-zhao", "persona-usr", "fed-turn"):

@@ -10,7 +10,7 @@ import fastamfm
 from fastamfm import registry
 from oracles import nlg as oracle
 from conftest import REFERENCE_FILES, SYSTEMS
-from fastamfm import nlgeval
+from fastamfm.metrics import nlgeval
 
 KEYS = ["Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "ROUGE_L", "CIDEr"]
 

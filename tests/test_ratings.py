@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pytest
 
-from fastamfm.ratings import load_dstc10_dev, load_rated_turns
+from fastamfm.analysis.ratings import load_dstc10_dev, load_rated_turns
 
 
 def test_dstc10_dev_sets(dstc10_dir):

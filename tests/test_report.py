@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from fastamfm import tune
-from fastamfm.report import write_report
+from fastamfm.analysis.report import write_report
 
 from amfm_helpers import tiny_pairs, train_tiny
 

@@ -18,7 +18,7 @@ import pytest
 
 import fastamfm
 from fastamfm import io, limits
-from fastamfm.ratings import load_rated_turns
+from fastamfm.analysis.ratings import load_rated_turns
 
 from vector_files import write_fasttext, write_glove
 

@@ -6,7 +6,7 @@ import pytest
 import scipy.stats as st
 
 from fastamfm import AMFM, tune
-from fastamfm.tuning import TUNED_NOTE
+from fastamfm.amfm.tuning import TUNED_NOTE
 
 from amfm_helpers import tiny_corpus, tiny_pairs, train_tiny
 

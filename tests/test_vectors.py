@@ -10,7 +10,7 @@ import pytest
 
 import fastamfm
 from fastamfm import FormatError, WordVectors
-from fastamfm.vectors import CACHE_SUFFIX, cache_path_for
+from fastamfm.metrics.vectors import CACHE_SUFFIX, cache_path_for
 
 sys.path.insert(0, str(Path(__file__).parent))
 from vector_files import SUFFIX, WRITERS, write_fasttext, write_glove, write_word2vec  # noqa: E402
@@ -160,7 +160,7 @@ def test_cache_dir_and_environment_fallback(tmp_path, monkeypatch):
 
 
 def test_unwritable_beside_location_falls_back_to_the_cache_dir(tmp_path, monkeypatch):
-    import fastamfm.vectors as vectors_module
+    import fastamfm.metrics.vectors as vectors_module
 
     path = written(tmp_path, "glove")
     real_ensure = vectors_module._ensure_cache

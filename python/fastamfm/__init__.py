@@ -1,37 +1,31 @@
 """fastamfm: AM-FM and the nlg-eval dialogue metrics with a C++ (and CUDA) core.
 
-Every metric is registered once (``fastamfm.registry``) and every entry point --
+Every metric is registered once (``fastamfm.registry``; built-in and third-party metrics
+alike are entry points of the group ``fastamfm.metrics``, see ``fastamfm.plugins``) and
+every entry point --
 ``evaluate``, ``compute_metrics``/``NLGEval``, ``score_files`` and the CLI, ``tune``,
 ``correlate`` -- scores through the one pipeline (``fastamfm.pipeline``) and returns a
 ``MetricResult``.
 """
 from __future__ import annotations
 
-# The nlg-eval metrics register first, so the registry lists them in nlg-eval's order.
-from .metrics import (BleuStatistics, DocumentFrequencies, bleu, cider, distinct, embedding_average, greedy_matching,
-                      meteor, rouge_l, vector_extrema)
-from . import io, limits, meteor_resources, registry  # noqa: I001
+from . import io, limits, registry
 from ._backend import HAS_CUDA, resolve_device
-from .errors import FormatError
 from ._version import __version__
-from .adequacy import adequacy
-from .amfm import AMFM, combine_scores
-from .correlation import cluster_metrics, correlate, metric_correlations
+from .amfm import AMFM, LsiModel, NgramLM, TokenScores, adequacy, combine_scores, fluency, tune
+from .analysis.correlation import cluster_metrics, correlate, metric_correlations
+from .errors import FormatError
 from .evaluate import evaluate
-from .fluency import fluency
 from .hypotheses import Hypotheses
-from .learned import LearnedScorer
-from .lm import NgramLM, TokenScores
-from .lsi import LsiModel
-from .nlgeval import NLGEval, compute_individual_metrics, compute_metrics
+from .metrics import (BleuStatistics, DocumentFrequencies, bleu, cider, distinct, embedding_average, greedy_matching,
+                      meteor, meteor_resources, rouge_l, vector_extrema)
+from .metrics.nlgeval import NLGEval, compute_individual_metrics, compute_metrics
+from .metrics.vectors import WordVectors
 from .pipeline import Pipeline
-from .reference_index import ReferenceIndex
 from .references import References
 from .result import MetricResult
 from .streaming import score_files
 from .tokenize import PRESETS as TOKENIZER_PRESETS, tokenize
-from .tuning import tune
-from .vectors import WordVectors
 
 __all__ = [
     "AMFM",
@@ -87,8 +81,11 @@ __all__ = [
     "tune_deep",
 ]
 
-# The neural metrics (extra "deep") import torch when used, never on ``import fastamfm``.
+# Imported on first use, not by ``import fastamfm``: the neural metrics (extra "deep") import
+# torch; the learned scorers and the FAISS reference index are whole subpackages few calls need.
 _LAZY = {
+    "LearnedScorer": ("fastamfm.learned.scorer", "LearnedScorer"),
+    "ReferenceIndex": ("fastamfm.gpu.reference_index", "ReferenceIndex"),
     "SentenceEncoder": ("fastamfm.deep.encoder", "SentenceEncoder"),
     "bertscore": ("fastamfm.deep.bertscore", "bertscore"),
     "deep_am": ("fastamfm.deep.deep_am", "deep_am"),

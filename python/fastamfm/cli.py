@@ -228,7 +228,7 @@ def _score_options(args, names, *, on_cluster: bool) -> dict:
         elif on_cluster:
             options["model"] = {"path": path(args.model), "lam": args.lam}
         else:
-            from .amfm import resolve_model
+            from .amfm.scorer import resolve_model
 
             options["model"] = resolve_model(args.model).with_settings(lam=args.lam)
     if args.vectors is not None:
@@ -267,7 +267,7 @@ def _cmd_score_distributed(args) -> int:
 
 
 def _cmd_train(args) -> int:
-    from .amfm import AMFM
+    from .amfm.scorer import AMFM
 
     if not Path(args.corpus).is_file():
         raise FileNotFoundError(f"{args.corpus}: no such file")
@@ -303,7 +303,7 @@ def _system_scores_from_args(args) -> dict:
 
 
 def _cmd_correlate(args) -> int:
-    from .correlation import correlate, metric_correlations
+    from .analysis.correlation import correlate, metric_correlations
 
     import numpy as np
 
@@ -359,11 +359,11 @@ def _report_scores(hyps: dict, refs, metrics: list, model, workers: int) -> tupl
 
 
 def _cmd_report(args) -> int:
-    from .amfm import resolve_model
+    from .amfm.scorer import resolve_model
     from .io import read_line_columns, read_lines
     from .references import References
-    from .report import write_report
-    from .tuning import tune
+    from .analysis.report import write_report
+    from .amfm.tuning import tune
 
     systems = _parse_system_pairs(args.system, "--system")
     if args.hyp_dir:
@@ -397,9 +397,9 @@ def _cmd_report(args) -> int:
 def _cmd_fit(args) -> int:
     import numpy as np
 
-    from .amfm import resolve_model
+    from .amfm.scorer import resolve_model
     from .learned import LearnedScorer
-    from .ratings import load_rated_turns
+    from .analysis.ratings import load_rated_turns
 
     rated = [load_rated_turns(path, aspect=args.aspect) for path in args.ratings]
     with_refs = [r.refs is not None for r in rated]

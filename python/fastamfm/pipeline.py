@@ -14,53 +14,13 @@ import warnings
 from collections.abc import Mapping
 
 from . import registry
-from ._validation import as_text_list, check_workers
-from .hypotheses import Hypotheses
-from .references import References
-from .registry import Batch, Metric, Statistics
+from ._validation import check_workers
+from .batch import Batch, make_batch
+from .registry import Metric, Statistics
 from .result import MetricResult
 
 # Options every entry point accepts besides the metrics' own settings.
 COMMON_OPTIONS = ("workers",)
-
-
-def as_contexts(contexts, n: int, what: str = "contexts") -> list | None:
-    """Per response the dialogue so far as a list of turns (last turn last).
-
-    ``contexts[i]`` may be a str (turns separated by newlines, as the DSTC-10 sets hold
-    them) or a sequence of str."""
-    if contexts is None:
-        return None
-    contexts = as_text_list(contexts, what)
-    if len(contexts) != n:
-        raise ValueError(f"{n} hypotheses but {len(contexts)} contexts")
-    out = []
-    for i, c in enumerate(contexts):
-        if isinstance(c, str):
-            out.append(c.split("\n"))
-        elif isinstance(c, (list, tuple)) and all(isinstance(t, str) for t in c):
-            out.append(list(c))
-        else:
-            raise TypeError(f"{what}[{i}] must be a str (turns joined by newlines) or a list of str, "
-                            f"got {type(c).__name__}")
-    return out
-
-
-def make_batch(hyps, refs, contexts, metrics, *, what: str = "evaluate", workers: int = -1) -> Batch:
-    """Check one call's inputs once against what ``metrics`` need."""
-    try:
-        hyps = Hypotheses.of(hyps, workers=workers)
-    except (TypeError, ValueError) as exc:
-        raise type(exc)(f"{what}: {exc}") from None
-    names = ", ".join(m.name for m in metrics)
-    if refs is not None:
-        refs = References.of(refs, len(hyps), what=what, workers=workers)
-    elif any(m.needs_references for m in metrics):
-        raise ValueError(f"{what}: {names} need references (refs=)")
-    contexts = as_contexts(contexts, len(hyps))
-    if contexts is None and any(m.needs_contexts for m in metrics):
-        raise ValueError(f"{what}: {names} need the dialogue contexts (contexts=)")
-    return Batch(hyps, refs, contexts, frozenset(m.name for m in metrics))
 
 
 class Pipeline:

@@ -22,6 +22,12 @@ A metric whose scores depend on all references at once (CIDEr's document frequen
 declares ``reference_pass = True``: the pipeline sums its ``reference_statistics`` over
 every chunk's references first and scores with ``with_reference_statistics(total)``.
 
+Where metrics come from: every metric, fastamfm's own included, is a plugin -- an entry
+point of the group ``fastamfm.metrics`` naming its ``Metric`` class (``fastamfm.plugins``,
+docs/plugins.md). The registry imports them on its first lookup (``names``,
+``metric_class``, ``resolve``, ``build``), never on ``import fastamfm``, and imports no
+metric module by name. ``@register`` adds a class defined in the running process.
+
 Settings: a metric's ``__init__`` keyword arguments. ``build(name, **options)`` passes
 each metric the options its ``from_options`` accepts (by default: those named in its
 ``__init__``), so one option dict (``model=``, ``vectors=``, ``tokenize=``,
@@ -30,6 +36,8 @@ each metric the options its ``from_options`` accepts (by default: those named in
 from __future__ import annotations
 
 import inspect
+import threading
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -37,7 +45,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import _core
+from . import _core, plugins
+from .batch import Batch, make_batch
 from .result import MetricResult
 
 
@@ -120,34 +129,6 @@ class Chunk:
     extra: dict = field(default_factory=dict)   # supplementary outputs for the metric's own result
 
 
-@dataclass
-class Batch:
-    """One call's inputs, validated once and shared by every metric of the call.
-
-    ``hyps``: a ``Hypotheses`` (texts; tokenizations and other state cached per call);
-    ``refs``: a ``References`` or None (reference-free scoring); ``contexts``: per
-    response the dialogue so far as a list of turns, or None; ``metrics``: the names of
-    every metric scored in this call (metrics that share one computation, such as the
-    three embedding metrics, compute what all of them need at once).
-    """
-
-    hyps: object
-    refs: object = None
-    contexts: list | None = None
-    metrics: frozenset = field(default_factory=frozenset)
-    cache: dict = field(default_factory=dict, repr=False)
-
-    def __len__(self) -> int:
-        return len(self.hyps)
-
-    def derived(self, key, build):
-        """State of this call that depends on responses AND references (e.g. AM scores,
-        which AM and AM-FM both report), built once per ``key``."""
-        if key not in self.cache:
-            self.cache[key] = build()
-        return self.cache[key]
-
-
 class Metric(ABC):
     """Base class of every registered metric (see the module docstring).
 
@@ -223,8 +204,6 @@ class Metric(ABC):
     def score(self, hyps, refs=None, contexts=None, *, what: str | None = None) -> MetricResult:
         """Score ``hyps`` (against ``refs`` / given ``contexts``) as one chunk; errors
         name ``what`` (default: the metric's name)."""
-        from .pipeline import make_batch
-
         metric = self
         batch = make_batch(hyps, refs, contexts, [self], what=what or self.name, workers=getattr(self, "workers", -1))
         if self.reference_pass:
@@ -263,27 +242,72 @@ def register(cls: type) -> type:
     return cls
 
 
-def _load_builtin_metrics() -> None:
-    """Import the modules that register the built-in metrics (once; cheap after that)."""
-    from . import amfm, metrics  # noqa: F401  (nlg-eval's metrics; am, fm, amfm)
-    from .deep import fm_metrics, metrics as deep_metrics  # noqa: F401  (deep_am, bertscore, deep_fm,
-    # deep_amfm: torch and the models load on first use)
+_LOAD_LOCK = threading.RLock()
+_plugins = "unloaded"   # -> "loading" -> "loaded"
+
+
+def _load_plugins() -> None:
+    """Register every metric plugin once, on the first lookup: the entry points of the group
+    ``fastamfm.metrics`` (``fastamfm.plugins``), fastamfm's own metrics among them. The
+    registry then lists them in plugin order, followed by metrics registered in this
+    process by ``@register`` alone. A third-party plugin that fails to load is left out
+    with a warning; a built-in one that fails is an error."""
+    global _plugins
+    if _plugins == "loaded":
+        return
+    with _LOAD_LOCK:
+        if _plugins != "unloaded":   # loaded meanwhile, or a plugin's import looking up the registry
+            return
+        _plugins = "loading"
+        try:
+            order = [_load_plugin(distribution, entry_point) for distribution, entry_point in plugins.entry_points()]
+        except BaseException:
+            _plugins = "unloaded"
+            raise
+        order = [name for name in order if name is not None]
+        listed = {name: _REGISTRY[name] for name in order + [n for n in _REGISTRY if n not in order]}
+        _REGISTRY.clear()
+        _REGISTRY.update(listed)
+        _plugins = "loaded"
+
+
+def _load_plugin(distribution: str, entry_point) -> str | None:
+    """Import and register one metric plugin; its name, or None when a third-party plugin
+    is left out."""
+    try:
+        cls = plugins.load(distribution, entry_point)
+        where = plugins.describe(distribution, entry_point)
+        if not (isinstance(cls, type) and issubclass(cls, Metric)):
+            raise plugins.PluginError(f"{where} is not a fastamfm.registry.Metric subclass: {cls!r}")
+        if cls.name != entry_point.name:
+            raise plugins.PluginError(f"{where} names metric {cls.name!r}: an entry point is named as its metric")
+        try:
+            register(cls)
+        except ValueError as exc:
+            raise plugins.PluginError(f"{where}: {exc}") from None
+    except plugins.PluginError as exc:
+        if distribution == plugins.DISTRIBUTION:
+            raise
+        warnings.warn(f"metric plugin left out: {exc}", stacklevel=4)
+        return None
+    return cls.name
 
 
 def names() -> tuple:
-    """Registered metric names, in registration order."""
-    _load_builtin_metrics()
+    """Registered metric names: the plugins' in plugin order (fastamfm's own first, nlg-eval's
+    metrics first among them), then those registered in this process by ``@register``."""
+    _load_plugins()
     return tuple(_REGISTRY)
 
 
 def default_names() -> tuple:
     """nlg-eval's metric set, the default of ``evaluate`` and ``compute_metrics``."""
-    _load_builtin_metrics()
+    _load_plugins()
     return tuple(n for n, cls in _REGISTRY.items() if cls.default)
 
 
 def metric_class(name: str) -> type:
-    _load_builtin_metrics()
+    _load_plugins()
     key = _ALIASES.get(name.strip().lower()) if isinstance(name, str) else None
     if key is None:
         raise ValueError(f"unknown metric {name!r}; choose from {', '.join(names())}")

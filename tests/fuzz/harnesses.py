@@ -19,7 +19,7 @@ import numpy as np
 
 import fastamfm
 from fastamfm import _core, io
-from fastamfm.ratings import load_rated_turns
+from fastamfm.analysis.ratings import load_rated_turns
 
 SENTENCES = ["w1 w2 w3", "unseenword w2 w1", "", "the cat sat on the mat", "w4 w4 w4 w9"]
 METEOR_PAIRS = (["the cats sat on the mat", "a big car"], [["the cat sat on a mat"], ["an automobile"]])

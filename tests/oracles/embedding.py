@@ -1,5 +1,5 @@
 """A deliberately plain numpy port of nlg-eval's embedding metrics, the oracle of
-tests/test_embedding.py and the baseline of benchmarks/compare_embedding.py.
+tests/test_embedding.py and the baseline of benchmarks/embedding/compare.py.
 
 It follows the formulas of nlg-eval's ``eval_emb_metrics`` (nlgeval/word2vec/evaluate.py)
 one sentence at a time, with these documented choices:

@@ -261,8 +261,8 @@ def bertscore(hyps, refs, *, model=DEFAULT_MODEL, layer: int | None = None, idf:
     bert-score baseline CSV to rescale with; ``peer_batch``: bert-score's pair batch size
     whose padding it reproduces (None: exact maxima, see the module docstring). Returns a ``MetricResult`` with columns
     ``precision``, ``recall``, ``f1`` (corpus: their means)."""
-    from .metrics import BERTScore
+    from ..registry import metric_class
 
-    metric = BERTScore(encoder=model, layer=layer, idf=idf, baseline=baseline, peer_batch=peer_batch,
+    metric = metric_class("bertscore")(encoder=model, layer=layer, idf=idf, baseline=baseline, peer_batch=peer_batch,
                        batch_size=batch_size, device=device, workers=workers)
     return metric.score(hyps, refs, what="bertscore")

@@ -10,7 +10,7 @@ AM-FM), with references or, reference-free, with the dialogue context.
               longer than the encoder reads keeps its end, the latest turns),
   ``recency`` the recency-weighted sum of the unit turn vectors: the last turn weighs 1,
               the one before ``recency`` (default 0.5), then ``recency**2``, ... (default mode; it tracked
-              people best on the DSTC-10 development sets, see benchmarks/deep_correlation.py).
+              people best on the DSTC-10 development sets, see benchmarks/deep/correlation.py).
 
 The combination over references/turns runs in the C++ cosine kernel
 (``_core.adequacy_scores(..., clip=False)``).
@@ -103,11 +103,11 @@ def deep_am(hyps, refs=None, contexts=None, *, encoder=DEFAULT_MODEL, combine: s
     see the module docstring). ``encoder``: a ``SentenceEncoder`` or a model to load
     (directory or installed package; default all-MiniLM-L6-v2 mean-pooled). Returns a
     ``MetricResult`` (``.sentences`` [n] in [-1, 1], ``.corpus`` their mean)."""
-    from .metrics import DeepAM
+    from ..registry import metric_class
 
     if (refs is None) == (contexts is None):
         raise ValueError("deep_am: give either refs (reference-based) or contexts (reference-free), not both")
     options = {} if isinstance(encoder, SentenceEncoder) else {"device": device}
-    metric = DeepAM(encoder=encoder, combine=combine, context=context, recency=recency,
+    metric = metric_class("deep_am")(encoder=encoder, combine=combine, context=context, recency=recency,
                     mode="references" if refs is not None else "context", workers=workers, **options)
     return metric.score(hyps, refs, contexts, what="deep_am")

@@ -58,7 +58,7 @@ class Calibration:
     source: str = ""
 
 
-# Measured by benchmarks/deep_amfm_calibration.py (see its docstring for the data: Topical-Chat
+# Measured by benchmarks/deep/amfm_calibration.py (see its docstring for the data: Topical-Chat
 # and DSTC-6 only, never the DSTC-10 sets) with the default models and formulas, float32.
 DEFAULT_CALIBRATION = Calibration(
     am_reference=Standardizer(0.4995, 0.1771),
@@ -69,7 +69,7 @@ DEFAULT_CALIBRATION = Calibration(
 )
 # lambda per input mode (weight of the calibrated AM): the best mean turn-level Spearman over the
 # DSTC-10 development sets with references (reference, both) or all five (context), measured by
-# benchmarks/deep_amfm_correlation.py (leave-one-set-out: 39.9, 31.7, 48.1). With references alone
+# benchmarks/deep/amfm_correlation.py (leave-one-set-out: 39.9, 31.7, 48.1). With references alone
 # the fluency adds little (Deep AM alone: 42.1; lambda 0.9: 42.4).
 DEFAULT_LAMS = {"reference": 0.9, "context": 0.4, "both": 0.5}
 # The reference-free FM formulas a DeepAMFM combines (fm.REFERENCE_FREE_FORMULAS less those that
@@ -94,7 +94,7 @@ class DeepAMFM:
                  am_context: str = DEFAULT_CONTEXT, recency: float = DEFAULT_RECENCY, fm_formula: str = "dstc10",
                  fm_combine: str = "max", fm_context_formula: str = "pmi-total",
                  calibration: Calibration = DEFAULT_CALIBRATION, workers: int = -1):
-        from ..lm import NgramLM
+        from ..amfm.lm import NgramLM
         from .neural_lm import NeuralLM
 
         self.lam = {mode: _check_lam(DEFAULT_LAMS[mode] if lam is None else lam) for mode in DEFAULT_LAMS}
@@ -148,7 +148,7 @@ class DeepAMFM:
 
     @property
     def hybrid(self) -> bool:
-        from ..lm import NgramLM
+        from ..amfm.lm import NgramLM
 
         return isinstance(self.lm, NgramLM)
 
@@ -174,7 +174,7 @@ class DeepAMFM:
 
     def fm_reference(self, hyps: list, refs) -> np.ndarray:
         if self.hybrid:
-            from ..fluency import fluency
+            from ..amfm.fluency import fluency
 
             return np.asarray(fluency(hyps, refs, self.lm, combine=self.fm_combine).sentences, dtype=np.float64)
         ref_scores, offsets = reference_log_probs(self.lm, refs, len(hyps))

@@ -8,7 +8,7 @@ tokenized on its own, so its tokens are the same with and without a context (the
 reference-free FM subtracts the two log-probabilities token by token).
 
 Styles (``"auto"``, the default: ``"chat"`` when the tokenizer has a chat template, else
-``"plain"``; chat tracked people better with SmolLM2-Instruct, benchmarks/deep_amfm_correlation.py):
+``"plain"``; chat tracked people better with SmolLM2-Instruct, benchmarks/deep/amfm_correlation.py):
 ``"plain"``
   turns joined by newlines: ``<start> turn_1 \\n ... turn_k \\n`` then the response, ended
   by ``\\n``. ``<start>`` is the document separator ``<|endoftext|>`` when the vocabulary

@@ -2,7 +2,7 @@
 (a Hugging Face directory or an installed model package), as fast as the hardware allows
 and numerically the same as a plain ``transformers`` forward.
 
-Where the time goes, and what is done about it (measured in ``benchmarks/compare_deep.py``):
+Where the time goes, and what is done about it (measured in ``benchmarks/deep/compare.py``):
 
 - identical sentences are encoded once (``unique_sentences``);
 - sentences are sorted by token count and cut into batches of similar length under a

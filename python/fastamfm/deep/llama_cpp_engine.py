@@ -10,7 +10,7 @@ Logits are requested only where a response token is predicted.
 
 Not bit-equal to the float32 ``transformers`` reference: llama.cpp multiplies quantized
 weights by activations quantized to 8 bits, so log-probabilities move by a few
-hundredths of a nat (``benchmarks/compare_neural_lm.py`` measures it).
+hundredths of a nat (``benchmarks/deep/compare_neural_lm.py`` measures it).
 """
 from __future__ import annotations
 

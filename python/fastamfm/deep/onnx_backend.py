@@ -1,6 +1,6 @@
 """A transformer encoder's hidden states through ONNX Runtime on the CPU.
 
-Measured in ``benchmarks/compare_deep.py`` (2000 distinct DSTC-6 sentences, MiniLM,
+Measured in ``benchmarks/deep/compare.py`` (2000 distinct DSTC-6 sentences, MiniLM,
 2 cores): ONNX Runtime on the encoder's length-sorted batches ran 1.59x
 sentence-transformers' ``encode``, the fused PyTorch layers 1.42x, at the same output
 (cosine gap 2e-12); the model's arithmetic at this machine's measured matrix-multiply

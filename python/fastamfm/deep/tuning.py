@@ -7,7 +7,7 @@ calibration. A row (λ, formula) is reproduced by ``DeepAMFM(fm_formula=...)`` (
 ``fm_context_formula=`` without references) with ``lam=λ`` and the same calibration.
 
 Like ``fastamfm.tune``, the result is TUNED ON THE DATA IT REPORTS: its best row is an
-optimistic, in-sample figure (``benchmarks/deep_amfm_correlation.py`` reports
+optimistic, in-sample figure (``benchmarks/deep/amfm_correlation.py`` reports
 leave-one-set-out numbers instead).
 """
 from __future__ import annotations
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import as_text_list
-from ..correlation import _coefficient
-from ..tuning import DEFAULT_LAMS, TuningResult, _targets
+from ..analysis.correlation import _coefficient
+from ..amfm.tuning import DEFAULT_LAMS, TuningResult, _targets
 from .deep_amfm import CONTEXT_FORMULAS, DeepAMFM
 from .fm import REFERENCE_FORMULAS
 

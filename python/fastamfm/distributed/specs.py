@@ -35,12 +35,12 @@ def load_model(option: str, spec):
     path, settings = (spec["path"], {k: v for k, v in spec.items() if k != "path"}) if isinstance(spec, dict) \
         else (spec, {})
     if option == "model":
-        from ..amfm import resolve_model
+        from ..amfm.scorer import resolve_model
 
         scorer = resolve_model(path)
         return scorer.with_settings(**settings) if settings else scorer
     if option == "vectors":
-        from ..vectors import WordVectors
+        from ..metrics.vectors import WordVectors
 
         return WordVectors.load(path, **settings)
     raise ValueError(f"no model option {option!r}")

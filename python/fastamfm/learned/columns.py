@@ -35,7 +35,7 @@ def default_columns(*, has_refs: bool, has_contexts: bool) -> tuple:
 
 
 def meteor_available() -> bool:
-    from .. import meteor_resources
+    from ..metrics import meteor_resources
 
     try:
         meteor_resources.locate("auto")
@@ -66,8 +66,11 @@ def _lm_column(lm, hyps: list) -> np.ndarray:
 def metric_columns(names: Sequence[str], hyps: list, refs=None, contexts=None, *, model=None) -> dict:
     """``{name: ndarray[n]}`` for the built-in column ``names`` (see the module doc).
     ``model``: the AM-FM model (default: the packaged one)."""
-    from .. import References, bleu, meteor, rouge_l
-    from ..amfm import resolve_model
+    from ..amfm.scorer import resolve_model
+    from ..metrics.bleu import bleu
+    from ..metrics.meteor import meteor
+    from ..metrics.rouge import rouge_l
+    from ..references import References
 
     names = list(names)
     out: dict = {}

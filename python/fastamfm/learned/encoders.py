@@ -19,7 +19,7 @@ class LsiEncoder:
     """``LsiModel.transform`` as an encoder (``dims``: the leading LSI dimensions used)."""
 
     def __init__(self, lsi, dims: int | None = None):
-        from ..lsi import LsiModel
+        from ..amfm.lsi import LsiModel
 
         if not isinstance(lsi, LsiModel):
             raise TypeError(f"LsiEncoder needs a fastamfm.LsiModel, got {type(lsi).__name__}")
@@ -37,8 +37,8 @@ class LsiEncoder:
 def resolve_encoder(encoder):
     """``None`` -> the LSI of the packaged AM-FM model; an ``LsiModel`` or ``AMFM`` -> its
     LSI; any object with ``encode`` -> itself."""
-    from ..amfm import AMFM
-    from ..lsi import LsiModel
+    from ..amfm.scorer import AMFM
+    from ..amfm.lsi import LsiModel
 
     if encoder is None:
         return LsiEncoder(AMFM.default().lsi)

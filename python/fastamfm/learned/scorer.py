@@ -197,7 +197,7 @@ class LearnedScorer:
 
     @classmethod
     def _fit_stack(cls, y, hyps, refs, contexts, *, metrics, columns, weights, model) -> "LearnedScorer":
-        from ..amfm import resolve_model
+        from ..amfm.scorer import resolve_model
 
         has = dict(has_refs=refs is not None, has_contexts=contexts is not None)
         names = columns_module.default_columns(**has) if metrics is None else tuple(metrics)
@@ -307,8 +307,8 @@ class LearnedScorer:
         """Read a file written by ``save``. ``encoder``: the encoder an ADEM was fitted with
         (default: the packaged LSI, checked against the file); ``model``: the AM-FM model
         of a stacked combiner's AM/FM/LM columns (default: the packaged one, checked)."""
-        from .. import FormatError
-        from ..amfm import resolve_model
+        from ..errors import FormatError
+        from ..amfm.scorer import resolve_model
 
         header, arrays = read_scorer_file(path)
         try:

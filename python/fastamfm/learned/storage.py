@@ -28,7 +28,7 @@ _DTYPES = ("<f8", "<i8")
 
 
 def _format_error(path, problem: str) -> Exception:
-    from .. import FormatError
+    from ..errors import FormatError
 
     return FormatError(f"{os.fspath(path)}: {problem}")
 

@@ -1,14 +1,19 @@
-"""The nlg-eval metrics, one registered metric per module, imported in nlg-eval's order
-(the registry lists them so): BLEU, METEOR, ROUGE-L, CIDEr-D, the embedding metrics,
-and Distinct-n."""
+"""The nlg-eval family: its metrics, one registered metric per module (BLEU, METEOR,
+ROUGE-L, CIDEr-D, the embedding metrics, Distinct-n), their resources (``vectors.py``:
+word vectors; ``meteor_resources.py``: METEOR's synonyms and paraphrases) and nlg-eval's
+own API over the pipeline (``nlgeval.py``: ``compute_metrics``, ``NLGEval``).
+
+The registry lists the metrics in nlg-eval's order: the order of their entry points in
+pyproject.toml (``fastamfm.plugins``), not of the imports below.
+"""
 from __future__ import annotations
 
 from .bleu import BleuStatistics, bleu
+from .cider import DocumentFrequencies, cider
+from .distinct import distinct
+from .embedding import embedding_average, greedy_matching, vector_extrema
 from .meteor import meteor
 from .rouge import rouge_l
-from .cider import DocumentFrequencies, cider  # noqa: I001  (nlg-eval's order, not alphabetical)
-from .embedding import embedding_average, greedy_matching, vector_extrema
-from .distinct import distinct
 
 __all__ = ["BleuStatistics", "DocumentFrequencies", "bleu", "cider", "distinct", "embedding_average",
            "greedy_matching", "meteor", "rouge_l", "vector_extrema"]

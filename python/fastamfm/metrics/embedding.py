@@ -41,7 +41,7 @@ from ..references import References
 from ..registry import Chunk, MeanStatistics, Metric, register
 from ..result import make_signature
 from ..tokenize import prepare_texts
-from ..vectors import WordVectors
+from .vectors import WordVectors
 
 EMPTY_POLICIES = ("error", "zero")
 _KERNELS = {"average": "embedding_average", "extrema": "vector_extrema", "greedy": "greedy_matching"}

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _core, meteor_resources
+from .. import _core
+from . import meteor_resources
 from .._validation import check_workers
 from ..registry import Chunk, Metric, Statistics, register
 from ..result import MetricResult, make_signature

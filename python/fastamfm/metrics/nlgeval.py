@@ -1,0 +1,223 @@
+"""nlg-eval drop-in: ``compute_metrics``, ``compute_individual_metrics`` and the
+``NLGEval`` class, as nlg-eval's users call them, on the one metric pipeline.
+
+Keys are nlg-eval's: ``Bleu_1``..``Bleu_4``, ``METEOR``, ``ROUGE_L``, ``CIDEr``,
+``EmbeddingAverageCosineSimilarity`` (and the misspelled ``...Similairty`` nlg-eval
+emits beside it), ``VectorExtremaCosineSimilarity``, ``GreedyMatchingScore``. The
+default key set is nlg-eval's; fastamfm's own metrics (``AM``, ``FM``, ``AM-FM``,
+the neural ones) come only when asked for. A metric whose resources are missing
+(word vectors, METEOR data) is left out with a warning saying how to enable it, never
+replaced by a wrong number. SkipThought and SPICE are not provided: asking for them is
+an error that says so.
+"""
+from __future__ import annotations
+
+import os
+import warnings
+
+from .. import registry
+from ..io import read_line_columns, read_lines
+from ..pipeline import Pipeline
+from ..references import References
+
+# nlg-eval's switches.
+NLGEVAL_SWITCHES = ("no_overlap", "no_skipthoughts", "no_glove")
+OVERLAP_KEYS = ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "METEOR", "ROUGE_L", "CIDEr", "SPICE")
+GLOVE_KEYS = ("EmbeddingAverageCosineSimilarity", "VectorExtremaCosineSimilarity", "GreedyMatchingScore")
+# nlg-eval emits this misspelled key beside EmbeddingAverageCosineSimilarity, same value.
+MISSPELLED_EMBEDDING_AVERAGE = "EmbeddingAverageCosineSimilairty"
+# Metrics nlg-eval knows that fastamfm does not compute (they need TensorFlow-era
+# SkipThought models, or Java + Stanford CoreNLP for SPICE).
+NOT_PROVIDED = {
+    "SkipThoughtCS": "SkipThought cosine similarity is not provided by fastamfm (nlg-eval's SkipThought models "
+                     "are not available); omit it (no_skipthoughts=True / metrics_to_omit=['SkipThoughtCS'])",
+    "SPICE": "SPICE is not provided by fastamfm (it needs Java and Stanford CoreNLP scene graphs); "
+             "omit it (metrics_to_omit=['SPICE'])",
+}
+# nlg-eval's compute_individual_metrics splits a single string into references on this.
+INDIVIDUAL_REF_SEPARATOR = "||<|>||"
+
+
+def _bleu_orders_kept(omitted) -> int:
+    """nlg-eval's rule: omitting Bleu_i drops Bleu_i and every higher order."""
+    for i in range(1, 5):
+        if f"Bleu_{i}" in omitted:
+            return i - 1
+    return 4
+
+
+def _plan(keys) -> tuple[list, dict, list]:
+    """Requested keys -> (metric names, per-metric options, the keys to report in order)."""
+    names, per_metric, out_keys = [], {}, []
+    bleu_orders = [int(k.split("_")[1]) for k in keys if k.startswith("Bleu_") and k[5:].isdigit()]
+    for key in keys:
+        if key in NOT_PROVIDED:
+            raise ValueError(NOT_PROVIDED[key])
+        if key == MISSPELLED_EMBEDDING_AVERAGE:
+            key = "EmbeddingAverageCosineSimilarity"
+        metric = registry.metric_class(key)
+        if metric.name not in names:
+            names.append(metric.name)
+        # A metric's name asks for all its columns (deep_amfm is also the name of one of
+        # them); a column's name for that column alone.
+        columns = [key] if key in metric.columns and key != metric.name else list(metric.columns)
+        if metric.name == "bleu":
+            per_metric["bleu"] = {"max_order": max(bleu_orders) if bleu_orders else 4}
+            if key not in metric.columns:
+                columns = [f"Bleu_{k}" for k in range(1, per_metric["bleu"]["max_order"] + 1)]
+        for c in columns:
+            if c not in out_keys:
+                out_keys.append(c)
+    return names, per_metric, out_keys
+
+
+def _pipeline(keys, options: dict, what: str) -> tuple[Pipeline, list]:
+    """The pipeline that computes ``keys`` (nlg-eval names, registry names or aliases),
+    and the keys to report, in order."""
+    names, per_metric, out_keys = _plan(keys)
+    for name, settings in per_metric.items():
+        options = {**options, name: {**settings, **options.get(name, {})}}
+    return Pipeline.from_names(names, what=what, **options), out_keys
+
+
+def _report(corpus: dict, out_keys: list) -> dict:
+    """nlg-eval's result dict: the asked keys present in ``corpus``, and the misspelled
+    twin of the embedding-average key."""
+    out = {}
+    for key in out_keys:
+        if key in corpus:
+            out[key] = float(corpus[key])
+            if key == "EmbeddingAverageCosineSimilarity":
+                out[MISSPELLED_EMBEDDING_AVERAGE] = out[key]
+    return out
+
+
+def _default_keys(no_overlap: bool, no_glove: bool, omitted=()) -> list:
+    omitted = set(omitted)
+    keys = [f"Bleu_{k}" for k in range(1, _bleu_orders_kept(omitted) + 1)] if not no_overlap else []
+    if not no_overlap:
+        keys += [k for k in ("METEOR", "ROUGE_L", "CIDEr") if k not in omitted]
+    if not no_glove:
+        keys += [k for k in GLOVE_KEYS if k not in omitted]
+    return keys
+
+
+def _load(hypothesis, references) -> tuple[list, object]:
+    """File paths (nlg-eval) or in-memory lists -> (hyps, refs)."""
+    if not isinstance(hypothesis, (str, os.PathLike)):
+        return hypothesis, references
+    hyps = read_lines(hypothesis)
+    if isinstance(references, References):
+        refs = references  # prepared once, reused for every system file
+    else:
+        paths = [references] if isinstance(references, (str, os.PathLike)) else list(references)
+        if not paths:
+            raise ValueError("compute_metrics: references is empty (give one or more reference files)")
+        if not all(isinstance(p, (str, os.PathLike)) for p in paths):
+            raise TypeError("compute_metrics: with a hypothesis file, references must be reference file "
+                            "paths or a fastamfm.References")
+        refs = References.from_columns(read_line_columns(paths))
+    if len(hyps) != len(refs):
+        raise ValueError(f"compute_metrics: {os.fspath(hypothesis)} has {len(hyps)} lines but the reference "
+                         f"files have {len(refs)}")
+    return hyps, refs
+
+
+def compute_metrics(hypothesis, references, metrics=None, *, no_overlap: bool = False, no_skipthoughts: bool = True,
+                    no_glove: bool = False, **options) -> dict[str, float]:
+    """nlg-eval's ``compute_metrics``: corpus scores under nlg-eval's key names.
+
+    ``hypothesis``: a file with one response per line, and ``references``: files
+    line-aligned with it (nlg-eval's layout) or a ``fastamfm.References`` prepared once
+    for many system files; or ``hypothesis`` as a list of str and ``references`` as
+    per-response reference lists (or a ``fastamfm.References``). ``metrics``: keys or
+    registry names (default: nlg-eval's set, less what ``no_overlap``/``no_glove`` drop;
+    ``"am"``, ``"fm"``, ``"amfm"`` add fastamfm's own). ``options``: ``workers`` and the
+    metrics' settings (``vectors=`` for the embedding metrics, ``model=`` for AM-FM,
+    ``meteor_resources=``, ``tokenize=``/``lowercase=`` for the overlap metrics, or a
+    dict per metric, e.g. ``bleu={"max_order": 2}``).
+    """
+    if metrics is None:
+        keys = _default_keys(no_overlap, no_glove)
+    else:
+        keys = [metrics] if isinstance(metrics, str) else list(metrics)
+        dropped = (set(OVERLAP_KEYS) if no_overlap else set()) | (set(GLOVE_KEYS) if no_glove else set())
+        keys = [k for k in keys if k not in dropped]
+    if not no_skipthoughts and metrics is None:
+        warnings.warn(NOT_PROVIDED["SkipThoughtCS"] + "; left out", RuntimeWarning, stacklevel=2)
+    if not keys:
+        return {}
+    pipeline, out_keys = _pipeline(keys, options, "compute_metrics")
+    hyps, refs = _load(hypothesis, references)
+    return _report(pipeline.score(hyps, refs, what="compute_metrics").corpus, out_keys)
+
+
+def compute_individual_metrics(ref, hyp: str, **options) -> dict[str, float]:
+    """nlg-eval's ``compute_individual_metrics``: one hypothesis against its references.
+
+    ``ref``: a list of reference strings (or one string, split on nlg-eval's separator
+    ``"||<|>||"``). Like nlg-eval, CIDEr of a single segment is 0. Accepts ``metrics=``
+    and the options of ``compute_metrics``.
+    """
+    if not isinstance(hyp, str):
+        raise TypeError(f"compute_individual_metrics: hyp must be a str, got {type(hyp).__name__}")
+    if isinstance(ref, str):
+        ref = ref.split(INDIVIDUAL_REF_SEPARATOR)
+    ref = [r.strip() if isinstance(r, str) else r for r in ref]
+    metrics = options.pop("metrics", None)
+    return compute_metrics([hyp.strip()], [ref], metrics=metrics, **options)
+
+
+class NLGEval:
+    """nlg-eval's ``NLGEval``: choose the metrics once, then score many times.
+
+    ``metrics_to_omit``: nlg-eval's key names (omitting ``Bleu_i`` drops ``Bleu_i`` and
+    the higher orders, as nlg-eval does). ``no_skipthoughts=False`` (nlg-eval's default)
+    warns that SkipThought is not provided and leaves it out; ``no_glove=False`` needs
+    ``vectors=`` (any GloVe/word2vec/fastText file: nlg-eval's GloVe 6B when you have
+    it), else the embedding metrics are left out with a warning. Other keyword options
+    are the metrics' settings, as for ``compute_metrics``.
+    """
+
+    valid_metrics = frozenset({*OVERLAP_KEYS, "SkipThoughtCS", *GLOVE_KEYS})
+
+    def __init__(self, no_overlap: bool = False, no_skipthoughts: bool = False, no_glove: bool = False,
+                 metrics_to_omit=None, **options):
+        omitted = set(metrics_to_omit or ())
+        if MISSPELLED_EMBEDDING_AVERAGE in omitted:
+            omitted = (omitted - {MISSPELLED_EMBEDDING_AVERAGE}) | {"EmbeddingAverageCosineSimilarity"}
+        invalid = omitted - self.valid_metrics
+        if invalid:
+            raise ValueError(f"NLGEval: invalid metrics to omit: {sorted(invalid)}; valid: {sorted(self.valid_metrics)}")
+        self.metrics_to_omit = omitted
+        for key, reason in NOT_PROVIDED.items():
+            asked = key not in omitted and not (key == "SkipThoughtCS" and no_skipthoughts) and not (
+                key == "SPICE" and no_overlap)
+            if asked:
+                warnings.warn(f"{reason}; left out", RuntimeWarning, stacklevel=2)
+        self.keys = _default_keys(no_overlap, no_glove, omitted)
+        # Built now, as nlg-eval loads its scorers in the constructor: a bad option or a
+        # missing resource is reported here, and resources load once.
+        self._pipeline, self._out_keys = _pipeline(self.keys, options, "NLGEval") if self.keys else (None, [])
+
+    def _score(self, hyps, refs) -> dict:
+        if self._pipeline is None:
+            return {}
+        return _report(self._pipeline.score(hyps, refs, what="NLGEval").corpus, self._out_keys)
+
+    def compute_individual_metrics(self, ref, hyp: str) -> dict[str, float]:
+        """Scores of one hypothesis against its list of references."""
+        if not isinstance(hyp, str):
+            raise TypeError(f"NLGEval.compute_individual_metrics: hyp must be a str, got {type(hyp).__name__}")
+        return self._score([hyp.strip()], [[r.strip() for r in ref]])
+
+    def compute_metrics(self, ref_list, hyp_list) -> dict[str, float]:
+        """Corpus scores; ``ref_list`` as nlg-eval takes it: one list per reference
+        stream (``ref_list[k][i]`` is the k-th reference of hypothesis i)."""
+        streams = [[r.strip() for r in stream] for stream in ref_list]
+        hyps = [h.strip() for h in hyp_list]
+        refs = References.from_columns(streams)
+        if len(refs) != len(hyps):
+            raise ValueError(f"NLGEval.compute_metrics: {len(hyps)} hypotheses but reference streams of "
+                             f"{len(refs)}")
+        return self._score(hyps, refs)

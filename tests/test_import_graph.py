@@ -1,0 +1,121 @@
+"""The package's import graph: no import circle (every import statement counted, those
+inside functions too), the registry imports no metric module, and ``import fastamfm``
+imports neither torch nor any plugin machinery.
+
+The same check from the command line, for anyone changing imports:
+
+    python3 tests/test_import_graph.py        # prints each circle, exits 1 if there is one
+"""
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "python" / "fastamfm"
+
+
+def _module_names(root: Path) -> dict:
+    """{dotted module name: (path or None for an extension module, is a package)}"""
+    modules = {}
+    for path in root.rglob("*.py"):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        modules[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    for path in root.rglob("*.so"):
+        modules[".".join(path.relative_to(root.parent).parent.parts + (path.name.split(".")[0],))] = (None, False)
+    return modules
+
+
+def import_graph(root: Path = PACKAGE) -> dict:
+    """{module: {modules of the package it imports}}, from every import statement in the
+    module (``from . import x`` counts x when x is a module, else the package)."""
+    modules = _module_names(root)
+    graph = {name: set() for name in modules}
+    for name, (path, is_package) in modules.items():
+        if path is None:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                graph[name].update(a.name for a in node.names if a.name in modules)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = (name if is_package else name.rpartition(".")[0]).split(".")
+                    base = base[:len(base) - node.level + 1]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                for alias in node.names:
+                    if f"{target}.{alias.name}" in modules:
+                        graph[name].add(f"{target}.{alias.name}")
+                    elif target in modules:
+                        graph[name].add(target)
+    return graph
+
+
+def import_circles(graph: dict) -> list:
+    """The strongly connected components of more than one module (Tarjan), and modules
+    importing themselves."""
+    index, low, stack, on_stack, circles = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1 or v in graph[v]:
+                circles.append(sorted(component))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10 * len(graph)))
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return circles
+
+
+def test_no_import_circle():
+    assert import_circles(import_graph()) == []
+
+
+def test_the_graph_sees_imports_inside_functions():
+    """The check can fail: a function-level import is an edge like any other."""
+    graph = import_graph()
+    assert "fastamfm.amfm.scorer" in graph["fastamfm.amfm.model_option"]   # resolve_model, imported when called
+    assert import_circles({**graph, "fastamfm.registry": graph["fastamfm.registry"] | {"fastamfm.metrics.bleu"}})
+
+
+def test_the_registry_imports_no_metric_module():
+    graph = import_graph()
+    metric_packages = ("fastamfm.metrics", "fastamfm.amfm", "fastamfm.deep", "fastamfm.learned")
+    for module in ("fastamfm.registry", "fastamfm.plugins", "fastamfm.batch", "fastamfm.pipeline"):
+        assert not [m for m in graph[module] if m.startswith(metric_packages)], module
+
+
+def test_import_fastamfm_loads_no_torch_and_no_plugin_metadata():
+    code = ("import sys, fastamfm; print(sorted(m for m in ('torch', 'importlib.metadata', 'fastamfm.deep.metrics') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={"PYTHONPATH": str(PACKAGE.parent), "PATH": ""}).stdout
+    assert out.strip() == "[]"
+
+
+if __name__ == "__main__":
+    found = import_circles(import_graph())
+    for circle in found:
+        print(f"import circle of {len(circle)} modules: {' '.join(circle)}")
+    print(f"{len(found)} import circles in {PACKAGE}")
+    sys.exit(1 if found else 0)
