@@ -79,6 +79,9 @@ class RewardFunction:
                                             what=self.__name__, **options)
         self.terms = [(_column(self.pipeline, spec, self.__name__), weight) for spec, weight in zip(specs, weights)]
         self._needs_references = any(m.needs_references for m in self.pipeline.metrics)
+        # Only a metric that can score without references, or needs contexts, reads them:
+        # for the others (BLEU, AM-FM...) the prompts are not converted at all.
+        self._reads_contexts = any(m.needs_contexts or not m.needs_references for m in self.pipeline.metrics)
 
     def __repr__(self) -> str:
         terms = " + ".join(f"{w:g}*{c}" for c, w in self.terms)
@@ -122,7 +125,7 @@ class RewardFunction:
         return [[r] if isinstance(r, str) else r for r in column]
 
     def _contexts(self, prompts, kwargs: dict):
-        if self.contexts is None:
+        if self.contexts is None or not self._reads_contexts:
             return None
         if self.contexts == PROMPT:
             if prompts is None:
@@ -175,8 +178,12 @@ def _column(pipeline: Pipeline, spec: str, what: str) -> str:
                      f"e.g. reward_function({columns[-1]!r})")
 
 
+def _is_message(item) -> bool:
+    return isinstance(item, dict) or isinstance(item, Mapping)   # dicts first: the common case, and fast
+
+
 def _message_text(message, where: str) -> str:
-    if not isinstance(message, Mapping):
+    if not _is_message(message):
         raise TypeError(f"{where} must be a str or a list of chat messages (dicts with 'role' and 'content'), "
                         f"got {type(message).__name__}")
     content = message.get("content")
@@ -185,7 +192,7 @@ def _message_text(message, where: str) -> str:
     if isinstance(content, str):
         return content
     # Multimodal content: a list of parts, of which the text parts are the turn's words.
-    return " ".join(p.get("text", "") for p in content if isinstance(p, Mapping) and p.get("type") == "text")
+    return " ".join(p.get("text", "") for p in content if _is_message(p) and p.get("type") == "text")
 
 
 def _completion_text(completion, i: int, what: str) -> str:
@@ -195,8 +202,10 @@ def _completion_text(completion, i: int, what: str) -> str:
     where = f"{what}: completions[{i}]"
     if not isinstance(completion, Sequence) or not completion:
         raise TypeError(f"{where} must be a str or a non-empty list of chat messages, got {completion!r:.80}")
-    assistant = [m for m in completion if isinstance(m, Mapping) and m.get("role") == "assistant"]
-    return _message_text(assistant[-1] if assistant else completion[-1], where)
+    for message in reversed(completion):
+        if _is_message(message) and message.get("role") == "assistant":
+            return _message_text(message, where)
+    return _message_text(completion[-1], where)
 
 
 def _prompt_turns(prompt, i: int, what: str):
@@ -207,7 +216,7 @@ def _prompt_turns(prompt, i: int, what: str):
     where = f"{what}: prompts[{i}]"
     if not isinstance(prompt, Sequence):
         raise TypeError(f"{where} must be a str or a list of chat messages, got {type(prompt).__name__}")
-    return [_message_text(m, where) for m in prompt if not (isinstance(m, Mapping) and m.get("role") == "system")]
+    return [_message_text(m, where) for m in prompt if not (_is_message(m) and m.get("role") == "system")]
 
 
 __all__ = ["RewardFunction", "reward_function"]
