@@ -172,3 +172,16 @@ def test_two_gloo_processes_each_with_part_of_the_data_equal_evaluate(corpus, tm
         assert result["every"] == truth, rank   # bit for bit
         assert result["lonely"] == lonely_truth, rank
         assert result["own_records"] == own_records
+
+
+def test_states_on_a_cuda_device_give_the_same_scores(corpus):
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA device")
+    hyps, refs = corpus["hyps"], corpus["refs"]
+    m = metric(["bleu", "cider", "amfm"]).to("cuda")
+    m.update(hyps[:30], refs[:30])
+    m.update(hyps[30:], refs[30:])
+    assert all(r.device.type == "cuda" for r in m.records)
+    computed = m.compute()
+    assert all(v.device.type == "cuda" for v in computed.values())
+    assert as_floats(computed) == fastamfm.evaluate(hyps, refs, ["bleu", "cider", "amfm"]).corpus

@@ -228,3 +228,18 @@ def test_grpo_step_logs_the_deep_amfm_rewards(tmp_path, tiny_bert, tiny_llama, t
     want = tiny_deep_amfm.reward(hyps, [references[t[-1]] for t in turns], contexts=turns).numpy()
     np.testing.assert_allclose(rewards, want, rtol=1e-6, atol=1e-6)
     assert history[0][f"rewards/{reward.__name__}/mean"] == pytest.approx(float(np.mean(want)), rel=1e-5)
+
+
+def test_neural_reward_runs_on_the_current_cuda_device(tiny_bert, tiny_llama, tiny_deep_amfm):
+    """On a GPU, a neural reward left at device="auto" loads its models on the first call on
+    the current CUDA device -- which accelerate sets to each process's own GPU."""
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA device")
+    hyps, turns = ["we can check your flight .", "sorry about the delay"], ["my bag is lost", "please help"]
+    reward = reward_function("deep_amfm", encoder=str(tiny_bert), lm=str(tiny_llama), references=None)
+    got = reward(prompts=["\n".join(turns)] * 2, completions=hyps)
+    scorer = reward.pipeline.metrics[0].scorer
+    assert scorer.lm.device.startswith("cuda") and str(scorer.encoder.device).startswith("cuda")
+    np.testing.assert_allclose(got, tiny_deep_amfm.reward(hyps, contexts=[turns] * 2).numpy(), rtol=1e-4, atol=1e-4)
