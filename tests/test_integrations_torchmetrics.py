@@ -20,29 +20,12 @@ pytest.importorskip("torchmetrics", reason="the torchmetrics integration needs t
                                            "(pip install 'fastamfm[torchmetrics]')")
 
 import fastamfm  # noqa: E402
-from fastamfm import meteor_resources, registry  # noqa: E402
 from fastamfm.integrations.torchmetrics import RegistryMetric, metric  # noqa: E402
 
 from amfm_helpers import tiny_pairs  # noqa: E402
+from available_metrics import NEURAL_METRICS, deep_available, runnable_metric_names  # noqa: E402
 from same_scores import assert_same_scores  # noqa: E402
 from vector_files import write_glove  # noqa: E402
-
-NEURAL = ("deep_am", "bertscore", "deep_fm", "deep_amfm")
-
-
-def _meteor_available() -> bool:
-    try:
-        meteor_resources.locate()
-    except meteor_resources.MeteorResourcesNotFound:
-        return False
-    return True
-
-
-def _deep_available() -> bool:
-    from fastamfm.deep.runtime import missing_reason
-
-    return missing_reason() is None
-
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory, request):
@@ -54,10 +37,9 @@ def corpus(tmp_path_factory, request):
     words = sorted({w for t in hyps + [r for rs in refs for r in rs] for w in t.split()})
     vectors = root / "vectors.txt"
     write_glove(vectors, words, np.random.default_rng(0).normal(size=(len(words), 6)).astype(np.float32))
-    names = [n for n in registry.names() if n != "learned" and (n != "meteor" or _meteor_available())
-             and (n not in NEURAL or _deep_available())]
+    names = runnable_metric_names()
     options = {"vectors": str(vectors), "empty": "zero"}
-    if _deep_available():
+    if deep_available():
         from causal_models import make_model
 
         options.update(encoder=str(request.getfixturevalue("tiny_bert")), lm=str(make_model(root / "llama", "llama")),
@@ -161,7 +143,7 @@ def test_two_gloo_processes_each_with_part_of_the_data_equal_evaluate(corpus, tm
     import torch.multiprocessing as mp
 
     hyps, refs = corpus["hyps"], corpus["refs"]
-    names = [n for n in corpus["names"] if n not in NEURAL]
+    names = [n for n in corpus["names"] if n not in NEURAL_METRICS]
     options = {k: v for k, v in corpus["options"].items() if k in ("vectors", "empty")}
     mp.start_processes(_process, args=(_free_port(), names, options, hyps, refs, str(tmp_path)), nprocs=2, join=True,
                        start_method="spawn")
