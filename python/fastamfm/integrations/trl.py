@@ -14,10 +14,12 @@ float per completion. A ``RewardFunction`` reads:
   per row a list of strings or one string;
 - the dialogue context from the prompt (``contexts="prompt"``, the default): a plain
   prompt is the dialogue as text (turns separated by newlines), a conversational one
-  its messages' contents, the system prompt left out. Reference-free metrics
-  (``deep_amfm``, ``deep_fm``, ``deep_am``, a ``learned`` scorer fitted on contexts) score
-  from it; the others ignore it. ``contexts=None`` passes none, another string names a
-  dataset column.
+  its messages' contents, the system prompt left out. Metrics that can score without
+  references (``deep_amfm``, ``deep_fm``, ``deep_am``) or need contexts (a ``learned``
+  scorer fitted on them) score from it -- with references too, if the dataset has them
+  (``deep_amfm``'s "both" mode; ``references=None`` for reference-free only); the prompts
+  are not even read for the others. ``contexts=None`` passes none, another string names
+  a dataset column.
 
 Metrics come from the registry by name, column or alias, with the options of
 ``fastamfm.evaluate`` (``model=``, ``encoder=``, ``lm=``, ``vectors=``, a dict per
