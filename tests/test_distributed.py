@@ -19,30 +19,17 @@ import pytest
 distributed = pytest.importorskip("distributed", reason="fastamfm.distributed needs dask[distributed]")
 
 import fastamfm  # noqa: E402
-from fastamfm import AMFM, meteor_resources, registry  # noqa: E402
+from fastamfm import AMFM  # noqa: E402
 from fastamfm.cli import main  # noqa: E402
 
 from amfm_helpers import tiny_corpus, tiny_pairs, train_tiny  # noqa: E402
+from available_metrics import deep_available, runnable_metric_names  # noqa: E402
 from same_scores import NEURAL_COLUMNS, assert_same_scores  # noqa: E402
 from vector_files import write_glove  # noqa: E402
 
 import fastamfm.distributed as fd  # noqa: E402  (an import error of ours fails, never skips)
 
 PYTHON_DIR = Path(fastamfm.__file__).resolve().parents[1]
-
-
-def _meteor_available() -> bool:
-    try:
-        meteor_resources.locate()
-    except meteor_resources.MeteorResourcesNotFound:
-        return False
-    return True
-
-
-def _deep_available() -> bool:
-    from fastamfm.deep.runtime import missing_reason
-
-    return missing_reason() is None
 
 
 @pytest.fixture(scope="module")
@@ -66,10 +53,9 @@ def corpus(tmp_path_factory, request):
     write_glove(vectors, words, matrix)
     # Every registered metric that runs from options alone (the learned metric needs a
     # scorer fitted on human ratings and contexts: tests/test_learned.py).
-    names = [n for n in registry.names() if n != "learned" and (n != "meteor" or _meteor_available())
-             and (n not in ("deep_am", "bertscore", "deep_fm", "deep_amfm") or _deep_available())]
+    names = runnable_metric_names()
     extra = {}
-    if _deep_available():  # a tiny random BERT and a tiny random Llama, loaded by each worker from their paths
+    if deep_available():  # a tiny random BERT and a tiny random Llama, loaded by each worker from their paths
         from causal_models import make_model
 
         extra = {"encoder": str(request.getfixturevalue("tiny_bert")), "lm": str(make_model(root / "llama", "llama"))}

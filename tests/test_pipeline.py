@@ -8,20 +8,13 @@ import numpy as np
 import pytest
 
 import fastamfm
-from fastamfm import _core, meteor_resources, registry
+from fastamfm import _core, registry
 from fastamfm.cli import main
 from fastamfm.pipeline import Pipeline
 
 from amfm_helpers import tiny_pairs, train_tiny
+from available_metrics import deep_available, meteor_available
 from same_scores import NEURAL_COLUMNS, assert_same_scores
-
-
-def _meteor_available() -> bool:
-    try:
-        meteor_resources.locate()
-    except meteor_resources.MeteorResourcesNotFound:
-        return False
-    return True
 
 
 @pytest.fixture(scope="module")
@@ -36,12 +29,6 @@ def data():
     return hyps, refs
 
 
-def _deep_available() -> bool:
-    from fastamfm.deep.runtime import missing_reason
-
-    return missing_reason() is None
-
-
 @pytest.fixture(scope="module")
 def options(scorer, data, request):
     hyps, refs = data
@@ -49,7 +36,7 @@ def options(scorer, data, request):
     rng = np.random.default_rng(0)
     vectors = fastamfm.WordVectors.from_arrays(words, rng.normal(size=(len(words), 6)).astype(np.float32))
     options = {"model": scorer, "vectors": vectors, "empty": "zero"}
-    if _deep_available():
+    if deep_available():
         # A tiny random BERT and a tiny random Llama (built in the test) for the neural metrics.
         from causal_models import make_model
 
@@ -63,9 +50,9 @@ def metric_names():
     # Every registered metric that runs from options alone: the learned metric needs a
     # scorer fitted on human ratings (tests/test_learned.py scores it through evaluate).
     names = [n for n in registry.names() if n != "learned"]
-    if not _meteor_available():
+    if not meteor_available():
         names.remove("meteor")
-    if not _deep_available():
+    if not deep_available():
         names = [n for n in names if n not in ("deep_am", "bertscore", "deep_fm", "deep_amfm")]
     return names
 
@@ -149,7 +136,7 @@ def test_every_entry_point_gives_the_same_numbers(data, options, metric_names, t
 
 def test_streamed_meteor_and_cider_equal_the_whole_file(data, tmp_path):
     hyps, refs = data
-    names = ["cider", "meteor"] if _meteor_available() else ["cider"]
+    names = ["cider", "meteor"] if meteor_available() else ["cider"]
     whole = {"CIDEr": fastamfm.cider(hyps, refs).corpus}
     if "meteor" in names:
         whole["METEOR"] = fastamfm.meteor(hyps, refs).corpus

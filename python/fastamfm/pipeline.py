@@ -33,11 +33,14 @@ class Pipeline:
         self.workers = check_workers(workers, "pipeline")
 
     @classmethod
-    def from_names(cls, names=None, *, warn: bool = True, what: str = "evaluate", **options) -> "Pipeline":
+    def from_names(cls, names=None, *, warn: bool = True, strict: bool = False, what: str = "evaluate",
+                   **options) -> "Pipeline":
         """The metrics ``names`` (registry names, columns or aliases; None: nlg-eval's
         set) configured from ``options``. A metric that cannot run here (missing word
         vectors, METEOR resources, optional packages) is left out with a warning saying
-        how to enable it; an option no chosen metric reads is a TypeError."""
+        how to enable it -- or, with ``strict=True`` (a reward or a training-time metric,
+        where a silently missing term would change what is optimised), a ValueError saying
+        the same; an option no chosen metric reads is a TypeError."""
         names = registry.resolve(names)
         # A dict under a metric's name holds settings for that metric alone
         # (e.g. bleu={"max_order": 2} beside cider's own max_order).
@@ -55,6 +58,8 @@ class Pipeline:
             settings = {**shared, **own.get(name, {})}
             reason = metric_class.missing(**settings)
             if reason is not None:
+                if strict:
+                    raise ValueError(f"{what}: {', '.join(metric_class.columns)} cannot run here: {reason}")
                 if warn:
                     warnings.warn(f"{', '.join(metric_class.columns)} left out: {reason}", RuntimeWarning,
                                   stacklevel=3)

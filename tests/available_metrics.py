@@ -1,0 +1,29 @@
+"""Which registered metrics can run here: METEOR needs its resources, the neural metrics
+torch and transformers; the learned metric needs a fitted scorer (tests/test_learned.py)."""
+from __future__ import annotations
+
+NEURAL_METRICS = ("deep_am", "bertscore", "deep_fm", "deep_amfm")
+
+
+def meteor_available() -> bool:
+    from fastamfm import meteor_resources
+
+    try:
+        meteor_resources.locate()
+    except meteor_resources.MeteorResourcesNotFound:
+        return False
+    return True
+
+
+def deep_available() -> bool:
+    from fastamfm.deep.runtime import missing_reason
+
+    return missing_reason() is None
+
+
+def runnable_metric_names() -> list:
+    """Every registered metric that runs from options alone here."""
+    from fastamfm import registry
+
+    return [n for n in registry.names() if n != "learned" and (n != "meteor" or meteor_available())
+            and (n not in NEURAL_METRICS or deep_available())]
