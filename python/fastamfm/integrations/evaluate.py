@@ -25,7 +25,7 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     raise ImportError('the fastamfm evaluate module needs evaluate: pip install "fastamfm[evaluate]"') from None
 
-from ..nlgeval import compute_metrics
+from ..metrics.nlgeval import compute_metrics
 
 _FEATURES = [datasets.Features({"predictions": datasets.Value("string"),
                                 "references": datasets.Sequence(datasets.Value("string"))}),

@@ -1,6 +1,6 @@
 """What the TRL reward function adds over ``AMFM.reward``: 64 completions x 4 references, same run.
 
-    PYTHONPATH=python python benchmarks/integrations/compare_trl_reward.py [--repeats 300]
+    python3 benchmarks/run.py integrations compare [--repeats 300]
 
 Sides, called in turn repeat after repeat (so a change of load hits all alike):
 ``AMFM.reward(hyps, refs)`` on the packaged model, and ``reward_function("amfm")``
@@ -13,15 +13,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import numpy as np
 
-import numpy as np  # noqa: E402
-import trl_workloads as w  # noqa: E402
-
-import measure  # noqa: E402
-from shared_data import DSTC6, require  # noqa: E402
+from benchmarks import measure
+from benchmarks.integrations import workloads as w
+from benchmarks.shared_data import DSTC6, require
 
 BUDGET = 2e-3
 

@@ -1,23 +1,19 @@
 """pytest-benchmark: the TRL reward function beside ``AMFM.reward``, 64 completions x 4 references.
 
-    PYTHONPATH=python python -m pytest benchmarks/integrations/bench_trl_reward.py --benchmark-only
+    python3 benchmarks/run.py integrations --benchmark-only
 
 One group: ``AMFM.reward(hyps, refs)`` called directly, and
 ``fastamfm.integrations.trl.reward_function("amfm")`` called as TRL calls it (plain and
 conversational completions); each asserts that its rewards equal ``AMFM.reward``'s.
-Needs DSTC-6 in ../shared/data. Workload: trl_workloads.py.
+Needs DSTC-6 in ../shared/data. Workload: workloads.py.
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import numpy as np
+import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-import trl_workloads as w  # noqa: E402
-from shared_data import DSTC6  # noqa: E402
+from benchmarks.integrations import workloads as w
+from benchmarks.shared_data import DSTC6
 
 pytestmark = pytest.mark.skipif(not DSTC6.exists(), reason="the reward benchmark needs DSTC-6 in ../shared/data")
 

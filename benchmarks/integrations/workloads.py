@@ -1,5 +1,5 @@
-"""The reward-function call TRL makes, on DSTC-6 responses, shared by bench_trl_reward.py
-and compare_trl_reward.py.
+"""The reward-function call TRL makes, on DSTC-6 responses, shared by bench.py and
+compare.py.
 
 TRL's GRPO/RLOO trainers call each reward function once per generation batch as
 ``f(prompts=..., completions=..., completion_ids=..., **columns, trainer_state=...,
@@ -9,20 +9,14 @@ drawn from all 20 systems) of one-turn prompts, each with 4 references in the da
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # benchmarks/: _paths, measure, workloads
-
-import _paths  # noqa: E402,F401  (first: this checkout's python/ and tests/ on sys.path)
-from amfm_workloads import reward_batches  # noqa: E402
-from shared_data import dstc6_references, dstc6_systems  # noqa: E402
+from benchmarks.amfm.workloads import reward_batches
+from benchmarks.shared_data import dstc6_references, dstc6_systems
 
 SIZE, N_REFS = 64, 4
 
 
 def reward_batch() -> tuple:
-    """(hyps, refs): 64 DSTC-6 responses x 4 references (amfm_workloads' reward batch)."""
+    """(hyps, refs): 64 DSTC-6 responses x 4 references (the amfm area's reward batch)."""
     return reward_batches(dstc6_systems(), dstc6_references(), count=1, size=SIZE, n_refs=N_REFS)[0]
 
 
