@@ -16,6 +16,8 @@ from .errors import FormatError
 from ._version import __version__
 from .adequacy import adequacy
 from .amfm import AMFM, combine_scores
+from .analysis.metric_comparison import compare_metrics
+from .analysis.system_comparison import compare_systems
 from .correlation import cluster_metrics, correlate, metric_correlations
 from .evaluate import evaluate
 from .fluency import fluency
@@ -57,6 +59,8 @@ __all__ = [
     "cider",
     "cluster_metrics",
     "combine_scores",
+    "compare_metrics",
+    "compare_systems",
     "compute_individual_metrics",
     "compute_metrics",
     "correlate",
