@@ -13,7 +13,7 @@ import pytest
 import fastamfm
 from fastamfm.analysis.multiple_testing import adjust_p_values
 from fastamfm.analysis.resampling import bootstrap_draws, bootstrap_scores, randomization_scores, randomization_swaps
-from fastamfm.analysis.system_comparison import _score_systems
+from fastamfm.analysis.system_comparison import ScoredSystems
 from fastamfm.registry import Chunk, MeanStatistics, Metric, Statistics
 
 from oracles import nlg
@@ -128,7 +128,7 @@ def test_each_resample_scores_as_the_metric_scores_the_resampled_responses():
     systems, refs = _corpus(n=40, n_systems=1, seed=11)
     systems["copy"] = list(systems["sys0"])
     names = _metrics_to_check()
-    _, statistics, _ = _score_systems(systems, refs, None, names, {})
+    statistics = ScoredSystems.score(systems, refs, metrics=names).statistics
     draws = bootstrap_draws(np.random.default_rng(0), 40, 5)
     stats = statistics["sys0"]
     resampled = bootstrap_scores([stats[m] for m in names], draws)
@@ -149,7 +149,7 @@ def test_each_resample_scores_as_the_metric_scores_the_resampled_responses():
 def test_randomization_trials_score_as_the_metric_scores_the_mixed_responses():
     systems, refs = _corpus(n=30, n_systems=2, seed=12)
     names = [m for m in _metrics_to_check() if m != "cider"]
-    _, statistics, _ = _score_systems(systems, refs, None, names, {})
+    statistics = ScoredSystems.score(systems, refs, metrics=names).statistics
     swaps = randomization_swaps(np.random.default_rng(2), 30, 3)
     for metric in names:
         first, second = randomization_scores(statistics["sys0"][metric], statistics["sys1"][metric], swaps)

@@ -11,6 +11,9 @@ CIDEr's convention: its document frequencies come from the full reference set (a
 segments, as the corpus score counts them) and stay fixed in every resample; each
 resample averages the sentence scores computed with them. Recounting them per resample
 would count a segment drawn twice as two documents.
+
+Distinct-n's bootstrap intervals sit below its score: a response drawn twice adds its
+n-grams twice but no new distinct one. Approximate randomization draws no duplicates.
 """
 from __future__ import annotations
 
@@ -184,28 +187,121 @@ def _check_systems(systems) -> dict:
     return systems
 
 
-def _score_systems(systems: dict, refs, contexts, metrics, options: dict):
-    """({system: {column: corpus score}}, {system: {metric: SentenceStatistics}}, signatures)."""
-    pipeline = Pipeline.from_names(metrics, what="compare_systems", **options)
-    n = len(next(iter(systems.values())))
-    if refs is not None and not isinstance(refs, References):
-        refs = References.of(refs, n, what="compare_systems", workers=pipeline.workers)
-        # Scored by every system: keep what each metric derives from them.
-        refs.reusable = True
-    if pipeline.needs_reference_pass:
-        if refs is None:
-            raise ValueError(f"compare_systems: {', '.join(pipeline.names)} need references (refs=)")
-        # CIDEr: document frequencies of the full reference set, the same for every system.
-        pipeline = pipeline.with_reference_statistics(pipeline.reference_statistics(refs))
-    corpus, statistics = {}, {}
-    for name, hyps in systems.items():
-        batch = pipeline.batch(hyps, refs, contexts, what=f"compare_systems: systems[{name!r}]")
-        chunks = pipeline.score_chunks(batch)
-        corpus[name], statistics[name] = {}, {}
-        for metric in pipeline.metrics:
-            corpus[name].update(metric.compute(chunks[metric.name].statistics))
-            statistics[name][metric.name] = metric.sentence_statistics(batch, chunks[metric.name])
-    return corpus, statistics, pipeline.signatures()
+def _check_settings(method, resamples, seed, confidence, correction, alpha) -> tuple:
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    return check_resamples(resamples), check_seed(seed), check_confidence(confidence), check_correction(correction)
+
+
+class ScoredSystems:
+    """Every system scored once through the one pipeline, references prepared once:
+    ``corpus`` {system: {column: corpus score}}, ``statistics`` {system: {metric:
+    SentenceStatistics}}, ``signatures`` {metric: signature}. ``compare`` runs a test
+    against any baseline without scoring again (``compare_systems`` is
+    ``ScoredSystems.score(...).compare(...)``)."""
+
+    def __init__(self, corpus: dict, statistics: dict, signatures: dict):
+        self.corpus = corpus
+        self.statistics = statistics
+        self.signatures = signatures
+
+    @classmethod
+    def score(cls, systems, refs=None, contexts=None, *, metrics=None, **options) -> "ScoredSystems":
+        """Score ``systems`` ({name: responses}, all of the same length) on ``metrics``
+        (see ``compare_systems``)."""
+        systems = _check_systems(systems)
+        pipeline = Pipeline.from_names(metrics, what="compare_systems", **options)
+        n = len(next(iter(systems.values())))
+        if refs is not None and not isinstance(refs, References):
+            refs = References.of(refs, n, what="compare_systems", workers=pipeline.workers)
+            # Scored by every system: keep what each metric derives from them.
+            refs.reusable = True
+        if pipeline.needs_reference_pass:
+            if refs is None:
+                raise ValueError(f"compare_systems: {', '.join(pipeline.names)} need references (refs=)")
+            # CIDEr: document frequencies of the full reference set, the same for every system.
+            pipeline = pipeline.with_reference_statistics(pipeline.reference_statistics(refs))
+        corpus, statistics = {}, {}
+        for name, hyps in systems.items():
+            batch = pipeline.batch(hyps, refs, contexts, what=f"compare_systems: systems[{name!r}]")
+            chunks = pipeline.score_chunks(batch)
+            corpus[name], statistics[name] = {}, {}
+            for metric in pipeline.metrics:
+                corpus[name].update(metric.compute(chunks[metric.name].statistics))
+                statistics[name][metric.name] = metric.sentence_statistics(batch, chunks[metric.name])
+        return cls(corpus, statistics, pipeline.signatures())
+
+    @property
+    def systems(self) -> list:
+        return list(self.corpus)
+
+    @property
+    def columns(self) -> list:
+        return list(next(iter(self.corpus.values())))
+
+    def best(self, column: str) -> str:
+        """The system with the highest corpus score on ``column``."""
+        return max(self.corpus, key=lambda s: self.corpus[s][column])
+
+    def compare(self, *, baseline: str | None = None, method: str = "bootstrap", resamples: int = 1000,
+                seed: int = 0, correction: str = "holm", confidence: float = 0.95,
+                alpha: float = 0.05) -> SystemComparison:
+        """Every system against ``baseline`` (default: the first); see ``compare_systems``."""
+        resamples, seed, confidence, correction = _check_settings(method, resamples, seed, confidence, correction,
+                                                                  alpha)
+        systems = self.systems
+        if baseline is None:
+            baseline = systems[0]
+        if baseline not in self.corpus:
+            raise ValueError(f"baseline {baseline!r} is not one of the systems {systems}")
+        corpus, statistics = self.corpus, self.statistics
+        n = len(next(iter(statistics[baseline].values())))
+        rng = np.random.default_rng(seed)
+        swaps = randomization_swaps(rng, n, resamples) if method == "randomization" else None
+        draws = bootstrap_draws(rng, n, resamples)
+
+        # Every system's resampled scores, column by column, on the same draws.
+        keys = [(name, metric) for name, per_metric in statistics.items() for metric in per_metric]
+        resampled = {name: {} for name in systems}
+        for (name, metric), scores in zip(keys, bootstrap_scores([statistics[k][m] for k, m in keys], draws)):
+            resampled[name].update(scores)
+        others = [s for s in systems if s != baseline]
+        trials = {}
+        if swaps is not None:
+            for name in others:
+                for metric, stats in statistics[name].items():
+                    pseudo_base, pseudo_system = randomization_scores(statistics[baseline][metric], stats, swaps)
+                    for column in pseudo_base:
+                        trials[name, column] = pseudo_system[column] - pseudo_base[column]
+
+        rows = []
+        for column in corpus[baseline]:
+            base = corpus[baseline][column]
+            raw = {}
+            for name in others:
+                observed = corpus[name][column] - base
+                if swaps is None:
+                    raw[name] = bootstrap_p_value(resampled[name][column] - resampled[baseline][column], observed)
+                else:
+                    raw[name] = randomization_p_value(trials[name, column], observed)
+            adjusted = dict(zip(others, adjust_p_values([raw[s] for s in others], correction)))
+            for name in systems:
+                score = corpus[name][column]
+                score_low, score_high = percentile_interval(resampled[name][column], confidence)
+                if name == baseline:
+                    rows.append(SystemDifference(name, column, score, score_low, score_high, base, 0.0, 0.0, 0.0,
+                                                 math.nan, math.nan, False))
+                    continue
+                ci_low, ci_high = percentile_interval(resampled[name][column] - resampled[baseline][column],
+                                                      confidence)
+                rows.append(SystemDifference(name, column, score, score_low, score_high, base, score - base, ci_low,
+                                             ci_high, raw[name], float(adjusted[name]),
+                                             bool(adjusted[name] < alpha)))
+        return SystemComparison(rows, baseline=baseline, method=method, resamples=resamples, seed=seed,
+                                confidence=confidence, alpha=alpha, correction=correction,
+                                signatures=self.signatures)
 
 
 def compare_systems(systems, refs=None, contexts=None, *, metrics=None, baseline: str | None = None,
@@ -230,65 +326,13 @@ def compare_systems(systems, refs=None, contexts=None, *, metrics=None, baseline
     Corpus-level metrics are resampled from their summable per-response statistics
     (BLEU's n-gram counts and lengths, METEOR's 23 statistics, Distinct's n-gram sets),
     mean-type metrics from their sentence scores; CIDEr keeps the document frequencies of
-    the full reference set (see the module docstring).
+    the full reference set (see the module docstring). To test against several
+    baselines without scoring again: ``ScoredSystems.score(...).compare(...)``.
     """
     systems = _check_systems(systems)
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    resamples = check_resamples(resamples)
-    seed = check_seed(seed)
-    confidence = check_confidence(confidence)
-    correction = check_correction(correction)
-    if not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
-    if baseline is None:
-        baseline = next(iter(systems))
-    if baseline not in systems:
+    _check_settings(method, resamples, seed, confidence, correction, alpha)
+    if baseline is not None and baseline not in systems:
         raise ValueError(f"baseline {baseline!r} is not one of the systems {list(systems)}")
-
-    corpus, statistics, signatures = _score_systems(systems, refs, contexts, metrics, options)
-    n = len(systems[baseline])
-    rng = np.random.default_rng(seed)
-    swaps = randomization_swaps(rng, n, resamples) if method == "randomization" else None
-    draws = bootstrap_draws(rng, n, resamples)
-
-    # Every system's resampled scores, column by column, on the same draws.
-    keys = [(name, metric) for name, per_metric in statistics.items() for metric in per_metric]
-    resampled = {name: {} for name in systems}
-    for (name, metric), scores in zip(keys, bootstrap_scores([statistics[k][m] for k, m in keys], draws)):
-        resampled[name].update(scores)
-    trials = {}
-    if swaps is not None:
-        for name in systems:
-            if name == baseline:
-                continue
-            for metric, stats in statistics[name].items():
-                pseudo_base, pseudo_system = randomization_scores(statistics[baseline][metric], stats, swaps)
-                for column in pseudo_base:
-                    trials[name, column] = pseudo_system[column] - pseudo_base[column]
-
-    rows = []
-    for column in corpus[baseline]:
-        base = corpus[baseline][column]
-        others = [s for s in systems if s != baseline]
-        p_values = []
-        for name in others:
-            observed = corpus[name][column] - base
-            if swaps is None:
-                p_values.append(bootstrap_p_value(resampled[name][column] - resampled[baseline][column], observed))
-            else:
-                p_values.append(randomization_p_value(trials[name, column], observed))
-        adjusted = dict(zip(others, adjust_p_values(p_values, correction)))
-        raw = dict(zip(others, p_values))
-        for name in systems:
-            score_low, score_high = percentile_interval(resampled[name][column], confidence)
-            if name == baseline:
-                rows.append(SystemDifference(name, column, corpus[name][column], score_low, score_high, base, 0.0,
-                                             0.0, 0.0, math.nan, math.nan, False))
-                continue
-            ci_low, ci_high = percentile_interval(resampled[name][column] - resampled[baseline][column], confidence)
-            rows.append(SystemDifference(name, column, corpus[name][column], score_low, score_high, base,
-                                         corpus[name][column] - base, ci_low, ci_high, raw[name],
-                                         float(adjusted[name]), bool(adjusted[name] < alpha)))
-    return SystemComparison(rows, baseline=baseline, method=method, resamples=resamples, seed=seed,
-                            confidence=confidence, alpha=alpha, correction=correction, signatures=signatures)
+    scored = ScoredSystems.score(systems, refs, contexts, metrics=metrics, **options)
+    return scored.compare(baseline=baseline, method=method, resamples=resamples, seed=seed, correction=correction,
+                          confidence=confidence, alpha=alpha)
