@@ -299,3 +299,13 @@ def test_bleu_paired_bootstrap_equals_sacrebleu_on_dstc6(dstc6_systems, dstc6_re
         # Two independent estimates of the same p: their difference has sd sqrt(2 p (1 - p) / R).
         error = 4 * math.sqrt(2 * max(p, 0.01) * (1 - min(p, 0.99)) / 1000)
         assert abs(other_seed.p_value(s, "Bleu_4") - p) <= error
+
+
+def test_a_score_that_is_not_a_number_tests_nothing():
+    from fastamfm.analysis.resampling import bootstrap_p_value, randomization_p_value
+
+    differences = np.array([0.1, np.nan, -0.2])
+    assert math.isnan(bootstrap_p_value(differences, 0.05))
+    assert math.isnan(randomization_p_value(differences, 0.05))
+    assert math.isnan(randomization_p_value(np.array([0.1, 0.2]), float("nan")))
+    assert adjust_p_values([float("nan"), 0.01], "holm").tolist()[1] == 0.01

@@ -132,20 +132,25 @@ def randomization_scores(first: SentenceStatistics, second: SentenceStatistics, 
     return _concatenate(parts_a), _concatenate(parts_b)
 
 
-def _at_least(statistics: np.ndarray, observed: float) -> int:
+def _monte_carlo_p(statistics: np.ndarray, observed: float) -> float:
+    """(1 + #{statistic >= observed}) / (R + 1), ties within rounding included; nan when
+    a score is not a number (a metric that gives nan for some sample tests nothing)."""
+    if not (np.isfinite(observed) and np.isfinite(statistics).all()):
+        return float("nan")
     scale = max(abs(observed), float(np.max(np.abs(statistics), initial=0.0)))
-    return int(np.count_nonzero(statistics >= observed - TIE_TOLERANCE * scale))
+    at_least = int(np.count_nonzero(statistics >= observed - TIE_TOLERANCE * scale))
+    return (1 + at_least) / (len(statistics) + 1)
 
 
 def bootstrap_p_value(resampled_differences: np.ndarray, observed_difference: float) -> float:
     """Two-sided paired bootstrap p-value (sacrebleu's rule; see the module docstring)."""
     spread = np.abs(resampled_differences)
-    return (1 + _at_least(spread - spread.mean(), abs(observed_difference))) / (len(spread) + 1)
+    return _monte_carlo_p(spread - spread.mean(), abs(observed_difference))
 
 
 def randomization_p_value(trial_differences: np.ndarray, observed_difference: float) -> float:
     """Two-sided approximate randomization p-value (see the module docstring)."""
-    return (1 + _at_least(np.abs(trial_differences), abs(observed_difference))) / (len(trial_differences) + 1)
+    return _monte_carlo_p(np.abs(trial_differences), abs(observed_difference))
 
 
 def percentile_interval(samples: np.ndarray, confidence: float) -> tuple[float, float]:
