@@ -309,3 +309,24 @@ def test_a_score_that_is_not_a_number_tests_nothing():
     assert math.isnan(randomization_p_value(differences, 0.05))
     assert math.isnan(randomization_p_value(np.array([0.1, 0.2]), float("nan")))
     assert adjust_p_values([float("nan"), 0.01], "holm").tolist()[1] == 0.01
+
+
+def test_every_registered_metric_that_runs_here_resamples_to_its_corpus_score():
+    """The full sample (every response once) must give back each metric's own corpus score:
+    true for every registered metric without a model download (neural metrics are
+    mean-type, the default; they are checked in the benchmarks)."""
+    from amfm_helpers import train_tiny
+
+    systems, refs = _corpus(n=30, n_systems=2, seed=13)
+    rng = np.random.default_rng(0)
+    vectors = fastamfm.WordVectors.from_arrays(WORDS, rng.normal(size=(len(WORDS), 8)).astype(np.float32))
+    names = [n for n in fastamfm.registry.names() if not n.startswith(("deep_", "bertscore", "learned"))
+             and fastamfm.registry.metric_class(n).missing(vectors=vectors) is None]
+    assert {"bleu", "rouge_l", "cider", "distinct", "am", "fm", "amfm", "embedding_average"} <= set(names)
+    scored = ScoredSystems.score(systems, refs, metrics=names, model=train_tiny(), vectors=vectors)
+    everything = np.zeros((1, 30), dtype=np.int64) + np.arange(30)
+    for name in systems:
+        stats = list(scored.statistics[name].values())
+        for scores in bootstrap_scores(stats, everything):
+            for column, values in scores.items():
+                assert values[0] == pytest.approx(scored.corpus[name][column], rel=1e-12, abs=1e-15), column

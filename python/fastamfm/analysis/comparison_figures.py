@@ -32,6 +32,7 @@ def forest_figure(plt, comparison, order=None):
                    label="not significant")
         ax.set_title(f"{metric} − {comparison.baseline}", fontsize=8)
         ax.tick_params(labelsize=6)
+        ax.locator_params(axis="x", nbins=4)
     for ax in axes.ravel()[len(metrics):]:
         ax.axis("off")
     axes[0, 0].set_yticks(y, systems)
