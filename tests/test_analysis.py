@@ -35,4 +35,5 @@ def test_dstc6_report(dstc6_dir, dstc6_objective, tmp_path, capsys):
     # BLEU-1..4 say the same thing: one cluster
     groups = re.findall(r"<li>([^<]+)</li>", text[text.index("Groups of metrics"):])
     assert "Bleu_1, Bleu_2, Bleu_3, Bleu_4" in groups
-    assert text.count("data:image/png;base64,") == 4  # scatter, clustered heatmap, Distinct-n, curves
+    # scatter, clustered heatmap, metric significance matrix, forest plot, Distinct-n, curves
+    assert text.count("data:image/png;base64,") == 6

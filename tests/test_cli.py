@@ -127,14 +127,16 @@ def test_report_html(model_dir, tmp_path, capsys):
     assert main(["report", "--human", str(human), *_ref_args(ref_paths), "--hyp-dir", str(hyp_dir),
                  "--model", str(model_dir), "--metrics", "am,fm,amfm", "--dims", "2,4,8", "--out", str(out)]) == 0
     text = out.read_text()
-    assert text.count("data:image/png;base64,") == 3  # scatter, clustered heatmap, curves
+    # scatter, clustered heatmap, metric significance matrix, forest plot, curves
+    assert text.count("data:image/png;base64,") == 5
     assert "TUNED ON THE EVALUATION DATA" in text
 
     # Default metrics (all that run here) and the default dimension sweep (2, 5 and the model's 8).
     assert main(["report", "--human", str(human), *_ref_args(ref_paths), "--hyp-dir", str(hyp_dir),
                  "--model", str(model_dir), "--lams", "0.3,0.6", "--out", str(out)]) == 0
     text = out.read_text()
-    assert text.count("data:image/png;base64,") == 4  # scatter, clustered heatmap, Distinct-n, curves
+    # scatter, clustered heatmap, metric significance matrix, forest plot, Distinct-n, curves
+    assert text.count("data:image/png;base64,") == 6
     hyps = (hyp_dir / "S_3.txt").read_text().splitlines()
     expected = {"ROUGE_L": fastamfm.rouge_l(hyps, refs).corpus, "CIDEr": fastamfm.cider(hyps, refs).corpus,
                 "Bleu_2": fastamfm.bleu(hyps, refs).corpus[1], "Distinct-2": fastamfm.distinct(hyps)["distinct_2"]}

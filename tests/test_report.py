@@ -39,7 +39,8 @@ def test_html_is_self_contained(inputs, tuning, tmp_path):
     path = write_report(tmp_path / "r.html", scores, human, tuning=tuning, title="DSTC <test>")
     text = path.read_text()
     images = re.findall(r"data:image/png;base64,([A-Za-z0-9+/=]+)", text)
-    assert len(images) == 3  # scatter grid, clustered correlation heatmap, λ/dims curves
+    # scatter grid, clustered correlation heatmap, metric significance matrix, λ/dims curves
+    assert len(images) == 4
     for data in images:
         assert base64.b64decode(data).startswith(b"\x89PNG\r\n\x1a\n")
     assert "http://" not in text and "https://" not in text and "<script" not in text
@@ -87,7 +88,7 @@ def test_distinct_panel_and_single_point_curves_left_out(inputs, tmp_path):
     text = write_report(tmp_path / "r.html", scores, human, distinct=distinct, tuning=one_dims).read_text()
     assert "Distinct-n per system" in text and "<th>Distinct-1 (utterance)</th>" in text
     assert "AM-FM settings" not in text  # one λ and one dims: no curve to draw
-    assert text.count("data:image/png;base64,") == 3  # scatter, heatmap, distinct
+    assert text.count("data:image/png;base64,") == 4  # scatter, heatmap, significance matrix, distinct
     with pytest.raises(ValueError, match=r"\['AM'\] are in both scores and distinct"):
         write_report(tmp_path / "r.html", scores, human, distinct={"AM": scores["AM"]})
 

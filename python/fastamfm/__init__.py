@@ -14,6 +14,8 @@ from ._backend import HAS_CUDA, resolve_device
 from ._version import __version__
 from .amfm import AMFM, LsiModel, NgramLM, TokenScores, adequacy, combine_scores, fluency, tune
 from .analysis.correlation import cluster_metrics, correlate, metric_correlations
+from .analysis.metric_comparison import compare_metrics
+from .analysis.system_comparison import compare_systems
 from .errors import FormatError
 from .evaluate import evaluate
 from .hypotheses import Hypotheses
@@ -51,6 +53,8 @@ __all__ = [
     "cider",
     "cluster_metrics",
     "combine_scores",
+    "compare_metrics",
+    "compare_systems",
     "compute_individual_metrics",
     "compute_metrics",
     "correlate",

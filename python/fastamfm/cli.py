@@ -1,4 +1,4 @@
-"""The ``fastamfm`` command: score, train, correlate, report.
+"""The ``fastamfm`` command: score, train, correlate, report, compare, fit.
 
     fastamfm score --hyp H.txt --ref R1.txt --ref R2.txt [--metrics am,fm,amfm,bleu,rouge_l]
                    [--model default|DIR] [--out scores.jsonl] [--format jsonl|tsv]
@@ -7,6 +7,7 @@
     fastamfm train --corpus C.txt --out DIR [--dims 100 --order 3 ...]
     fastamfm correlate --human human.tsv --scores table.tsv | --system S_1=scores_1.jsonl ...
     fastamfm report --human human.tsv --ref R1.txt ... --hyp-dir DIR --out report.html
+    fastamfm compare --hyp A.txt --hyp B.txt ... --ref R1.txt ... [--metrics ...] [--json]
     fastamfm fit --ratings rated.json [--ratings more.jsonl ...] --out scorer.fastamfm [--kind adem|stack]
 
 Errors in the input are reported as one line ``fastamfm: error: ...`` with exit status 1.
@@ -389,7 +390,14 @@ def _cmd_report(args) -> int:
     lams = [float(x) for x in args.lams.split(",")] if args.lams else None
     tuning = tune(hyps, refs, {s: human[s] for s in hyps}, model=scorer, dims=dims, workers=args.workers,
                   **({"lams": lams} if lams else {}))
-    out = write_report(args.out, scores, human, distinct=diversity or None, tuning=tuning, title=args.title)
+    comparison = None
+    if args.resamples:
+        from .analysis.compare_command import report_comparison
+
+        comparison = report_comparison(hyps, refs, human, args.metrics, model=scorer, workers=args.workers,
+                                       resamples=args.resamples, seed=args.seed)
+    out = write_report(args.out, scores, human, distinct=diversity or None, tuning=tuning, comparison=comparison,
+                       title=args.title)
     print(f"wrote {out}")
     return 0
 
@@ -529,9 +537,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dims", help="comma-separated LSI dimensions for the dimension curve (default: "
                                   f"{','.join(map(str, REPORT_DIMS))} up to the model's)")
     p.add_argument("--title", default="fastamfm report")
+    p.add_argument("--resamples", type=int, default=1000,
+                   help="paired bootstrap resamples of the forest plot (every system against the one rated best; "
+                        "0: no forest plot)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the forest plot's resamples")
     p.add_argument("--workers", type=int, default=-1)
     p.add_argument("--out", required=True, help="report.html or report.png")
     p.set_defaults(run=_cmd_report)
+
+    from .analysis import compare_command
+
+    p = sub.add_parser("compare", help="paired significance of systems' differences from a baseline (bootstrap or "
+                                       "approximate randomization), every metric")
+    compare_command.add_arguments(p)
+    p.set_defaults(run=compare_command.run)
 
     p = sub.add_parser("fit", help="fit a learned scorer (ADEM or a stacked combiner) to human ratings")
     p.add_argument("--ratings", action="append", required=True,

@@ -98,15 +98,18 @@ class Pipeline:
     def batch(self, hyps, refs=None, contexts=None, *, what: str = "evaluate") -> Batch:
         return make_batch(hyps, refs, contexts, self.metrics, what=what, workers=self.workers)
 
-    def score_batch(self, batch: Batch) -> tuple[dict, dict]:
-        """({column: ndarray[n]} in metric order, {metric name: Statistics})."""
+    def score_chunks(self, batch: Batch) -> dict:
+        """{metric name: Chunk} of one batch, in metric order."""
         for metric in self.metrics:
             metric.reserve(batch)
+        return {metric.name: metric.update(batch) for metric in self.metrics}
+
+    def score_batch(self, batch: Batch) -> tuple[dict, dict]:
+        """({column: ndarray[n]} in metric order, {metric name: Statistics})."""
         columns, statistics = {}, {}
-        for metric in self.metrics:
-            chunk = metric.update(batch)
+        for name, chunk in self.score_chunks(batch).items():
             columns.update(chunk.columns)
-            statistics[metric.name] = chunk.statistics
+            statistics[name] = chunk.statistics
         return columns, statistics
 
     def empty_statistics(self) -> dict:

@@ -28,6 +28,11 @@ docs/plugins.md). The registry imports them on its first lookup (``names``,
 ``metric_class``, ``resolve``, ``build``), never on ``import fastamfm``, and imports no
 metric module by name. ``@register`` adds a class defined in the running process.
 
+Significance tests resample a metric's corpus score: ``sentence_statistics(batch, chunk)``
+says how (``SentenceStatistics``: per-response rows whose sums give any sample's corpus
+score). Mean-type metrics need nothing (the default); a metric with other corpus
+statistics declares its rows and how scores follow from their sums.
+
 Settings: a metric's ``__init__`` keyword arguments. ``build(name, **options)`` passes
 each metric the options its ``from_options`` accepts (by default: those named in its
 ``__init__``), so one option dict (``model=``, ``vectors=``, ``tokenize=``,
@@ -120,6 +125,75 @@ def exact_mean(values) -> float:
     return MeanStatistics.of({"x": values}).mean()["x"]
 
 
+@dataclass(frozen=True)
+class SentenceStatistics:
+    """Per-response statistics from which a metric's corpus score is recomputed on any
+    sample of its responses: what paired bootstrap resampling and approximate
+    randomization (``fastamfm.compare_systems``) resample.
+
+    ``values``: one row per response (an ndarray [n, k], or a scipy.sparse matrix when
+    most entries are 0). The corpus scores of a sample -- a multiset of responses, drawn
+    with repeats, possibly mixing two systems' rows -- are ``corpus(sums, keys)``, where
+    ``sums`` [R, k] holds per sample the sum of its rows (a response drawn twice counts
+    twice) and the result maps each column to an ndarray [R]. BLEU's rows are its n-gram
+    counts and lengths, METEOR's the jar's 23 statistics; a mean-type metric's rows are
+    its sentence scores beside a count (``means``).
+
+    ``keys``: None when the columns mean the same for every system; else one label per
+    column, for metrics whose columns depend on the text (Distinct-n: one column per
+    n-gram seen). Two systems' statistics are put on the union of their keys
+    (``aligned``) before their rows are mixed.
+    """
+
+    values: object
+    corpus: object          # callable (sums [R, k], keys) -> {column: ndarray [R]}
+    keys: np.ndarray | None = None
+
+    @classmethod
+    def means(cls, columns: Mapping[str, np.ndarray]) -> "SentenceStatistics":
+        """Mean-type metrics: each sample's score is the mean of its sentence scores."""
+        names = list(columns)
+        n = len(next(iter(columns.values()))) if names else 0
+        values = np.column_stack([np.ones(n)] + [np.asarray(columns[c], dtype=np.float64) for c in names])
+
+        def corpus(sums, keys=None):
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return {c: sums[:, j + 1] / sums[:, 0] for j, c in enumerate(names)}
+
+        return cls(values, corpus)
+
+    def __len__(self) -> int:
+        return self.values.shape[0]
+
+    def scores(self, sums: np.ndarray) -> dict:
+        """{column: ndarray [R]} of the samples whose summed rows are ``sums``."""
+        return self.corpus(np.asarray(sums, dtype=np.float64), self.keys)
+
+    def aligned(self, other: "SentenceStatistics") -> tuple:
+        """``(self, other)`` with the same columns, so rows of the two can be mixed."""
+        if self.keys is None and other.keys is None:
+            if self.values.shape[1] != other.values.shape[1]:
+                raise ValueError(f"cannot mix sentence statistics of {self.values.shape[1]} and "
+                                 f"{other.values.shape[1]} columns")
+            return self, other
+        if self.keys is None or other.keys is None:
+            raise ValueError("cannot mix keyed and unkeyed sentence statistics")
+        keys = np.union1d(self.keys, other.keys)
+        return self._on_keys(keys), other._on_keys(keys)
+
+    def _on_keys(self, keys: np.ndarray) -> "SentenceStatistics":
+        if len(keys) == len(self.keys) and np.array_equal(keys, self.keys):
+            return self
+        import scipy.sparse
+
+        # keys is a sorted superset of self.keys: each old column moves to its new place.
+        moved = np.searchsorted(keys, self.keys)
+        values = scipy.sparse.csr_matrix(self.values).tocoo()
+        values = scipy.sparse.csr_matrix((values.data, (values.row, moved[values.col])),
+                                         shape=(values.shape[0], len(keys)))
+        return SentenceStatistics(values, self.corpus, keys)
+
+
 @dataclass
 class Chunk:
     """What ``Metric.update`` returns: per-response columns and the summable statistics."""
@@ -190,6 +264,18 @@ class Metric(ABC):
 
     def statistics_from_json(self, data: dict) -> Statistics:
         return MeanStatistics.from_json(data)
+
+    def sentence_statistics(self, batch: Batch, chunk: Chunk) -> SentenceStatistics:
+        """How this metric's corpus score resamples: per-response statistics of the
+        ``chunk`` that ``update(batch)`` returned, whose sums over any sample of responses
+        give the sample's corpus scores (see ``SentenceStatistics``). The default serves every metric whose corpus score is
+        the mean of its sentence scores; a metric with other corpus statistics (BLEU's
+        n-gram counts, METEOR's 23 statistics, Distinct's n-gram sets) overrides it."""
+        if not isinstance(chunk.statistics, MeanStatistics):
+            raise TypeError(f"metric {self.name!r}: its corpus score comes from {type(chunk.statistics).__name__}, "
+                            f"not from a mean of sentence scores, and it defines no sentence_statistics to "
+                            f"resample it from")
+        return SentenceStatistics.means(chunk.columns)
 
     # --- metrics that need a first pass over all references (CIDEr) -------------------
     def reference_statistics(self, refs) -> Statistics:

@@ -9,6 +9,9 @@ the tables. Panels:
 - metric consistency (Feng & Rong): the metric x metric correlation heatmap ordered by a
   hierarchical clustering of the metrics (average linkage on 1 − correlation) with its
   dendrogram beside it; the three coefficients with p-values as tables;
+- which metrics correlate significantly better with people than which (Williams test,
+  system level), and, given a ``SystemComparison``, a forest plot of every system's
+  difference from the baseline with its interval and significance;
 - Distinct-n per system (corpus and utterance level), when given;
 - the λ and AM dimension curves of a ``tune`` result — each only when it has at least
   two points (a single point is not a curve).
@@ -26,8 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .correlation import METHODS, cluster_metrics, correlate, metric_correlations
 from ..io import write_text_atomic
+from .comparison_figures import forest_figure, significance_figure, significance_html
+from .correlation import METHODS, cluster_metrics, correlate, metric_correlations
+from .metric_comparison import compare_metrics
 
 FORMATS = (".html", ".htm", ".png")
 
@@ -244,7 +249,7 @@ def _clusters_html(clustering, cut: float = 0.2) -> str:
             f"(correlation above {1 - cut:.1f}):</p><ul>{items}</ul>")
 
 
-def _html(title, analysed, human, systems, table, matrices, clustering, tuning, figures) -> str:
+def _html(title, analysed, human, systems, table, matrices, clustering, tuning, figures, metric_tests) -> str:
     esc = html.escape
     metrics = list(analysed)
     head = "".join(f"<th>{esc(m)}</th>" for m in metrics)
@@ -274,6 +279,13 @@ def _html(title, analysed, human, systems, table, matrices, clustering, tuning, 
         for method, matrix in matrices.items():
             parts.append(f"<details><summary>metric x metric {method} correlation with p-values</summary>"
                          f"{_matrix_html(matrix)}</details>")
+    if "significance" in captions:
+        parts.append("<h2>Which metrics are really closer to people</h2>")
+        parts.append(_figure_html("significance", captions))
+        parts.append(significance_html(metric_tests))
+    if "forest" in captions:
+        parts.append("<h2>System differences</h2>")
+        parts.append(_figure_html("forest", captions))
     if "distinct" in captions:
         parts.append("<h2>Diversity</h2>")
         parts.append(_figure_html("distinct", captions))
@@ -289,6 +301,8 @@ def _html(title, analysed, human, systems, table, matrices, clustering, tuning, 
 
 _CAPTIONS = {"scatter": "Metric vs human rating, one point per system",
              "consistency": "Metric x metric correlation, ordered by hierarchical clustering (dendrogram left)",
+             "significance": "Metric x metric significance of the difference in correlation with people",
+             "forest": "Each system's difference from the baseline (systems by human rating, best on top)",
              "distinct": "Distinct-n per system",
              "curves": "λ and LSI dimension curves (tuned on this data)"}
 
@@ -303,11 +317,12 @@ def _figure_html(key: str, figures: dict) -> str:
 # --- entry point ---------------------------------------------------------------------------------
 
 def write_report(path, scores: Mapping, human: Mapping, *, distinct: Mapping | None = None, tuning=None,
-                 cluster_method: str = "pearson", title: str = "fastamfm report") -> Path:
+                 comparison=None, cluster_method: str = "pearson", title: str = "fastamfm report") -> Path:
     """Write the report for ``scores`` (``{metric: {system: score}}``) against ``human``
     (``{system: rating}``). ``distinct``: Distinct-n columns (``{column: {system: value}}``),
     drawn per system and analysed beside the metrics; ``tuning`` (a ``TuningResult``)
     adds its λ and dimension curves (each drawn only with two or more points);
+    ``comparison`` (a ``SystemComparison`` of these systems) adds the forest plot;
     ``cluster_method``: the coefficient the heatmap and clustering use. The format
     follows the extension of ``path``: .html (self-contained) or .png."""
     path = Path(path)
@@ -328,6 +343,13 @@ def write_report(path, scores: Mapping, human: Mapping, *, distinct: Mapping | N
         clustering = cluster_metrics(matrices[cluster_method])
         matrices = {m: mat.reordered(clustering.order) for m, mat in matrices.items()}
         figures.append(("consistency", _consistency_figure(plt, matrices[cluster_method], clustering)))
+    metric_tests = None
+    if len(varying) >= 2 and len(systems) >= 4:
+        metric_tests = compare_metrics(varying, human, method="williams", level="system")
+        figures.append(("significance", _png(plt, significance_figure(plt, metric_tests))))
+    if comparison is not None:
+        by_rating = sorted(systems, key=lambda s: -human[s])
+        figures.append(("forest", _png(plt, forest_figure(plt, comparison, order=by_rating))))
     if distinct:
         figures.append(("distinct", _distinct_figure(plt, distinct, systems)))
     curves = _curve_axes(tuning) if tuning is not None else []
@@ -337,7 +359,8 @@ def write_report(path, scores: Mapping, human: Mapping, *, distinct: Mapping | N
         images = [_tables_figure(plt, analysed, human, systems, table)] + [png for _, png in figures]
         _write_png_sheet(path, images, plt)
     else:
-        write_text_atomic(path, _html(title, analysed, human, systems, table, matrices, clustering, tuning, figures))
+        write_text_atomic(path, _html(title, analysed, human, systems, table, matrices, clustering, tuning, figures,
+                                       metric_tests))
     return path
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _core
 from .._validation import check_choice, check_int, check_workers
-from ..registry import Chunk, Metric, Statistics, register
+from ..registry import Chunk, Metric, SentenceStatistics, Statistics, register
 from ..result import MetricResult, make_signature
 from ..tokenize import make_tokenizer, prepare_texts
 
@@ -127,6 +127,26 @@ class Bleu(Metric):
 
     def compute(self, statistics: BleuStatistics) -> dict:
         return {c: float(v) for c, v in zip(self.columns, statistics.score())}
+
+    def sentence_statistics(self, batch, chunk: Chunk) -> SentenceStatistics:
+        """Rows: hypothesis length, effective reference length, then per order the
+        hypothesis n-grams and the clipped matches; a sample's corpus BLEU comes from
+        their sums, as sacrebleu's paired bootstrap does (not from sentence BLEU)."""
+        segments = chunk.extra["segments"]
+        values = np.column_stack([segments["hyp_len"], segments["ref_len"],
+                                  segments["guess"].astype(np.float64), segments["correct"].astype(np.float64)])
+        order, columns = self.max_order, self.columns
+
+        def corpus(sums, keys=None):
+            # Integer multiplicities of integer counts: the sums are exact integers.
+            lengths = sums[:, :2].tolist()
+            counts = np.rint(sums[:, 2:]).astype(np.uint64).tolist()
+            # BleuStatistics.score's formula, called on plain lists (a few µs a sample).
+            scores = np.array([_core.bleu_corpus(h, r, c[:order], c[order:])
+                               for (h, r), c in zip(lengths, counts)]).reshape(len(sums), order)
+            return {column: scores[:, k] for k, column in enumerate(columns)}
+
+        return SentenceStatistics(values, corpus)
 
     def empty_statistics(self) -> BleuStatistics:
         zeros = (0,) * self.max_order

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _core
 from .._validation import check_workers
-from ..registry import Chunk, Metric, Statistics, register
+from ..registry import Chunk, Metric, SentenceStatistics, Statistics, register
 from ..result import MetricResult, make_signature
 from ..tokenize import make_tokenizer
 
@@ -82,6 +82,40 @@ class Distinct(Metric):
 
     def compute(self, statistics: DistinctStatistics) -> dict:
         return {c: float(r) for c, r in zip(self.columns, statistics.ratios())}
+
+    def sentence_statistics(self, batch, chunk: Chunk) -> SentenceStatistics:
+        """Rows keyed by n-gram: per order the response's n-gram count (key ``"<n>"``)
+        and a 1 for each distinct n-gram it holds (key ``"<n>\x1f<n-gram>"``). A sample's
+        Distinct-n is the number of n-gram columns with a non-zero sum over its n-gram
+        total: a response drawn twice adds its n-grams twice, its distinct ones once."""
+        import scipy.sparse
+
+        encoded = batch.hyps.encoded(self.tokenizer)
+        rows, keys = [], []
+        for i in range(len(batch)):
+            tokens = encoded.tokens(i)
+            for n in self.orders:
+                grams = {" ".join(tokens[k:k + n]) for k in range(len(tokens) - n + 1)}
+                keys.extend(f"{n}\x1f{g}" for g in grams)
+                rows.extend([i] * len(grams))
+        totals = np.asarray(chunk.extra["counts"]["total"], dtype=np.float64).reshape(len(batch), len(self.orders))
+        all_keys, columns = np.unique(np.array([str(n) for n in self.orders] + keys), return_inverse=True)
+        ones = np.ones(len(rows))
+        row_index = np.concatenate([np.repeat(np.arange(len(batch)), len(self.orders)), rows]).astype(np.int64)
+        data = np.concatenate([totals.ravel(), ones])
+        column_index = np.concatenate([np.tile(columns[:len(self.orders)], len(batch)), columns[len(self.orders):]])
+        values = scipy.sparse.csr_matrix((data, (row_index, column_index)), shape=(len(batch), len(all_keys)))
+        orders, names = self.orders, self.columns
+
+        def corpus(sums, keys):
+            order_of_key = np.array([int(k.split("\x1f", 1)[0]) for k in keys])
+            is_total = np.array(["\x1f" not in k for k in keys])
+            present = sums > 0
+            return {c: _ratio(present[:, ~is_total & (order_of_key == n)].sum(axis=1),
+                              sums[:, is_total & (order_of_key == n)][:, 0])
+                    for n, c in zip(orders, names)}
+
+        return SentenceStatistics(values, corpus, all_keys)
 
     def empty_statistics(self) -> DistinctStatistics:
         return DistinctStatistics(self.orders, tuple(np.zeros(0, dtype=np.uint64) for _ in self.orders),

@@ -22,10 +22,12 @@ import numpy as np
 from .. import _core
 from . import meteor_resources
 from .._validation import check_workers
-from ..registry import Chunk, Metric, Statistics, register
+from ..registry import Chunk, Metric, SentenceStatistics, Statistics, register
 from ..result import MetricResult, make_signature
 
 STAGES = ("exact", "stem", "synonym", "paraphrase")
+# Columns of the jar's 23 statistics (lengths, function words, 4 x 4 stage counts, then these).
+_CHUNKS, _TEST_MATCHES, _REFERENCE_MATCHES = 20, 21, 22
 
 
 def _stage_flags(stages) -> tuple[bool, ...]:
@@ -133,6 +135,22 @@ class Meteor(Metric):
 
     def compute(self, statistics: MeteorStatistics) -> dict:
         return {"METEOR": statistics.score()}
+
+    def sentence_statistics(self, batch, chunk: Chunk) -> SentenceStatistics:
+        """Rows: what each segment adds to the jar's 23 corpus statistics; a sample's
+        METEOR comes from their sums, as the corpus score does (not from averaged
+        sentence scores)."""
+        rows = np.array(chunk.extra["stats"], dtype=np.float64)
+        # As the jar (MeteorStats::add), a segment matched whole in one chunk adds no chunk.
+        whole = (rows[:, _TEST_MATCHES] == rows[:, 0]) & (rows[:, _REFERENCE_MATCHES] == rows[:, 1]) & \
+            (rows[:, _CHUNKS] == 1)
+        rows[whole, _CHUNKS] = 0
+
+        def corpus(sums, keys=None):
+            # MeteorStatistics.score's formula, sample by sample (about a µs each).
+            return {"METEOR": np.array([_core.meteor_corpus_score(row) for row in sums])}
+
+        return SentenceStatistics(rows, corpus)
 
     def empty_statistics(self) -> MeteorStatistics:
         return MeteorStatistics((0.0,) * 23)
