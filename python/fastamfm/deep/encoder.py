@@ -190,6 +190,18 @@ class SentenceEncoder:
                    batch_size=batch_size, max_tokens=max_tokens, precision=precision, workers=workers,
                    threading=threading, fingerprint=fingerprint)
 
+    def fine_tune(self, corpus, out, **options):
+        """Fine-tune this encoder on dialogues (contrastive next-utterance objective, plus
+        masked-LM where the model has an MLM head; pooled as this encoder pools) and save
+        it to ``out``; load it with ``SentenceEncoder.load(out, pooling=..., layer=...)``.
+        ``corpus``: file path(s) or a ``fastamfm.training.DialogueCorpus``; ``options``:
+        ``temperature``, ``mlm``, ``resume``, ``work`` and ``TrainingSettings`` fields
+        (``max_minutes``/``max_steps`` required). Returns the ``TrainingRun``. See
+        ``fastamfm.deep.encoder_training``."""
+        from .fine_tuning import fine_tune_encoder
+
+        return fine_tune_encoder(self, corpus, out, **options)
+
     # --- what it is ----------------------------------------------------------------
     @property
     def dim(self) -> int:

@@ -101,17 +101,25 @@ class DeepFMMetric(Metric):
 @register
 class DeepAMFMMetric(Metric):
     """``deep_amfm``: ``DeepAMFM`` (sentence-encoder adequacy + neural-LM fluency); by
-    default the packaged models (``encoder=``/``lm=`` give others, loaded or by name)."""
+    default the packaged models (``encoder=``/``lm=`` give others, loaded or by name;
+    ``model=`` a directory written by ``DeepAMFM.train`` / ``fastamfm train --deep``)."""
 
     name = "deep_amfm"
     columns = ("deep_amfm_am", "deep_amfm_fm", "deep_amfm")
     aliases = ("deep-amfm", "deepamfm")
     needs_references = False
 
-    def __init__(self, *, encoder=None, lm=None, lam: float | None = None, device: str = "auto", workers: int = -1):
+    def __init__(self, *, encoder=None, lm=None, model=None, lam: float | None = None, device: str = "auto",
+                 workers: int = -1):
         from .deep_amfm import DeepAMFM
 
+        if model is not None and (encoder is not None or lm is not None):
+            raise ValueError("deep_amfm: give model= (a trained directory) or encoder=/lm=, not both")
+
         def build():
+            if model is not None:
+                return model if isinstance(model, DeepAMFM) else DeepAMFM.load(model, device=device, lam=lam,
+                                                                               workers=workers)
             if encoder is None and lm is None:
                 return DeepAMFM.default(device=device, lam=lam, workers=workers)
             from .encoder import load_encoder
@@ -128,6 +136,13 @@ class DeepAMFMMetric(Metric):
     def missing(cls, **options) -> str | None:
         from .deep_amfm import ENCODER_PACKAGE
 
+        if options.get("model") is not None:
+            from .trained_model import is_trained_directory
+
+            model = options["model"]
+            if isinstance(model, (str, os.PathLike)) and not is_trained_directory(model):
+                return f"deep_amfm: {model} is not a trained DeepAMFM directory (fastamfm train --deep)"
+            return _missing_models()
         packages = []
         if not _is_model(options.get("encoder")):
             packages.append((options.get("encoder") or ENCODER_PACKAGE, "directory"))
