@@ -99,9 +99,15 @@ class ContrastiveTask:
             ids, mask = self._pad(replies)
             generator = torch.Generator().manual_seed(
                 int.from_bytes(hashlib.sha1(ids.numpy().tobytes()).digest()[:8], "little") ^ self.seed)
-            chosen = (torch.rand(ids.shape, generator=generator) < self.mlm_probability) & mask.bool()
+            draws = torch.rand(ids.shape, generator=generator)
+            eligible = mask.bool()
             for special in self.specials:
-                chosen &= ids != special
+                eligible &= ids != special
+            chosen = (draws < self.mlm_probability) & eligible
+            # A short turn may draw no token: mask its likeliest one, so every reply teaches something.
+            empty = ~chosen.any(1) & eligible.any(1)
+            best = torch.where(eligible, draws, torch.full_like(draws, -1.0)).argmax(1)
+            chosen[empty, best[empty]] = True
             labels = torch.where(chosen, ids, torch.full_like(ids, -100))
             batch["mlm_ids"] = torch.where(chosen, torch.full_like(ids, self.mask_id), ids)
             batch["mlm_mask"], batch["mlm_labels"] = mask, labels
