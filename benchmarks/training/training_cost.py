@@ -16,12 +16,9 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import itertools
 import os
 import resource
-import sys
 import time
-from pathlib import Path
 
 
 def cpu_seconds() -> float:

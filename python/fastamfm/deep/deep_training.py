@@ -96,7 +96,6 @@ def train_deep_amfm(corpus, out, *, encoder=None, lm=None, max_minutes: float | 
     from .deep_amfm import ENCODER_PACKAGE, DeepAMFM
     from .encoder import SentenceEncoder
     from .fine_tuning import LORA_RANK, as_corpus, lm_directory
-    from .model_location import model_fingerprint
     from .neural_lm import DEFAULT_MODEL, NeuralLM
     from .trained_model import load_trained, manifest
 

@@ -117,19 +117,12 @@ class ContrastiveTask:
 
     # --- loss ----------------------------------------------------------------------------
     def _sentence_vectors(self, ids, mask):
-        import torch
+        from .encoder import pool_sentences
 
         last = self.layer in (-1, self.body.config.num_hidden_layers)
         out = self.body(input_ids=ids, attention_mask=mask, output_hidden_states=not last)
         hidden = out.last_hidden_state if last else out.hidden_states[self.layer]
-        if self.pooling == "cls":
-            pooled = hidden[:, 0]
-        else:
-            weights = mask.unsqueeze(-1).to(hidden.dtype)
-            pooled = (hidden * weights).sum(1)
-            if self.pooling == "mean":
-                pooled = pooled / weights.sum(1).clamp(min=1e-9)
-        return torch.nn.functional.normalize(pooled, dim=-1) if self.normalize else pooled
+        return pool_sentences(hidden, mask, self.pooling, self.normalize)
 
     def loss(self, model, batch: dict):
         import torch
