@@ -274,3 +274,20 @@ def test_lm_loss_projects_only_targets_but_equals_the_models_loss(models):
         expected = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
                          labels=batch["labels"]).loss
         torch.testing.assert_close(task.loss(model, batch), expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.gpu
+def test_deep_amfm_trains_and_scores_on_the_gpu(models, tmp_path):
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    out = tmp_path / "gpu-model"
+    scorer = DeepAMFM.train(models["corpus"], out, encoder=str(models["encoder"]), lm=str(models["lm"]),
+                            max_steps=3, device="cuda", precision="bfloat16", progress=False, blocklist=False,
+                            held_out=0.2, calibration_samples=30)
+    record = json.loads((out / "provenance.json").read_text())
+    assert {run["device"] for run in record["stages"].values()} == {"cuda"}
+    assert scorer.lm.device.startswith("cuda")
+    reward = scorer.reward(["thanks please help"], [["sorry delay gate"]])
+    assert reward.device.type == "cuda" and reward.dtype == torch.float32
