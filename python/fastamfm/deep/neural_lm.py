@@ -98,7 +98,8 @@ class NeuralLM:
     """A causal LM that scores responses; build with ``NeuralLM.load``. Thread-safe:
     calls on one instance run one at a time (the engines are not re-entrant)."""
 
-    def __init__(self, engine, settings: FormatSettings, fingerprint: str):
+    def __init__(self, engine, settings: FormatSettings, fingerprint: str, source: Path | None = None):
+        self.source = source           # the GGUF file or model directory loaded (what fine_tune starts from)
         self._engine = engine
         self._format = DialogueFormat(engine.tokenizer, settings, max_length=engine.max_length)
         self._fingerprint = fingerprint
@@ -145,7 +146,18 @@ class NeuralLM:
         fingerprint = _file_fingerprint(location) if is_gguf else \
             _file_fingerprint(max(location.glob("*.safetensors"), default=location / "config.json",
                                   key=lambda p: p.stat().st_size))
-        return cls(runner, settings, fingerprint)
+        return cls(runner, settings, fingerprint, source=location)
+
+    def fine_tune(self, corpus, out, **options):
+        """Fine-tune this LM on dialogues (causal-LM loss on each reply given the turns
+        before it, in this LM's chat format) and save the model to ``out``; load it with
+        ``NeuralLM.load(out)``. ``corpus``: file path(s) or a ``fastamfm.training.DialogueCorpus``;
+        ``options``: ``lora_rank`` (None: full fine-tuning), ``resume``, ``work`` and
+        ``TrainingSettings`` fields (``max_minutes``/``max_steps`` required). Returns the
+        ``TrainingRun``. See ``fastamfm.deep.fine_tuning.fine_tune_lm``."""
+        from .fine_tuning import fine_tune_lm
+
+        return fine_tune_lm(self, corpus, out, **options)
 
     # --- what it is ----------------------------------------------------------------
     @property

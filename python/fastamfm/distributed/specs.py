@@ -9,7 +9,7 @@ None, lists, tuples, dicts of them).
 Model options:
 
 - ``model`` (AM, FM, AM-FM): ``"default"`` (the packaged model), an AM-FM model
-  directory (``AMFM.save``), or ``{"path": DIR or "default", "lam": ..., ...}`` with
+  directory (``AMFM.save``), a DeepAMFM directory (``DeepAMFM.train``, for ``deep_amfm``), or ``{"path": DIR or "default", "lam": ..., ...}`` with
   settings that override the saved ones (``AMFM.with_settings``).
 - ``vectors`` (embedding metrics): a word-vector file (GloVe, word2vec, fastText), or
   ``{"path": FILE, "lowercase": ..., "oov": ..., "format": ...}`` (``WordVectors.load``).
@@ -36,7 +36,12 @@ def load_model(option: str, spec):
         else (spec, {})
     if option == "model":
         from ..amfm.scorer import resolve_model
+        from ..deep.trained_model import is_trained_directory
 
+        if path != "default" and is_trained_directory(path):       # a DeepAMFM.train directory (deep_amfm)
+            from ..deep.trained_model import load_trained
+
+            return load_trained(path, **settings)
         scorer = resolve_model(path)
         return scorer.with_settings(**settings) if settings else scorer
     if option == "vectors":

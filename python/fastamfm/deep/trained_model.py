@@ -1,0 +1,94 @@
+"""A trained DeepAMFM model directory and how it is read back.
+
+    DIR/encoder/          the sentence encoder (a Hugging Face directory)
+    DIR/lm/               the causal LM (a Hugging Face directory, LoRA merged)
+    DIR/deep_amfm.json    how to score with them: pooling, chat format, calibration, lambdas, formulas
+    DIR/provenance.json   where it came from (``fastamfm.training.provenance``)
+    DIR/checksums.json    SHA-256 of every file, checked before loading
+
+``load_trained(DIR)`` verifies the checksums, then builds the ``DeepAMFM``: nothing in
+the directory runs code (safetensors weights, JSON, tokenizer files; transformers loads
+them with ``trust_remote_code`` off).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..errors import format_error
+
+MANIFEST = "deep_amfm.json"
+FORMAT = "fastamfm-deep-amfm"
+VERSION = 1
+
+
+def is_trained_directory(path) -> bool:
+    return Path(path).is_dir() and (Path(path) / MANIFEST).is_file()
+
+
+def manifest(scorer, encoder, lm_settings, calibration) -> dict:
+    """What ``load_trained`` needs, from the scorer the directory was calibrated with."""
+    return {
+        "format": FORMAT, "version": VERSION,
+        "encoder": {"path": "encoder", "pooling": encoder.pooling, "layer": encoder.layer,
+                    "normalize": encoder.normalize, "max_length": encoder.max_length},
+        "lm": {"path": "lm", "style": lm_settings.style, "context_turns": lm_settings.context_turns,
+               "max_context_tokens": lm_settings.max_context_tokens, "end_token": lm_settings.end_token,
+               "system_prompt": lm_settings.system_prompt},
+        "calibration": {name: [getattr(calibration, name).center, getattr(calibration, name).scale]
+                        for name in ("am_reference", "fm_reference", "am_context", "fm_context")},
+        "calibration_source": calibration.source,
+        "lam": dict(scorer.lam),
+        "scoring": {"am_context": scorer.am_context_mode, "recency": scorer.recency,
+                    "fm_formula": scorer.fm_formula, "fm_combine": scorer.fm_combine,
+                    "fm_context_formula": scorer.fm_context_formula},
+    }
+
+
+def _read_manifest(directory: Path) -> dict:
+    path = directory / MANIFEST
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise format_error(path, f"unreadable ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise format_error(path, f"not a {FORMAT} manifest")
+    if data.get("version") != VERSION:
+        raise format_error(path, f"manifest version {data.get('version')!r}; this fastamfm reads version {VERSION}")
+    return data
+
+
+def load_trained(directory, *, device: str = "auto", lam: float | None = None, workers: int = -1,
+                 engine: str = "transformers", dtype: str = "float32", **settings):
+    """The ``DeepAMFM`` of a trained directory (``DeepAMFM.train``'s output)."""
+    from ..training import verify_directory
+    from .deep_amfm import Calibration, DeepAMFM, Standardizer
+    from .encoder import SentenceEncoder
+    from .neural_lm import NeuralLM
+
+    directory = Path(directory)
+    if not is_trained_directory(directory):
+        raise FileNotFoundError(f"{directory}: not a trained DeepAMFM directory (no {MANIFEST}; "
+                                f"make one with fastamfm train --deep)")
+    verify_directory(directory)
+    data = _read_manifest(directory)
+    try:
+        enc, lm, cal = data["encoder"], data["lm"], data["calibration"]
+        calibration = Calibration(**{name: Standardizer(float(c), float(s)) for name, (c, s) in cal.items()},
+                                  source=str(data.get("calibration_source", "")))
+        encoder = SentenceEncoder.load(directory / enc["path"], pooling=enc["pooling"], layer=int(enc["layer"]),
+                                       normalize=bool(enc["normalize"]), max_length=int(enc["max_length"]),
+                                       device=device, workers=workers)
+        neural_lm = NeuralLM.load(directory / lm["path"], device=device, engine=engine, dtype=dtype,
+                                  style=lm["style"], context_turns=lm["context_turns"],
+                                  max_context_tokens=int(lm["max_context_tokens"]), end_token=bool(lm["end_token"]),
+                                  system_prompt=lm["system_prompt"])
+        options = {**data["scoring"], **settings}
+    except (KeyError, TypeError) as exc:
+        raise format_error(directory / MANIFEST, f"malformed manifest ({type(exc).__name__}: {exc})") from None
+    scorer = DeepAMFM(encoder=encoder, lm=neural_lm, device=device, calibration=calibration, workers=workers,
+                      **options)
+    if lam is not None:
+        return scorer.with_lam(lam)
+    scorer.lam = {mode: float(value) for mode, value in data["lam"].items()}     # as measured when trained
+    return scorer

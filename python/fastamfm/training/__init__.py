@@ -1,0 +1,71 @@
+"""fastamfm.training: the one training machinery of fastamfm's trainable models
+(``DeepAMFM.train``, ``SentenceEncoder.fine_tune``, ``NeuralLM.fine_tune``, the
+evaluator trainer). Importing it needs neither torch nor transformers.
+
+Corpus in::
+
+    corpus = DialogueCorpus(["a.txt", "b.jsonl.bz2", "dstc10_layout.json"],
+                            blocklist=None,        # default: $FASTAMFM_BLOCKLIST or ../shared/data/...; False: none
+                            held_out=0.02, max_held_out=400)
+    counts = corpus.scan()        # CorpusCounts: dialogues read, dropped_blocklist, duplicates, held_out, ...
+    corpus.training()             # iterator of Dialogue(turns, source, line), streamed, deduplicated
+    corpus.held_out()             # the held-out slice (never trained on: for calibration / validation)
+
+Formats (``corpus_formats``): plain text (one turn a line, blank line between dialogues),
+jsonl ``{"turns": [...]}``, the DSTC-10 JSON layout; any ``.bz2``. Bad input is a
+``fastamfm.FormatError`` with ``.path`` and ``.line``.
+
+A model plugs in as a *task* (``task.TrainingTask``; no base class needed)::
+
+    class MyTask:
+        name = "evaluator"                   # checkpoint folder, progress label
+        model = ...                          # a transformers PreTrainedModel or peft model
+        def examples(self, dialogue): ...    # -> iterable of examples of one Dialogue
+        def collate(self, examples): ...     # -> {tensors..., "num_tokens": int, "num_examples": int}
+                                             #    (pure: no global RNG; seed from the batch)
+        def loss(self, model, batch): ...    # -> scalar loss tensor
+
+and is trained by::
+
+    run = train(task, corpus, TrainingSettings(max_minutes=20, batch_size=32, learning_rate=3e-5,
+                                               seed=0, precision="float32", device="auto"),
+                directory="work/", resume=False)
+
+``train`` returns a ``TrainingRun`` (steps, examples, tokens, seconds, tokens_per_second,
+stopped_by, resumed_from, loss, device, precision, threads, peak_rss_mib); the trained
+weights are in ``task.model``, which the caller saves in the form its scorer loads. The
+run is seeded (examples stream, Trainer), deterministic on the CPU, bounded by
+``max_steps``/``max_minutes``, checkpointed atomically to ``directory/<task.name>/``
+(the last ``keep_checkpoints``) and resumable (``resume=True``) to the same final weights
+after a SIGKILL. Seed the model's own initialisation (``set_seed``) before building it.
+
+Output::
+
+    write_provenance(out_dir, provenance(base_models=..., corpus=corpus, stages={"lm": run}, settings=...))
+    write_checksums(out_dir)          # last: checksums.json over every file
+    verify_directory(out_dir)         # before loading: FormatError naming a changed file
+"""
+from __future__ import annotations
+
+from .blocklist import Blocklist, default_blocklist_path, utterance_hash
+from .checksummed_directory import CHECKSUMS, verify_directory, write_checksums
+from .corpus import CorpusCounts, Dialogue, DialogueCorpus
+from .corpus_formats import FORMATS, corpus_format, read_dialogues
+from .dialogue_hashes import DialogueHashSet, dialogue_hash
+from .provenance import PROVENANCE, provenance, versions, write_provenance
+from .settings import TrainingSettings
+from .task import TrainingTask
+from .trainer import TrainingRun, train
+
+
+def set_seed(seed: int) -> None:
+    """Seed Python, numpy and torch (before building a task's model: its random initialisation)."""
+    from ..deep.runtime import import_transformers
+
+    import_transformers().set_seed(seed)
+
+
+__all__ = ["Blocklist", "CHECKSUMS", "CorpusCounts", "Dialogue", "DialogueCorpus", "DialogueHashSet", "FORMATS",
+           "PROVENANCE", "TrainingRun", "TrainingSettings", "TrainingTask", "corpus_format", "default_blocklist_path",
+           "dialogue_hash", "provenance", "read_dialogues", "set_seed", "train", "utterance_hash",
+           "verify_directory", "versions", "write_checksums", "write_provenance"]
