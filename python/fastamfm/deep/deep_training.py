@@ -43,7 +43,7 @@ def measure_calibration(scorer, corpus, *, samples: int = CALIBRATION_SAMPLES, s
     reference components over replies to OTHER held-out contexts scored against the true
     reply (a plausible in-domain response that does not answer, as most system responses
     are measured against their references)."""
-    from .deep_amfm import Calibration, Standardizer
+    from .calibration import Calibration, Standardizer
 
     rng = random.Random(seed)
     contexts, replies = [], []
@@ -83,21 +83,22 @@ class _Stage:
         return data
 
 
-def train_deep_amfm(corpus, out, *, encoder=None, lm=None, max_minutes: float | None = None,
+def train_deep_amfm(scorer_class, corpus, out, *, encoder=None, lm=None, max_minutes: float | None = None,
                     max_steps: int | None = None, resume: bool = False, blocklist=None, seed: int = 0,
                     device: str = "auto", precision: str = "float32", threads: int | None = None,
                     lora_rank: int | None = None, encoder_options: dict | None = None,
                     lm_options: dict | None = None, held_out: float = 0.02, max_held_out: int = 400,
                     calibration_samples: int = CALIBRATION_SAMPLES, progress: bool = True, scorer_options=None):
     """Train both models on ``corpus`` and write the model directory ``out``; returns the
-    loaded ``DeepAMFM``. See ``DeepAMFM.train``."""
+    loaded ``scorer_class`` (``DeepAMFM``, which passes itself: this module never imports
+    the scorer it trains). See ``DeepAMFM.train``."""
     from ..io import atomic_directory
     from ..training import provenance, write_checksums, write_provenance
-    from .deep_amfm import ENCODER_PACKAGE, DeepAMFM
     from .encoder import SentenceEncoder
     from .fine_tuning import LORA_RANK, as_corpus, lm_directory
+    from .model_location import ENCODER_PACKAGE
     from .neural_lm import DEFAULT_MODEL, NeuralLM
-    from .trained_model import load_trained, manifest
+    from .trained_model import manifest
 
     started = time.monotonic()
     if max_minutes is None and max_steps is None:
@@ -155,7 +156,7 @@ def train_deep_amfm(corpus, out, *, encoder=None, lm=None, max_minutes: float | 
     trained_lm = NeuralLM.load(stage_lm.directory, device=device, style=lm_format.style,
                                context_turns=lm_format.context_turns, max_context_tokens=lm_format.max_context_tokens,
                                end_token=lm_format.end_token, system_prompt=lm_format.system_prompt)
-    scorer = DeepAMFM(encoder=trained_encoder, lm=trained_lm, device=device, **(scorer_options or {}))
+    scorer = scorer_class(encoder=trained_encoder, lm=trained_lm, device=device, **(scorer_options or {}))
     calibration_start = time.monotonic()
     calibration = measure_calibration(scorer, corpus, samples=calibration_samples, seed=seed)
     calibration_seconds = time.monotonic() - calibration_start
@@ -175,4 +176,4 @@ def train_deep_amfm(corpus, out, *, encoder=None, lm=None, max_minutes: float | 
         write_checksums(staging)
     shutil.rmtree(work, ignore_errors=True)
     log.info("DeepAMFM trained in %.1f min: %s", (time.monotonic() - started) / 60, out)
-    return load_trained(out, device=device)
+    return scorer_class.load(out, device=device)

@@ -31,6 +31,7 @@ from .fused_layers import FusedEncoderLayers, unsupported_reason
 from .inputs import text_list
 from .model_location import model_directory, model_fingerprint
 from .onnx_backend import OnnxHiddenStates
+from .pooling import pool_sentences
 from .runtime import available_cores, import_torch, import_transformers, resolve_torch_device, torch_threads
 from .tokenization import SentenceTokenizer, TokenizedSentences, default_max_length
 
@@ -39,21 +40,6 @@ POOLINGS = ("mean", "cls", "sum")
 PRECISIONS = ("float32", "float16", "bfloat16", "int8")
 BACKENDS = ("auto", "fused", "transformers", "onnx")
 THREADINGS = ("batches", "operators")
-
-
-def pool_sentences(hidden, mask, pooling: str, normalize: bool):
-    """Sentence vectors [b, d] from token states [b, t, d] and the mask [b, t] of real
-    tokens: "cls" (the first token), "sum" or "mean" over the real tokens, then L2
-    normalisation. The one pooling of scoring and of fine-tuning (``encoder_training``)."""
-    torch = import_torch()
-    if pooling == "cls":
-        pooled = hidden[:, 0]
-    else:
-        weights = mask.unsqueeze(-1).to(hidden.dtype)
-        pooled = (hidden * weights).sum(1)
-        if pooling == "mean":
-            pooled = pooled / weights.sum(1).clamp(min=1e-9)
-    return torch.nn.functional.normalize(pooled, dim=-1) if normalize else pooled
 
 
 @dataclass(frozen=True)

@@ -117,7 +117,7 @@ class ContrastiveTask:
 
     # --- loss ----------------------------------------------------------------------------
     def _sentence_vectors(self, ids, mask):
-        from .encoder import pool_sentences
+        from .pooling import pool_sentences
 
         last = self.layer in (-1, self.body.config.num_hidden_layers)
         out = self.body(input_ids=ids, attention_mask=mask, output_hidden_states=not last)

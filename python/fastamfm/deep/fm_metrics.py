@@ -44,7 +44,7 @@ def _deep_model_option(model):
     """``model=`` as deep_amfm reads it: a DeepAMFM or a trained DeepAMFM directory. The
     option name is shared with the classic AM-FM metrics (``model="default"``, an AMFM, an
     AM-FM model directory): those values are theirs and leave deep_amfm on its defaults."""
-    from ..amfm import AMFM, SETTINGS_FILE
+    from ..amfm.scorer import AMFM, SETTINGS_FILE
     from .trained_model import is_trained_directory
 
     if model is None or isinstance(model, AMFM) or (isinstance(model, str) and model == "default"):

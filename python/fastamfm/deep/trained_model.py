@@ -6,7 +6,7 @@
     DIR/provenance.json   where it came from (``fastamfm.training.provenance``)
     DIR/checksums.json    SHA-256 of every file, checked before loading
 
-``load_trained(DIR)`` verifies the checksums, then builds the ``DeepAMFM``: nothing in
+``DeepAMFM.load(DIR)`` (``load_trained``) verifies the checksums, then builds the ``DeepAMFM``: nothing in
 the directory runs code (safetensors weights, JSON, tokenizer files; transformers loads
 them with ``trust_remote_code`` off).
 """
@@ -58,11 +58,12 @@ def _read_manifest(directory: Path) -> dict:
     return data
 
 
-def load_trained(directory, *, device: str = "auto", lam: float | None = None, workers: int = -1,
+def load_trained(scorer_class, directory, *, device: str = "auto", lam: float | None = None, workers: int = -1,
                  engine: str = "transformers", dtype: str = "float32", **settings):
-    """The ``DeepAMFM`` of a trained directory (``DeepAMFM.train``'s output)."""
+    """The ``scorer_class`` (``DeepAMFM``, which passes itself) of a trained directory
+    (``DeepAMFM.train``'s output)."""
     from ..training import verify_directory
-    from .deep_amfm import Calibration, DeepAMFM, Standardizer
+    from .calibration import Calibration, Standardizer
     from .encoder import SentenceEncoder
     from .neural_lm import NeuralLM
 
@@ -86,7 +87,7 @@ def load_trained(directory, *, device: str = "auto", lam: float | None = None, w
         options = {**data["scoring"], **settings}
     except (KeyError, TypeError) as exc:
         raise format_error(directory / MANIFEST, f"malformed manifest ({type(exc).__name__}: {exc})") from None
-    scorer = DeepAMFM(encoder=encoder, lm=neural_lm, device=device, calibration=calibration, workers=workers,
+    scorer = scorer_class(encoder=encoder, lm=neural_lm, device=device, calibration=calibration, workers=workers,
                       **options)
     if lam is not None:
         return scorer.with_lam(lam)

@@ -39,9 +39,9 @@ def load_model(option: str, spec):
         from ..deep.trained_model import is_trained_directory
 
         if path != "default" and is_trained_directory(path):       # a DeepAMFM.train directory (deep_amfm)
-            from ..deep.trained_model import load_trained
+            from ..deep.deep_amfm import DeepAMFM
 
-            return load_trained(path, **settings)
+            return DeepAMFM.load(path, **settings)
         scorer = resolve_model(path)
         return scorer.with_settings(**settings) if settings else scorer
     if option == "vectors":

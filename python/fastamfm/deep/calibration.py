@@ -1,0 +1,26 @@
+"""The fixed affine maps that put Deep AM-FM's components on one scale (measured once on
+text that is not rated, then applied to every response alone, so a score never depends on
+what it is batched with). Read by the scorer and written by training."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Standardizer:
+    center: float
+    scale: float
+
+    def __call__(self, values):
+        return (values - self.center) / self.scale
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Fixed affine maps of each component onto one scale (z = (x - center) / scale)."""
+
+    am_reference: Standardizer
+    fm_reference: Standardizer
+    am_context: Standardizer
+    fm_context: Standardizer
+    source: str = ""
