@@ -85,6 +85,8 @@ __all__ = [
     "NeuralTokenScores",
     "deep_fm",
     "tune_deep",
+    "Evaluator",
+    "train_evaluator",
 ]
 
 # The neural metrics (extra "deep") import torch when used, never on ``import fastamfm``.
@@ -97,6 +99,8 @@ _LAZY = {
     "NeuralTokenScores": ("fastamfm.deep.neural_lm", "NeuralTokenScores"),
     "deep_fm": ("fastamfm.deep.fm", "deep_fm"),
     "tune_deep": ("fastamfm.deep.tuning", "tune_deep"),
+    "Evaluator": ("fastamfm.evaluator.evaluator", "Evaluator"),
+    "train_evaluator": ("fastamfm.evaluator.training", "train_evaluator"),
 }
 
 

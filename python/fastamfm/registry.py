@@ -268,6 +268,7 @@ def _load_builtin_metrics() -> None:
     from . import amfm, metrics  # noqa: F401  (nlg-eval's metrics; am, fm, amfm)
     from .deep import fm_metrics, metrics as deep_metrics  # noqa: F401  (deep_am, bertscore, deep_fm,
     # deep_amfm: torch and the models load on first use)
+    from .evaluator import metric as evaluator_metric  # noqa: F401  (evaluator: a trained evaluator directory)
 
 
 def names() -> tuple:

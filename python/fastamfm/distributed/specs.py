@@ -10,7 +10,8 @@ Model options:
 
 - ``model`` (AM, FM, AM-FM): ``"default"`` (the packaged model), an AM-FM model
   directory (``AMFM.save``), or ``{"path": DIR or "default", "lam": ..., ...}`` with
-  settings that override the saved ones (``AMFM.with_settings``).
+  settings that override the saved ones (``AMFM.with_settings``); for the ``evaluator``
+  metric, an evaluator directory (``train_evaluator``), loaded once per worker.
 - ``vectors`` (embedding metrics): a word-vector file (GloVe, word2vec, fastText), or
   ``{"path": FILE, "lowercase": ..., "oov": ..., "format": ...}`` (``WordVectors.load``).
 """
@@ -36,6 +37,12 @@ def load_model(option: str, spec):
         else (spec, {})
     if option == "model":
         from ..amfm import resolve_model
+        from ..evaluator.model_directory import is_evaluator_directory
+
+        if is_evaluator_directory(path):
+            from ..evaluator.metric import load_evaluator
+
+            return load_evaluator(path, **settings)
 
         scorer = resolve_model(path)
         return scorer.with_settings(**settings) if settings else scorer
