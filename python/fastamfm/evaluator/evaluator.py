@@ -33,6 +33,19 @@ from .turn_vectors import TurnVectors
 COLUMNS = ("evaluator",) + SUB_SCORES + ("reference",)
 
 
+def _fingerprint(directory: Path) -> str:
+    """16 hex digits naming what scores: the checksums of every file but the provenance
+    (which records when and where it was trained, not what was trained)."""
+    import hashlib
+    import json
+
+    from ..training import CHECKSUMS, PROVENANCE
+
+    sums = json.loads((directory / CHECKSUMS).read_text(encoding="utf-8"))
+    listing = json.dumps({name: value for name, value in sums.items() if name != PROVENANCE}, sort_keys=True)
+    return hashlib.sha256(listing.encode()).hexdigest()[:16]
+
+
 class DialogueEncoder:
     """The evaluator's trained dialogue encoder as ``LearnedScorer`` takes one: sentence
     vectors of the frozen encoder through the learned projection (``head.project``)."""
@@ -72,7 +85,6 @@ class Evaluator:
         from ..deep.runtime import import_torch
         from ..errors import format_error
         from ..training import verify_directory
-        from ..training.checksummed_directory import CHECKSUMS, file_sha256
         from .head import build_head
 
         directory = Path(directory)
@@ -99,8 +111,7 @@ class Evaluator:
             raise format_error(directory, f"the head reads {head.dim}-dimensional vectors, the encoder gives "
                                           f"{encoder.dim}")
         del torch
-        fingerprint = file_sha256(directory / CHECKSUMS)[:16]
-        return cls(directory=directory, encoder=encoder, head=head, manifest=manifest, fingerprint=fingerprint)
+        return cls(directory=directory, encoder=encoder, head=head, manifest=manifest, fingerprint=_fingerprint(directory))
 
     # --- what it is -------------------------------------------------------------------
     @property
