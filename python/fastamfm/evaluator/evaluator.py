@@ -64,11 +64,13 @@ class DialogueEncoder:
 class Evaluator:
     """A loaded evaluator (see the module docstring). Immutable and thread-safe."""
 
-    def __init__(self, *, directory: Path, encoder, head, manifest: dict, fingerprint: str):
+    def __init__(self, *, directory: Path, encoder, head, manifest: dict, fingerprint: str, vectors=None):
+        # ``vectors``: a ``TurnVectors`` of ``encoder`` to share (the ablation benchmark
+        # scores many heads over one encoder); by default the evaluator's own.
         self.directory = directory
         self._encoder = encoder
         self._head = head
-        self._vectors = TurnVectors(encoder, capacity=100_000)
+        self._vectors = TurnVectors(encoder, capacity=100_000) if vectors is None else vectors
         self.manifest = manifest
         self.fingerprint = fingerprint
         scoring = manifest["scoring"]
