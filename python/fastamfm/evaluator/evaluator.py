@@ -84,7 +84,6 @@ class Evaluator:
         """The evaluator in ``directory`` (``train_evaluator``'s output). Every file is
         checked against ``checksums.json`` first; a changed file is a ``FormatError``."""
         from ..deep.encoder import SentenceEncoder
-        from ..deep.runtime import import_torch
         from ..errors import format_error
         from ..training import verify_directory
         from .head import build_head
@@ -99,21 +98,15 @@ class Evaluator:
             enc, sizes = manifest["encoder"], manifest["head"]
             encoder = SentenceEncoder.load(directory / ENCODER, pooling=enc["pooling"], normalize=True,
                                            max_length=int(enc["max_length"]), device=device, workers=workers)
-            torch = import_torch()
             head = build_head(int(sizes["dim"]), projection=int(sizes["projection"]), hidden=int(sizes["hidden"]))
             head.load_state_dict(load_head_tensors(directory))
-            head = head.to(encoder.device).eval()
-            for parameter in head.parameters():
-                parameter.requires_grad_(False)
-            Combination.from_json(manifest["combination"])
-            manifest["scoring"]["context_turns"], manifest["scoring"]["decay"]
+            if encoder.dim != head.dim:
+                raise ValueError(f"the head reads {head.dim}-dimensional vectors, the encoder gives {encoder.dim}")
+            head = head.to(encoder.device).eval().requires_grad_(False)
+            return cls(directory=directory, encoder=encoder, head=head, manifest=manifest,
+                       fingerprint=_fingerprint(directory))
         except (KeyError, TypeError, ValueError, RuntimeError) as exc:
             raise format_error(directory, f"unusable evaluator directory ({type(exc).__name__}: {exc})") from None
-        if encoder.dim != head.dim:
-            raise format_error(directory, f"the head reads {head.dim}-dimensional vectors, the encoder gives "
-                                          f"{encoder.dim}")
-        del torch
-        return cls(directory=directory, encoder=encoder, head=head, manifest=manifest, fingerprint=_fingerprint(directory))
 
     # --- what it is -------------------------------------------------------------------
     @property

@@ -4,7 +4,7 @@ packaged encoder.
 Inputs per example: the context vector ``c`` (the context turns' unit vectors averaged
 with weight decay**k for the turn k places before the last, re-normalised, as Deep AM
 does), the last turn's vector ``l`` and the response's vector ``r``. Outputs: one logit
-per sub-score (``SUB_SCORES``):
+per sub-score (``negatives.SUB_SCORES``, in that order):
 
 - ``relevance``: an MLP over the interaction of the projected vectors
   (``P c ⊙ P r``, ``P l ⊙ P r``, ``|P c − P r|``) and the raw cosines cos(c, r), cos(l, r)
@@ -24,9 +24,6 @@ encoder's cosine; the head trains on every pair of the corpus in that time, beca
 each turn is encoded once (forward only) and the head's steps cost next to nothing.
 """
 from __future__ import annotations
-
-from .negatives import SUB_SCORES
-
 
 def build_head(dim: int, *, projection: int = 128, hidden: int = 256):
     """A freshly initialised ``EvaluatorHead`` for ``dim``-dimensional sentence vectors
@@ -49,15 +46,13 @@ def build_head(dim: int, *, projection: int = 128, hidden: int = 256):
             return nn.functional.normalize(self.projection(vectors), dim=-1)
 
         def forward(self, context, last, response):
-            """Logits [n, len(SUB_SCORES)] from unit vectors [n, dim] each."""
+            """Logits [n, 2] (``SUB_SCORES`` in order) from unit vectors [n, dim] each."""
             pc, pl, pr = self.projection(context), self.projection(last), self.projection(response)
             cosines = torch.stack([(context * response).sum(-1), (last * response).sum(-1)], dim=-1)
             features = torch.cat([pc * pr, pl * pr, (pc - pr).abs(), cosines], dim=-1)
             return torch.cat([self.relevance(features), self.validity(pr)], dim=-1)
 
-    head = EvaluatorHead()
-    assert len(SUB_SCORES) == 2
-    return head
+    return EvaluatorHead()
 
 
 def head_settings(head) -> dict:

@@ -5,6 +5,7 @@
 - ``collate(examples)``: the head's inputs, looked up in ``TurnVectors`` (each distinct
   text encoded once by the frozen encoder: deterministic, so a resumed run collates the
   same tensors), and the labels;
+  (``num_tokens`` counts the words of contexts and responses: the progress line's rate);
 - ``loss``: binary cross-entropy of each sub-score's logit against its label
   (``Example.labels``), summed over the sub-scores.
 """
