@@ -56,9 +56,10 @@ def evaluator_columns(evaluator, sets: dict, *, refs: bool) -> dict:
     return out
 
 
-def deep_columns(sets: dict, cache: Path | None, device: str) -> dict:
-    """DeepAMFM (packaged models) components per set, reference-free and both (cached)."""
-    scorer = fastamfm.DeepAMFM.default(device=device)
+def deep_columns(sets: dict, cache: Path | None, device: str, cached_only: bool) -> dict:
+    """DeepAMFM (packaged models) components per set, reference-free and both (cached;
+    ``cached_only``: the sets already in the cache, no others)."""
+    scorer = None
     out = {}
     for name, s in sets.items():
         path = None if cache is None else cache / f"{name}.deep.npz"
@@ -66,6 +67,9 @@ def deep_columns(sets: dict, cache: Path | None, device: str) -> dict:
             with np.load(path) as stored:
                 out[name] = dict(stored)
             continue
+        if cached_only:
+            continue
+        scorer = scorer or fastamfm.DeepAMFM.default(device=device)
         refs = fastamfm.References(s.refs) if s.refs is not None else None
         found = scorer.components(s.hyps, refs, s.contexts)
         found["amfm_context"] = scorer.combine(found, "context")[2]
@@ -104,6 +108,8 @@ def main() -> None:
     parser.add_argument("--device", default="auto")
     parser.add_argument("--deep-cache", type=Path, help="keep DeepAMFM's components here between runs")
     parser.add_argument("--no-deep", action="store_true", help="leave DeepAMFM and Deep AM out (they take minutes)")
+    parser.add_argument("--deep-cached-only", action="store_true",
+                        help="DeepAMFM and Deep AM only on the sets already in --deep-cache")
     args = parser.parse_args()
     sets = load_dstc10_dev(Path(args.data) / "dstc10_dev")
     evaluator = fastamfm.Evaluator.load(args.evaluator, device=args.device)
@@ -119,11 +125,12 @@ def main() -> None:
         label = ("fitted LOSO: stack(evaluator sub-scores, AM-context)" if kind == "stack"
                  else "fitted LOSO: ADEM on the evaluator's encoder")
         table[label] = {n: correlations(held[n], sets[n].ratings) for n in ALL}
-    deep = None if args.no_deep else deep_columns(sets, args.deep_cache, args.device)
+    deep = None if args.no_deep else deep_columns(sets, args.deep_cache, args.device, args.deep_cached_only)
     if deep is not None:
         table["DeepAMFM ref-free (packaged)"] = {n: correlations(deep[n]["amfm_context"], sets[n].ratings)
-                                                 for n in ALL}
-        table["Deep AM ref-free (packaged)"] = {n: correlations(deep[n]["am_context"], sets[n].ratings) for n in ALL}
+                                                 for n in ALL if n in deep}
+        table["Deep AM ref-free (packaged)"] = {n: correlations(deep[n]["am_context"], sets[n].ratings)
+                                                for n in ALL if n in deep}
     table["BLEU-2 (refs)"] = {n: correlations(fastamfm.bleu(sets[n].hyps, sets[n].refs).sentences[:, 1],
                                               sets[n].ratings) for n in WITH_REFS}
     for label, cells in PUBLISHED.items():
@@ -140,7 +147,7 @@ def main() -> None:
                                                for n in WITH_REFS}}
     if deep is not None:
         with_refs["DeepAMFM both (packaged)"] = {n: correlations(deep[n]["amfm_both"], sets[n].ratings)
-                                                 for n in WITH_REFS}
+                                                 for n in WITH_REFS if n in deep}
     print_table(with_refs, WITH_REFS, "With references (Spearman / Pearson x100)")
 
 
