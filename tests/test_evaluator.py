@@ -24,19 +24,11 @@ from fastamfm.evaluator.negatives import Example, NegativeSampler  # noqa: E402
 from fastamfm.evaluator.speaker_tags import strip_speaker  # noqa: E402
 from fastamfm.evaluator.turn_pool import TurnPool, dialogue_key  # noqa: E402
 
-from deep_models import build_tiny_bert  # noqa: E402
+from deep_models import build_tiny_bert, write_dialogue_corpus  # noqa: E402
 
 WORDS = "hello thanks please help sorry delay gate bag ticket seat flight check status good day".split()
 HYPS = ["thanks please help", "good day", "sorry delay gate", "check the bag status"]
 CONTEXTS = [["hello", "my flight"], "please check\nthe gate", ["good day"], ["where is my bag"]]
-
-
-def write_corpus(path: Path, n: int = 160, seed: int = 0) -> Path:
-    rng = random.Random(seed)
-    dialogues = [[" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 7))) for _ in range(rng.randint(2, 5))]
-                 for _ in range(n)]
-    path.write_text("\n\n".join("\n".join(d) for d in dialogues) + "\n", encoding="utf-8")
-    return path
 
 
 def quick(**extra):
@@ -47,7 +39,7 @@ def quick(**extra):
 def trained(tmp_path_factory):
     root = tmp_path_factory.mktemp("evaluator")
     bert = build_tiny_bert(root / "bert")
-    corpus = write_corpus(root / "corpus.txt")
+    corpus = write_dialogue_corpus(root / "corpus.txt", 160)
     out = root / "evaluator"
     evaluator = fastamfm.train_evaluator(str(corpus), out=out, base=str(bert), **quick())
     return {"root": root, "bert": bert, "corpus": corpus, "out": out, "evaluator": evaluator}

@@ -54,7 +54,7 @@ def main() -> None:
     record = json.loads((Path(args.out) / "provenance.json").read_text())
     run = record["stages"]["evaluator"]
     counts = record["corpus"]["counts"]
-    print(f"\n| what | value |\n|---|---|")
+    print("\n| what | value |\n|---|---|")
     print(f"| corpus | {counts['dialogues_read']} dialogues read, {counts['dropped_blocklist']} dropped (blocklist), "
           f"{counts['duplicates']} duplicates, {counts['held_out']} held out, {counts['training_dialogues']} "
           f"trained on ({counts['training_turns']} turns) |")

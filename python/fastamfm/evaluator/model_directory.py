@@ -19,7 +19,6 @@ import json
 import shutil
 from pathlib import Path
 
-from ..errors import format_error
 from ..io import write_text_atomic
 
 MANIFEST = "evaluator.json"
@@ -74,13 +73,6 @@ def write_manifest(directory: Path, manifest: dict) -> None:
 
 
 def read_manifest(directory: Path) -> dict:
-    path = directory / MANIFEST
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise format_error(path, f"unreadable ({exc})") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise format_error(path, f"not a {FORMAT} manifest")
-    if data.get("version") != VERSION:
-        raise format_error(path, f"manifest version {data.get('version')!r}; this fastamfm reads version {VERSION}")
-    return data
+    from ..training.manifest import read_manifest as read_versioned
+
+    return read_versioned(directory / MANIFEST, FORMAT, VERSION)
