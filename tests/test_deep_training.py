@@ -246,3 +246,41 @@ def test_dask_workers_load_the_trained_directory(trained, tmp_path):
                  deep_amfm={"model": str(out), "device": "cpu"})
     rows = [json.loads(line) for line in (tmp_path / "scored" / "scores.jsonl").read_text().splitlines()]
     np.testing.assert_allclose([r["deep_amfm"] for r in rows], scorer.score(hyps, refs).amfm, rtol=1e-5)
+
+
+def test_lm_loss_projects_only_targets_but_equals_the_models_loss(models):
+    import torch
+    import transformers
+
+    from fastamfm.deep.hf_tokenizer import HFTokenizer
+    from fastamfm.deep.lm_training import CausalLMTask, with_lora
+    from fastamfm.training import Dialogue
+
+    for lora in (None, 4):
+        model = transformers.AutoModelForCausalLM.from_pretrained(models["lm"])
+        if lora:
+            model = with_lora(model, lora, seed=0)
+        lm = NeuralLM.load(models["lm"], device="cpu")
+        task = CausalLMTask(model, HFTokenizer.load(models["lm"]), lm.settings)
+        turns = ("hello good day", "thanks please help me", "sorry delay gate", "check status")
+        batch = task.collate(list(task.examples(Dialogue(turns, "x", 1))))
+        expected = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
+                         labels=batch["labels"]).loss
+        torch.testing.assert_close(task.loss(model, batch), expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.gpu
+def test_deep_amfm_trains_and_scores_on_the_gpu(models, tmp_path):
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    out = tmp_path / "gpu-model"
+    scorer = DeepAMFM.train(models["corpus"], out, encoder=str(models["encoder"]), lm=str(models["lm"]),
+                            max_steps=3, device="cuda", precision="bfloat16", progress=False, blocklist=False,
+                            held_out=0.2, calibration_samples=30)
+    record = json.loads((out / "provenance.json").read_text())
+    assert {run["device"] for run in record["stages"].values()} == {"cuda"}
+    assert scorer.lm.device.startswith("cuda")
+    reward = scorer.reward(["thanks please help"], [["sorry delay gate"]])
+    assert reward.device.type == "cuda" and reward.dtype == torch.float32

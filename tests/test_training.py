@@ -266,3 +266,15 @@ def test_a_run_killed_with_sigkill_resumes_to_the_same_weights(tiny_lm, tmp_path
     assert expected.keys() == got.keys()
     for name in expected:
         assert torch.equal(expected[name], got[name]), name
+
+
+@pytest.mark.gpu
+def test_training_runs_on_the_gpu_in_bfloat16(tiny_lm, tmp_path):
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    corpus_file = write_text_corpus(tmp_path / "c.txt")
+    run, state = _train_tiny(tiny_lm, corpus_file, tmp_path / "w", max_steps=4, device="cuda", precision="bfloat16")
+    assert run.device == "cuda" and run.steps == 4 and run.loss == run.loss
+    assert all(v.device.type == "cuda" for v in state.values())

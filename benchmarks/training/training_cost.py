@@ -16,12 +16,9 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import itertools
 import os
 import resource
-import sys
 import time
-from pathlib import Path
 
 
 def cpu_seconds() -> float:
@@ -61,6 +58,7 @@ def ours_step(task, model, settings, device):
     trainer = TaskTrainer(model=model, args=args, task=task, meter=_Meter({}), keep=1,
                           data_collator=task.collate)
     trainer.create_optimizer_and_scheduler(num_training_steps=10 ** 6)
+    trainer.current_gradient_accumulation_steps = 1     # set by Trainer's own loop, which this drives step by step
     model.train()
 
     def step(examples):
@@ -89,7 +87,7 @@ def plain_encoder_step(directory, lr: float, device):
     def step(examples):
         columns = [[e[0] for e in examples], [e[1] for e in examples]]
         features = [model.tokenize(c) for c in columns]
-        features = [{k: v.to(device) for k, v in f.items()} for f in features]
+        features = [{k: v.to(device) if hasattr(v, "to") else v for k, v in f.items()} for f in features]
         value = loss(features, None)
         value.backward()
         optimizer.step()

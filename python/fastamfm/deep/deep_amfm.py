@@ -221,6 +221,14 @@ class DeepAMFM:
             variant.fm_context_formula = formula
         return variant
 
+    def with_lam(self, lam: float) -> "DeepAMFM":
+        """The same models and settings with one ``lam`` for every mode."""
+        import copy
+
+        variant = copy.copy(self)
+        variant.lam = {mode: _check_lam(lam) for mode in DEFAULT_LAMS}
+        return variant
+
     # --- scoring -----------------------------------------------------------------
     @staticmethod
     def mode(refs, contexts) -> str:

@@ -33,6 +33,7 @@ log = logging.getLogger("fastamfm")
 ENCODER_SHARE = 0.3
 RESERVE = 0.15
 CALIBRATION_SAMPLES = 150
+MIN_HELD_OUT = 40
 _DONE = "stage.json"
 
 
@@ -95,7 +96,6 @@ def train_deep_amfm(corpus, out, *, encoder=None, lm=None, max_minutes: float | 
     from .deep_amfm import ENCODER_PACKAGE, DeepAMFM
     from .encoder import SentenceEncoder
     from .fine_tuning import LORA_RANK, as_corpus, lm_directory
-    from .model_location import model_fingerprint
     from .neural_lm import DEFAULT_MODEL, NeuralLM
     from .trained_model import load_trained, manifest
 
@@ -107,8 +107,14 @@ def train_deep_amfm(corpus, out, *, encoder=None, lm=None, max_minutes: float | 
     if not resume and work.exists():
         shutil.rmtree(work)
     work.mkdir(parents=True, exist_ok=True)
+    given = corpus
     corpus = as_corpus(corpus, blocklist=blocklist, held_out=held_out, max_held_out=max_held_out)
     counts = corpus.scan()
+    if corpus is not given and counts.held_out < MIN_HELD_OUT and counts.dialogues_read > 2 * MIN_HELD_OUT:
+        # A small corpus: hold out enough dialogues to calibrate on (at most a fifth).
+        fraction = min(0.2, 1.5 * MIN_HELD_OUT / counts.dialogues_read)
+        corpus = as_corpus(given, blocklist=corpus.blocklist, held_out=fraction, max_held_out=max_held_out)
+        counts = corpus.scan()
     log.info("corpus: %s", counts.describe())
     base_encoder = encoder if isinstance(encoder, SentenceEncoder) else \
         SentenceEncoder.load(encoder or ENCODER_PACKAGE, device="cpu")

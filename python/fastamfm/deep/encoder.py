@@ -41,6 +41,21 @@ BACKENDS = ("auto", "fused", "transformers", "onnx")
 THREADINGS = ("batches", "operators")
 
 
+def pool_sentences(hidden, mask, pooling: str, normalize: bool):
+    """Sentence vectors [b, d] from token states [b, t, d] and the mask [b, t] of real
+    tokens: "cls" (the first token), "sum" or "mean" over the real tokens, then L2
+    normalisation. The one pooling of scoring and of fine-tuning (``encoder_training``)."""
+    torch = import_torch()
+    if pooling == "cls":
+        pooled = hidden[:, 0]
+    else:
+        weights = mask.unsqueeze(-1).to(hidden.dtype)
+        pooled = (hidden * weights).sum(1)
+        if pooling == "mean":
+            pooled = pooled / weights.sum(1).clamp(min=1e-9)
+    return torch.nn.functional.normalize(pooled, dim=-1) if normalize else pooled
+
+
 @dataclass(frozen=True)
 class TokenEmbeddings:
     """Token vectors of n sentences, stored once per distinct sentence.
@@ -268,15 +283,7 @@ class SentenceEncoder:
         return out
 
     def _pool(self, hidden, mask):
-        torch = import_torch()
-        if self.pooling == "cls":
-            pooled = hidden[:, 0]
-        else:
-            weights = mask.unsqueeze(-1).to(hidden.dtype)
-            pooled = (hidden * weights).sum(1)
-            if self.pooling == "mean":
-                pooled = pooled / weights.sum(1).clamp(min=1e-9)
-        return torch.nn.functional.normalize(pooled, dim=-1) if self.normalize else pooled
+        return pool_sentences(hidden, mask, self.pooling, self.normalize)
 
     # --- token vectors ------------------------------------------------------------------
     def token_embeddings(self, sentences, *, layer: int | None = None) -> TokenEmbeddings:

@@ -99,9 +99,15 @@ class ContrastiveTask:
             ids, mask = self._pad(replies)
             generator = torch.Generator().manual_seed(
                 int.from_bytes(hashlib.sha1(ids.numpy().tobytes()).digest()[:8], "little") ^ self.seed)
-            chosen = (torch.rand(ids.shape, generator=generator) < self.mlm_probability) & mask.bool()
+            draws = torch.rand(ids.shape, generator=generator)
+            eligible = mask.bool()
             for special in self.specials:
-                chosen &= ids != special
+                eligible &= ids != special
+            chosen = (draws < self.mlm_probability) & eligible
+            # A short turn may draw no token: mask its likeliest one, so every reply teaches something.
+            empty = ~chosen.any(1) & eligible.any(1)
+            best = torch.where(eligible, draws, torch.full_like(draws, -1.0)).argmax(1)
+            chosen[empty, best[empty]] = True
             labels = torch.where(chosen, ids, torch.full_like(ids, -100))
             batch["mlm_ids"] = torch.where(chosen, torch.full_like(ids, self.mask_id), ids)
             batch["mlm_mask"], batch["mlm_labels"] = mask, labels
@@ -111,19 +117,12 @@ class ContrastiveTask:
 
     # --- loss ----------------------------------------------------------------------------
     def _sentence_vectors(self, ids, mask):
-        import torch
+        from .encoder import pool_sentences
 
         last = self.layer in (-1, self.body.config.num_hidden_layers)
         out = self.body(input_ids=ids, attention_mask=mask, output_hidden_states=not last)
         hidden = out.last_hidden_state if last else out.hidden_states[self.layer]
-        if self.pooling == "cls":
-            pooled = hidden[:, 0]
-        else:
-            weights = mask.unsqueeze(-1).to(hidden.dtype)
-            pooled = (hidden * weights).sum(1)
-            if self.pooling == "mean":
-                pooled = pooled / weights.sum(1).clamp(min=1e-9)
-        return torch.nn.functional.normalize(pooled, dim=-1) if self.normalize else pooled
+        return pool_sentences(hidden, mask, self.pooling, self.normalize)
 
     def loss(self, model, batch: dict):
         import torch

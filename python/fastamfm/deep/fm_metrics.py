@@ -118,8 +118,9 @@ class DeepAMFMMetric(Metric):
 
         def build():
             if model is not None:
-                return model if isinstance(model, DeepAMFM) else DeepAMFM.load(model, device=device, lam=lam,
-                                                                               workers=workers)
+                if not isinstance(model, DeepAMFM):
+                    return DeepAMFM.load(model, device=device, lam=lam, workers=workers)
+                return model if lam is None else model.with_lam(lam)
             if encoder is None and lm is None:
                 return DeepAMFM.default(device=device, lam=lam, workers=workers)
             from .encoder import load_encoder

@@ -78,8 +78,9 @@ def load_trained(directory, *, device: str = "auto", lam: float | None = None, w
         options = {**data["scoring"], **settings}
     except (KeyError, TypeError) as exc:
         raise format_error(directory / MANIFEST, f"malformed manifest ({type(exc).__name__}: {exc})") from None
-    scorer = DeepAMFM(encoder=encoder, lm=neural_lm, lam=lam, device=device, calibration=calibration,
-                      workers=workers, **options)
-    if lam is None:
-        scorer.lam = {mode: float(value) for mode, value in data["lam"].items()}
+    scorer = DeepAMFM(encoder=encoder, lm=neural_lm, device=device, calibration=calibration, workers=workers,
+                      **options)
+    if lam is not None:
+        return scorer.with_lam(lam)
+    scorer.lam = {mode: float(value) for mode, value in data["lam"].items()}     # as measured when trained
     return scorer

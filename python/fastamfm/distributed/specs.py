@@ -9,9 +9,9 @@ None, lists, tuples, dicts of them).
 Model options:
 
 - ``model`` (AM, FM, AM-FM): ``"default"`` (the packaged model), an AM-FM model
-  directory (``AMFM.save``), or ``{"path": DIR or "default", "lam": ..., ...}`` with
-  settings that override the saved ones (``AMFM.with_settings``); for the ``evaluator``
-  metric, an evaluator directory (``train_evaluator``), loaded once per worker.
+  directory (``AMFM.save``), a DeepAMFM directory (``DeepAMFM.train``, for ``deep_amfm``), an evaluator
+  directory (``train_evaluator``, for ``evaluator``), or ``{"path": DIR or "default", "lam": ..., ...}`` with
+  settings that override the saved ones (``AMFM.with_settings``).
 - ``vectors`` (embedding metrics): a word-vector file (GloVe, word2vec, fastText), or
   ``{"path": FILE, "lowercase": ..., "oov": ..., "format": ...}`` (``WordVectors.load``).
 """
@@ -37,13 +37,17 @@ def load_model(option: str, spec):
         else (spec, {})
     if option == "model":
         from ..amfm import resolve_model
+        from ..deep.trained_model import is_trained_directory
         from ..evaluator.model_directory import is_evaluator_directory
 
-        if is_evaluator_directory(path):
+        if path != "default" and is_evaluator_directory(path):     # a train_evaluator directory (evaluator)
             from ..evaluator.metric import load_evaluator
 
             return load_evaluator(path, **settings)
+        if path != "default" and is_trained_directory(path):       # a DeepAMFM.train directory (deep_amfm)
+            from ..deep.trained_model import load_trained
 
+            return load_trained(path, **settings)
         scorer = resolve_model(path)
         return scorer.with_settings(**settings) if settings else scorer
     if option == "vectors":

@@ -30,7 +30,7 @@ import resource
 import shutil
 import time
 from collections import deque
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..io import write_text_atomic
@@ -65,6 +65,7 @@ class TrainingRun:
     peak_rss_mib: float
     session_seconds: float     # this session's training time
     session_tokens: int
+    settings: dict = field(default_factory=dict)     # the TrainingSettings of the run
 
     @property
     def tokens_per_second(self) -> float:
@@ -241,7 +242,8 @@ def train(task, corpus, settings: TrainingSettings, *, directory, resume: bool =
                       resumed_from=start_step if checkpoint is not None else None, loss=meter.loss(),
                       device=device, precision=settings.precision, threads=threads,
                       peak_rss_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                      session_seconds=session, session_tokens=meter.tokens - meter.tokens_before)
+                      session_seconds=session, session_tokens=meter.tokens - meter.tokens_before,
+                      settings=settings.as_dict())
     log.info("%s: %d steps, %d examples, %.0f tokens/s, loss %s, stopped by %s", task.name, run.steps, run.examples,
              run.tokens_per_second, "-" if run.loss is None else f"{run.loss:.4f}", run.stopped_by)
     return run
