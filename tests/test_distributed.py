@@ -65,8 +65,10 @@ def corpus(tmp_path_factory, request):
     vectors = root / "vectors.txt"
     write_glove(vectors, words, matrix)
     # Every registered metric that runs from options alone (the learned metric needs a
-    # scorer fitted on human ratings and contexts: tests/test_learned.py).
-    names = [n for n in registry.names() if n != "learned" and (n != "meteor" or _meteor_available())
+    # scorer fitted on human ratings and contexts: tests/test_learned.py; the evaluator a
+    # trained evaluator and contexts: tests/test_evaluator.py).
+    names = [n for n in registry.names() if n not in ("learned", "evaluator")
+             and (n != "meteor" or _meteor_available())
              and (n not in ("deep_am", "bertscore", "deep_fm", "deep_amfm") or _deep_available())]
     extra = {}
     if _deep_available():  # a tiny random BERT and a tiny random Llama, loaded by each worker from their paths

@@ -61,8 +61,9 @@ def options(scorer, data, request):
 @pytest.fixture(scope="module")
 def metric_names():
     # Every registered metric that runs from options alone: the learned metric needs a
-    # scorer fitted on human ratings (tests/test_learned.py scores it through evaluate).
-    names = [n for n in registry.names() if n != "learned"]
+    # scorer fitted on human ratings (tests/test_learned.py scores it through evaluate), the
+    # evaluator a trained evaluator directory (tests/test_evaluator.py).
+    names = [n for n in registry.names() if n not in ("learned", "evaluator")]
     if not _meteor_available():
         names.remove("meteor")
     if not _deep_available():
