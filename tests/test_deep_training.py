@@ -179,6 +179,9 @@ def test_registry_deep_amfm_with_model_dir(trained):
     np.testing.assert_allclose(res["deep_amfm"], scorer.score(hyps, refs).amfm, rtol=1e-6)
     with pytest.raises(ValueError, match="not both"):
         fastamfm.evaluate(hyps, refs, metrics=["deep_amfm"], deep_amfm={"model": str(out), "lm": "x"})
+    with pytest.warns(RuntimeWarning, match="nope is not a trained DeepAMFM directory"), \
+            pytest.raises(ValueError, match="none of the requested metrics"):
+        fastamfm.evaluate(hyps, refs, metrics=["deep_amfm"], deep_amfm={"model": str(out / "nope")})
 
 
 def test_cli_train_deep_then_score_deep_dir(models, tmp_path, capsys):

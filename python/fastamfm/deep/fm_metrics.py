@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+from pathlib import Path
 
 import numpy as np
 
@@ -37,6 +38,24 @@ def _missing_models(*packages) -> str | None:
 def _is_model(value) -> bool:
     """An already loaded model (rather than a name or path to load)."""
     return not isinstance(value, (str, os.PathLike)) and value is not None
+
+
+def _deep_model_option(model):
+    """``model=`` as deep_amfm reads it: a DeepAMFM or a trained DeepAMFM directory. The
+    option name is shared with the classic AM-FM metrics (``model="default"``, an AMFM, an
+    AM-FM model directory): those values are theirs and leave deep_amfm on its defaults."""
+    from ..amfm import AMFM, SETTINGS_FILE
+    from .trained_model import is_trained_directory
+
+    if model is None or isinstance(model, AMFM) or (isinstance(model, str) and model == "default"):
+        return None
+    if isinstance(model, (str, os.PathLike)):
+        if is_trained_directory(model):
+            return model
+        if (Path(model) / SETTINGS_FILE).is_file():
+            return None
+        raise FileNotFoundError(f"{model} is not a trained DeepAMFM directory (make one with fastamfm train --deep)")
+    return model
 
 
 class _LazyModel:
@@ -113,6 +132,7 @@ class DeepAMFMMetric(Metric):
                  workers: int = -1):
         from .deep_amfm import DeepAMFM
 
+        model = _deep_model_option(model)
         if model is not None and (encoder is not None or lm is not None):
             raise ValueError("deep_amfm: give model= (a trained directory) or encoder=/lm=, not both")
 
@@ -137,12 +157,11 @@ class DeepAMFMMetric(Metric):
     def missing(cls, **options) -> str | None:
         from .deep_amfm import ENCODER_PACKAGE
 
-        if options.get("model") is not None:
-            from .trained_model import is_trained_directory
-
-            model = options["model"]
-            if isinstance(model, (str, os.PathLike)) and not is_trained_directory(model):
-                return f"deep_amfm: {model} is not a trained DeepAMFM directory (fastamfm train --deep)"
+        try:
+            model = _deep_model_option(options.get("model"))
+        except FileNotFoundError as exc:
+            return f"deep_amfm: {exc}"
+        if model is not None:
             return _missing_models()
         packages = []
         if not _is_model(options.get("encoder")):
