@@ -1,5 +1,6 @@
 """Which registered metrics can run here: METEOR needs its resources, the neural metrics
-torch and transformers; the learned metric needs a fitted scorer (tests/test_learned.py)."""
+torch and transformers; the learned metric needs a fitted scorer (tests/test_learned.py) and
+the evaluator a trained evaluator directory (tests/test_evaluator.py)."""
 from __future__ import annotations
 
 NEURAL_METRICS = ("deep_am", "bertscore", "deep_fm", "deep_amfm")
@@ -25,5 +26,5 @@ def runnable_metric_names() -> list:
     """Every registered metric that runs from options alone here."""
     from fastamfm import registry
 
-    return [n for n in registry.names() if n != "learned" and (n != "meteor" or meteor_available())
+    return [n for n in registry.names() if n not in ("learned", "evaluator") and (n != "meteor" or meteor_available())
             and (n not in NEURAL_METRICS or deep_available())]

@@ -37,3 +37,18 @@ def build_tiny_bert(directory: Path, *, layers: int = 2, hidden: int = 32, heads
                 parameter.normal_(0.0, 0.3)
     model.save_pretrained(str(directory))
     return directory
+
+
+DIALOGUE_WORDS = "hello thanks please help sorry delay gate bag ticket seat flight check status good day".split()
+
+
+def write_dialogue_corpus(path: Path, n: int = 240, seed: int = 0) -> Path:
+    """``n`` random dialogues of 2-4 turns (3-7 words each) as plain text: one turn a line,
+    a blank line between dialogues (a training corpus for the tiny models)."""
+    import random
+
+    rng = random.Random(seed)
+    dialogues = [[" ".join(rng.choice(DIALOGUE_WORDS) for _ in range(rng.randint(3, 7)))
+                  for _ in range(rng.randint(2, 4))] for _ in range(n)]
+    path.write_text("\n\n".join("\n".join(d) for d in dialogues) + "\n", encoding="utf-8")
+    return path

@@ -5,7 +5,6 @@ registry's deep_amfm with model=DIR, and Dask workers loading the directory."""
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import numpy as np
@@ -21,17 +20,11 @@ from fastamfm.deep.encoder import SentenceEncoder  # noqa: E402
 from fastamfm.deep.neural_lm import NeuralLM  # noqa: E402
 
 from causal_models import make_model  # noqa: E402
-from deep_models import build_tiny_bert  # noqa: E402
-
-WORDS = "hello thanks please help sorry delay gate bag ticket seat flight check status good day".split()
+from deep_models import build_tiny_bert, write_dialogue_corpus  # noqa: E402
 
 
-def write_corpus(path: Path, n: int = 240, seed: int = 0) -> Path:
-    rng = random.Random(seed)
-    dialogues = [[" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 7))) for _ in range(rng.randint(2, 4))]
-                 for _ in range(n)]
-    path.write_text("\n\n".join("\n".join(d) for d in dialogues) + "\n", encoding="utf-8")
-    return path
+
+write_corpus = write_dialogue_corpus
 
 
 @pytest.fixture(scope="module")

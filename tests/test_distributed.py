@@ -52,7 +52,8 @@ def corpus(tmp_path_factory, request):
     vectors = root / "vectors.txt"
     write_glove(vectors, words, matrix)
     # Every registered metric that runs from options alone (the learned metric needs a
-    # scorer fitted on human ratings and contexts: tests/test_learned.py).
+    # scorer fitted on human ratings and contexts: tests/test_learned.py; the evaluator a
+    # trained evaluator and contexts: tests/test_evaluator.py).
     names = runnable_metric_names()
     extra = {}
     if deep_available():  # a tiny random BERT and a tiny random Llama, loaded by each worker from their paths

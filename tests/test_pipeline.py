@@ -13,7 +13,7 @@ from fastamfm.cli import main
 from fastamfm.pipeline import Pipeline
 
 from amfm_helpers import tiny_pairs, train_tiny
-from available_metrics import deep_available, meteor_available
+from available_metrics import deep_available, meteor_available, runnable_metric_names
 from same_scores import NEURAL_COLUMNS, assert_same_scores
 
 
@@ -48,13 +48,9 @@ def options(scorer, data, request):
 @pytest.fixture(scope="module")
 def metric_names():
     # Every registered metric that runs from options alone: the learned metric needs a
-    # scorer fitted on human ratings (tests/test_learned.py scores it through evaluate).
-    names = [n for n in registry.names() if n != "learned"]
-    if not meteor_available():
-        names.remove("meteor")
-    if not deep_available():
-        names = [n for n in names if n not in ("deep_am", "bertscore", "deep_fm", "deep_amfm")]
-    return names
+    # scorer fitted on human ratings (tests/test_learned.py scores it through evaluate), the
+    # evaluator a trained evaluator directory (tests/test_evaluator.py).
+    return runnable_metric_names()
 
 
 def _files(tmp_path, hyps, refs):

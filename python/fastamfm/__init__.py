@@ -83,6 +83,8 @@ __all__ = [
     "NeuralTokenScores",
     "deep_fm",
     "tune_deep",
+    "Evaluator",
+    "train_evaluator",
 ]
 
 # Imported on first use, not by ``import fastamfm``: the neural metrics (extra "deep") import
@@ -98,6 +100,8 @@ _LAZY = {
     "NeuralTokenScores": ("fastamfm.deep.neural_lm", "NeuralTokenScores"),
     "deep_fm": ("fastamfm.deep.fm", "deep_fm"),
     "tune_deep": ("fastamfm.deep.tuning", "tune_deep"),
+    "Evaluator": ("fastamfm.evaluator.evaluator", "Evaluator"),
+    "train_evaluator": ("fastamfm.evaluator.training", "train_evaluator"),
 }
 
 

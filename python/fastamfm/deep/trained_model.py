@@ -12,7 +12,6 @@ them with ``trust_remote_code`` off).
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..errors import format_error
@@ -46,16 +45,9 @@ def manifest(scorer, encoder, lm_settings, calibration) -> dict:
 
 
 def _read_manifest(directory: Path) -> dict:
-    path = directory / MANIFEST
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise format_error(path, f"unreadable ({exc})") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise format_error(path, f"not a {FORMAT} manifest")
-    if data.get("version") != VERSION:
-        raise format_error(path, f"manifest version {data.get('version')!r}; this fastamfm reads version {VERSION}")
-    return data
+    from ..training.manifest import read_manifest
+
+    return read_manifest(directory / MANIFEST, FORMAT, VERSION)
 
 
 def load_trained(scorer_class, directory, *, device: str = "auto", lam: float | None = None, workers: int = -1,

@@ -9,7 +9,8 @@ None, lists, tuples, dicts of them).
 Model options:
 
 - ``model`` (AM, FM, AM-FM): ``"default"`` (the packaged model), an AM-FM model
-  directory (``AMFM.save``), a DeepAMFM directory (``DeepAMFM.train``, for ``deep_amfm``), or ``{"path": DIR or "default", "lam": ..., ...}`` with
+  directory (``AMFM.save``), a DeepAMFM directory (``DeepAMFM.train``, for ``deep_amfm``), an evaluator
+  directory (``train_evaluator``, for ``evaluator``), or ``{"path": DIR or "default", "lam": ..., ...}`` with
   settings that override the saved ones (``AMFM.with_settings``).
 - ``vectors`` (embedding metrics): a word-vector file (GloVe, word2vec, fastText), or
   ``{"path": FILE, "lowercase": ..., "oov": ..., "format": ...}`` (``WordVectors.load``).
@@ -37,7 +38,12 @@ def load_model(option: str, spec):
     if option == "model":
         from ..amfm.scorer import resolve_model
         from ..deep.trained_model import is_trained_directory
+        from ..evaluator.model_directory import is_evaluator_directory
 
+        if path != "default" and is_evaluator_directory(path):     # a train_evaluator directory (evaluator)
+            from ..evaluator.metric import load_evaluator
+
+            return load_evaluator(path, **settings)
         if path != "default" and is_trained_directory(path):       # a DeepAMFM.train directory (deep_amfm)
             from ..deep.deep_amfm import DeepAMFM
 

@@ -7,6 +7,9 @@ Reference-free columns (need contexts): ``AM-context`` and ``FM-context`` (AM an
 with the last context turn as the only reference, as the DSTC-10 baseline's ref-free
 AM) and ``LM`` (the response's mean log10 probability per prediction under the AM-FM
 model's n-gram LM, unknown words left out).
+Evaluator columns (need contexts and a trained ``fastamfm.Evaluator``, ``evaluator=``):
+``Evaluator`` (its combined score, with the references when given), ``Evaluator-relevance``
+and ``Evaluator-validity`` (its sub-scores).
 
 The references are encoded once per call (one ``fastamfm.References`` for the overlap
 metrics, one for AM-FM's tokenizer).
@@ -19,16 +22,22 @@ import numpy as np
 
 REFERENCE_COLUMNS = ("BLEU-2", "METEOR", "ROUGE-L", "AM", "FM", "AM-FM")
 CONTEXT_COLUMNS = ("AM-context", "FM-context", "LM")
-COLUMNS = REFERENCE_COLUMNS + CONTEXT_COLUMNS
+EVALUATOR_COLUMNS = ("Evaluator", "Evaluator-relevance", "Evaluator-validity")
+COLUMNS = REFERENCE_COLUMNS + CONTEXT_COLUMNS + EVALUATOR_COLUMNS
+_EVALUATOR_KEYS = {"Evaluator": "evaluator", "Evaluator-relevance": "relevance", "Evaluator-validity": "validity"}
 
 
-def default_columns(*, has_refs: bool, has_contexts: bool) -> tuple:
+def default_columns(*, has_refs: bool, has_contexts: bool, has_evaluator: bool = False) -> tuple:
     """What the stacked combiner uses unless told: with references, the reference-based
     columns but AM-FM (already a weighted sum of AM and FM) and METEOR when its resources
     are missing; without them, the reference-free columns. (On the DSTC-10 development
     sets, adding the reference-free columns to the reference-based ones lowered the
     held-out correlation, and so did the LM column among the reference-free ones: its
     correlation with the ratings changes sign from set to set.)"""
+    if has_evaluator and has_contexts:
+        # The evaluator's sub-scores, and with references the overlap columns beside them.
+        overlap = ("BLEU-2", "ROUGE-L", "AM") if has_refs else ()
+        return overlap + EVALUATOR_COLUMNS[1:] + ("AM-context",)
     if has_refs:
         return tuple(c for c in REFERENCE_COLUMNS if c != "AM-FM" and (c != "METEOR" or meteor_available()))
     return ("AM-context", "FM-context") if has_contexts else ()
@@ -44,14 +53,16 @@ def meteor_available() -> bool:
     return True
 
 
-def check_columns(names: Sequence[str], *, has_refs: bool, has_contexts: bool) -> None:
+def check_columns(names: Sequence[str], *, has_refs: bool, has_contexts: bool, has_evaluator: bool = False) -> None:
     for name in names:
         if name not in COLUMNS:
             raise ValueError(f"unknown metric column {name!r}; choose from {COLUMNS} (or give it in columns=)")
         if name in REFERENCE_COLUMNS and not has_refs:
             raise ValueError(f"column {name!r} needs references (refs=)")
-        if name in CONTEXT_COLUMNS and not has_contexts:
+        if name in CONTEXT_COLUMNS + EVALUATOR_COLUMNS and not has_contexts:
             raise ValueError(f"column {name!r} needs dialogue contexts (contexts=)")
+        if name in EVALUATOR_COLUMNS and not has_evaluator:
+            raise ValueError(f"column {name!r} needs a trained evaluator (evaluator=)")
 
 
 def _lm_column(lm, hyps: list) -> np.ndarray:
@@ -63,9 +74,11 @@ def _lm_column(lm, hyps: list) -> np.ndarray:
     return np.divide(sums, counts, out=np.zeros(len(hyps)), where=counts > 0)
 
 
-def metric_columns(names: Sequence[str], hyps: list, refs=None, contexts=None, *, model=None) -> dict:
+def metric_columns(names: Sequence[str], hyps: list, refs=None, contexts=None, *, model=None,
+                   evaluator=None) -> dict:
     """``{name: ndarray[n]}`` for the built-in column ``names`` (see the module doc).
-    ``model``: the AM-FM model (default: the packaged one)."""
+    ``model``: the AM-FM model (default: the packaged one); ``evaluator``: the trained
+    ``Evaluator`` of the evaluator columns."""
     from ..amfm.scorer import resolve_model
     from ..metrics.bleu import bleu
     from ..metrics.meteor import meteor
@@ -92,6 +105,9 @@ def metric_columns(names: Sequence[str], hyps: list, refs=None, contexts=None, *
         out.update({"AM-context": result.am, "FM-context": result.fm})
     if "LM" in names:
         out["LM"] = _lm_column(scorer.lm, hyps)
+    if any(n in EVALUATOR_COLUMNS for n in names):
+        found = evaluator.components(hyps, contexts, refs)
+        out.update({name: found[key] for name, key in _EVALUATOR_KEYS.items()})
     return {n: np.asarray(out[n], dtype=np.float64) for n in names}
 
 

@@ -36,10 +36,18 @@ class LsiEncoder:
 
 def resolve_encoder(encoder):
     """``None`` -> the LSI of the packaged AM-FM model; an ``LsiModel`` or ``AMFM`` -> its
-    LSI; any object with ``encode`` -> itself."""
-    from ..amfm.scorer import AMFM
-    from ..amfm.lsi import LsiModel
+    LSI; a trained evaluator's directory (``fastamfm train --evaluator``) -> its dialogue
+    encoder; any object with ``encode`` -> itself."""
+    import os
 
+    from ..amfm.lsi import LsiModel
+    from ..amfm.scorer import AMFM
+    from ..evaluator.model_directory import is_evaluator_directory
+
+    if isinstance(encoder, (str, os.PathLike)) and is_evaluator_directory(encoder):
+        from ..evaluator.metric import load_evaluator
+
+        return load_evaluator(encoder).encoder
     if encoder is None:
         return LsiEncoder(AMFM.default().lsi)
     if isinstance(encoder, AMFM):
@@ -48,12 +56,12 @@ def resolve_encoder(encoder):
         return LsiEncoder(encoder)
     if isinstance(encoder, (str, bytes)):
         # str.encode exists but is no sentence encoder.
-        raise TypeError(f"encoder must be an encoder object, not the string {encoder!r} (e.g. "
-                        "fastamfm.deep.SentenceEncoder.load(...), an LsiModel or an AMFM)")
+        raise TypeError(f"encoder must be an encoder object or an evaluator directory, not the string {encoder!r} "
+                        "(e.g. fastamfm.deep.SentenceEncoder.load(...), an LsiModel, an AMFM)")
     if callable(getattr(encoder, "encode", None)):
         return encoder
-    raise TypeError(f"encoder must be None (the packaged LSI), an LsiModel, an AMFM or an object with "
-                    f".encode(list[str]) -> ndarray, got {type(encoder).__name__}")
+    raise TypeError(f"encoder must be None (the packaged LSI), an LsiModel, an AMFM, an evaluator directory or an "
+                    f"object with .encode(list[str]) -> ndarray, got {type(encoder).__name__}")
 
 
 def describe_encoder(encoder) -> str:

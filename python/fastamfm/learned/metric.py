@@ -22,14 +22,14 @@ class LearnedMetric(Metric):
     columns = ("Learned",)
     aliases = ("adem",)
 
-    def __init__(self, *, path=None, encoder=None, model=None):
+    def __init__(self, *, path=None, encoder=None, model=None, evaluator=None):
         from .scorer import LearnedScorer
 
         reason = self.missing(path=path)
         if reason is not None:
             raise ValueError(f"learned: {reason}")
         self._path = os.fspath(path)
-        self._scorer = LearnedScorer.load(self._path, encoder=encoder, model=model)
+        self._scorer = LearnedScorer.load(self._path, encoder=encoder, model=model, evaluator=evaluator)
         given = self._scorer.settings.get("given_columns")
         if given:
             raise ValueError(f"learned: {self._path} combines columns you supplied at fit time ({', '.join(given)}); "

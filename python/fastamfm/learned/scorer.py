@@ -125,23 +125,26 @@ def _amfm_identity(model) -> str:
 class LearnedScorer:
     """A fitted ADEM or stacked combiner; build with ``fit`` or ``load``."""
 
-    def __init__(self, kind: str, model, settings: dict, *, encoder=None, amfm=None):
+    def __init__(self, kind: str, model, settings: dict, *, encoder=None, amfm=None, evaluator=None):
         # Private: fit() and load() check everything before they get here.
         self._kind = kind
         self._model = model
         self._settings = dict(settings)
         self._encoder = encoder
         self._amfm = amfm
+        self._evaluator = evaluator
 
     # --- fitting ----------------------------------------------------------------------
     @classmethod
     def fit(cls, ratings, hyps, refs=None, contexts=None, *, kind: str = "adem", encoder=None,
             dims: int = 7, prior: str = "identity", regularization: str = "l2", penalty="auto",
             context_decay: float = 0.7, metrics=None, columns: Mapping | None = None, weights: str = "nonneg",
-            model=None, seed: int = 0) -> "LearnedScorer":
+            model=None, evaluator=None, seed: int = 0) -> "LearnedScorer":
         """Fit to ``ratings`` (one human rating per response).
 
-        ADEM (``kind="adem"``): ``encoder`` (None: the packaged LSI), ``dims`` (PCA size,
+        ADEM (``kind="adem"``): ``encoder`` (None: the packaged LSI; a trained evaluator's
+        dialogue encoder: ``Evaluator.encoder``, ADEM on a pre-trained dialogue encoder as
+        the paper intends), ``dims`` (PCA size,
         the paper's 7), ``prior`` ("identity": M, N shrink towards the identity, or
         "zero"), ``regularization`` ("l2": closed-form ridge, "l1": coordinate-descent
         lasso), ``penalty`` (a number, or "auto": leave-one-out for l2, 5-fold
@@ -152,7 +155,9 @@ class LearnedScorer:
         ``fastamfm.learned.columns``; default: those the inputs allow), ``columns``
         ({name: per-response scores} of your own, e.g. Deep AM; ``score`` then needs the
         same names), ``weights`` ("nonneg" or "ridge"), ``model`` (the AM-FM model behind
-        AM, FM and LM: default the packaged one).
+        AM, FM and LM: default the packaged one), ``evaluator`` (a trained ``Evaluator`` or
+        its directory: its columns ``Evaluator``, ``Evaluator-relevance``,
+        ``Evaluator-validity`` join the stack, by default its sub-scores).
         """
         _choice(kind, KINDS, "kind")
         hyps = _hyps(hyps)
@@ -168,7 +173,7 @@ class LearnedScorer:
                                  regularization=regularization, penalty=penalty, context_decay=context_decay,
                                  seed=seed)
         return cls._fit_stack(y, hyps, refs, contexts, metrics=metrics, columns=columns, weights=weights,
-                              model=model)
+                              model=model, evaluator=evaluator)
 
     @classmethod
     def _fit_adem(cls, y, hyps, refs, contexts, *, encoder, dims, prior, regularization, penalty, context_decay,
@@ -196,22 +201,26 @@ class LearnedScorer:
         return response, context, reference
 
     @classmethod
-    def _fit_stack(cls, y, hyps, refs, contexts, *, metrics, columns, weights, model) -> "LearnedScorer":
+    def _fit_stack(cls, y, hyps, refs, contexts, *, metrics, columns, weights, model, evaluator) -> "LearnedScorer":
         from ..amfm.scorer import resolve_model
 
-        has = dict(has_refs=refs is not None, has_contexts=contexts is not None)
+        evaluator = _resolve_evaluator(evaluator)
+        has = dict(has_refs=refs is not None, has_contexts=contexts is not None, has_evaluator=evaluator is not None)
         names = columns_module.default_columns(**has) if metrics is None else tuple(metrics)
         columns_module.check_columns(names, **has)
         given = columns_module.given_columns(columns, len(hyps))
         if not names and not given:
             raise ValueError("the stacked combiner needs at least one metric or given column")
         amfm = resolve_model(model) if _needs_amfm(names) else None
-        table = columns_module.metric_columns(names, hyps, refs, contexts, model=amfm)
+        if not _needs_evaluator(names):
+            evaluator = None
+        table = columns_module.metric_columns(names, hyps, refs, contexts, model=amfm, evaluator=evaluator)
         table.update(given)
         stack = fit_stack(y, table, weighting=_choice(weights, ("nonneg", "ridge"), "weights"))
         settings = {"metrics": list(names), "given_columns": list(given), "uses_references": refs is not None,
-                    "uses_contexts": contexts is not None, "amfm": None if amfm is None else _amfm_identity(amfm)}
-        return cls("stack", stack, settings, amfm=amfm)
+                    "uses_contexts": contexts is not None, "amfm": None if amfm is None else _amfm_identity(amfm),
+                    "evaluator": None if evaluator is None else evaluator.fingerprint}
+        return cls("stack", stack, settings, amfm=amfm, evaluator=evaluator)
 
     # --- what it is --------------------------------------------------------------------
     @property
@@ -270,7 +279,8 @@ class LearnedScorer:
                                                          self._settings["context_decay"])
             values = self._model.predict(context, reference, response)
         else:
-            table = columns_module.metric_columns(self._settings["metrics"], hyps, refs, contexts, model=self._amfm)
+            table = columns_module.metric_columns(self._settings["metrics"], hyps, refs, contexts, model=self._amfm,
+                                                  evaluator=self._evaluator)
             given = columns_module.given_columns(columns, n)
             missing = [c for c in self._settings["given_columns"] if c not in given]
             if missing:
@@ -303,12 +313,14 @@ class LearnedScorer:
         write_scorer_file(path, header, self._arrays())
 
     @classmethod
-    def load(cls, path, *, encoder=None, model=None) -> "LearnedScorer":
+    def load(cls, path, *, encoder=None, model=None, evaluator=None) -> "LearnedScorer":
         """Read a file written by ``save``. ``encoder``: the encoder an ADEM was fitted with
         (default: the packaged LSI, checked against the file); ``model``: the AM-FM model
-        of a stacked combiner's AM/FM/LM columns (default: the packaged one, checked)."""
-        from ..errors import FormatError
+        of a stacked combiner's AM/FM/LM columns (default: the packaged one, checked);
+        ``evaluator``: the trained evaluator (or its directory) of its evaluator columns
+        (checked against the one it was fitted with)."""
         from ..amfm.scorer import resolve_model
+        from ..errors import FormatError
 
         header, arrays = read_scorer_file(path)
         try:
@@ -337,7 +349,28 @@ class LearnedScorer:
             if _amfm_identity(amfm) != settings["amfm"]:
                 raise ValueError(f"{path} was fitted with the AM-FM model {settings['amfm']!r} but is being loaded "
                                  f"with {_amfm_identity(amfm)!r}; pass model= the one it was fitted with")
-        return cls("stack", fitted, settings, amfm=amfm)
+        fitted_evaluator = settings.get("evaluator")
+        if fitted_evaluator is not None:
+            evaluator = _resolve_evaluator(evaluator)
+            if evaluator is None:
+                raise ValueError(f"{path} combines a trained evaluator's columns: pass evaluator= its directory")
+            if evaluator.fingerprint != fitted_evaluator:
+                raise ValueError(f"{path} was fitted with the evaluator {fitted_evaluator!r} but is being loaded with "
+                                 f"{evaluator.fingerprint!r} ({evaluator.directory}); pass the one it was fitted with")
+        return cls("stack", fitted, settings, amfm=amfm, evaluator=evaluator if fitted_evaluator else None)
+
+
+def _resolve_evaluator(evaluator):
+    """None, a loaded ``Evaluator``, or one loaded from its directory."""
+    if evaluator is None:
+        return None
+    from ..evaluator.metric import load_evaluator
+
+    return load_evaluator(evaluator)
+
+
+def _needs_evaluator(names) -> bool:
+    return any(n in columns_module.EVALUATOR_COLUMNS for n in names)
 
 
 def _needs_amfm(names) -> bool:

@@ -1,0 +1,203 @@
+"""``Evaluator``: a trained dialogue evaluator loaded from its directory, scoring responses
+given their dialogue contexts (and references, when there are some).
+
+    ev = Evaluator.load("evaluator-dir")                # checksums verified first
+    res = ev.score(hyps, contexts=ctx)                  # reference-free
+    res = ev.score(hyps, contexts=ctx, refs=refs)       # with references too
+    res.sentences["evaluator"], res.sentences["relevance"], ...
+    ev.reward(hyps, contexts=ctx)                       # float32 torch tensor, thread-safe
+
+Columns (every one on the scale 0..1, higher is better):
+
+- ``relevance``: the head's probability that the response is what was said next;
+- ``validity``: its probability that the response is a well-formed utterance;
+- ``reference`` (with references): the largest cosine of the response with a reference
+  under the frozen encoder (Deep AM's reference score), clipped at 0;
+- ``evaluator``: the sub-scores combined (``combination.py``).
+
+An empty or whitespace response scores 0 in every column (the scale's minimum): there is
+nothing to judge, and an empty reply is never a good one.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..result import MetricResult, make_signature
+from .combination import Combination
+from .model_directory import ENCODER, is_evaluator_directory, load_head_tensors, read_manifest
+from .negatives import SUB_SCORES
+from .turn_vectors import TurnVectors
+
+COLUMNS = ("evaluator",) + SUB_SCORES + ("reference",)
+
+
+def _fingerprint(directory: Path) -> str:
+    """16 hex digits naming what scores: the checksums of every file but the provenance
+    (which records when and where it was trained, not what was trained)."""
+    import hashlib
+    import json
+
+    from ..training import CHECKSUMS, PROVENANCE
+
+    sums = json.loads((directory / CHECKSUMS).read_text(encoding="utf-8"))
+    listing = json.dumps({name: value for name, value in sums.items() if name != PROVENANCE}, sort_keys=True)
+    return hashlib.sha256(listing.encode()).hexdigest()[:16]
+
+
+class DialogueEncoder:
+    """The evaluator's trained dialogue encoder as ``LearnedScorer`` takes one: sentence
+    vectors of the frozen encoder through the learned projection (``head.project``)."""
+
+    def __init__(self, evaluator: "Evaluator"):
+        self._evaluator = evaluator
+
+    @property
+    def signature(self) -> str:
+        return f"evaluator:{self._evaluator.fingerprint}"
+
+    def encode(self, sentences) -> np.ndarray:
+        return self._evaluator.project(list(sentences))
+
+
+class Evaluator:
+    """A loaded evaluator (see the module docstring). Immutable and thread-safe."""
+
+    def __init__(self, *, directory: Path, encoder, head, manifest: dict, fingerprint: str, vectors=None):
+        # ``vectors``: a ``TurnVectors`` of ``encoder`` to share (the ablation benchmark
+        # scores many heads over one encoder); by default the evaluator's own.
+        self.directory = directory
+        self._encoder = encoder
+        self._head = head
+        self._vectors = TurnVectors(encoder, capacity=100_000) if vectors is None else vectors
+        self.manifest = manifest
+        self.fingerprint = fingerprint
+        scoring = manifest["scoring"]
+        self.context_turns = int(scoring["context_turns"])
+        self.decay = float(scoring["decay"])
+        self.combination = Combination.from_json(manifest["combination"])
+
+    # --- construction ---------------------------------------------------------------
+    @classmethod
+    def load(cls, directory, *, device: str = "auto", workers: int = -1) -> "Evaluator":
+        """The evaluator in ``directory`` (``train_evaluator``'s output). Every file is
+        checked against ``checksums.json`` first; a changed file is a ``FormatError``."""
+        from ..deep.encoder import SentenceEncoder
+        from ..errors import format_error
+        from ..training import verify_directory
+        from .head import build_head
+
+        directory = Path(directory)
+        if not is_evaluator_directory(directory):
+            raise FileNotFoundError(f"{directory}: not an evaluator directory (no evaluator.json; make one with "
+                                    f"fastamfm train --evaluator)")
+        verify_directory(directory)
+        manifest = read_manifest(directory)
+        try:
+            enc, sizes = manifest["encoder"], manifest["head"]
+            encoder = SentenceEncoder.load(directory / ENCODER, pooling=enc["pooling"], normalize=True,
+                                           max_length=int(enc["max_length"]), device=device, workers=workers)
+            head = build_head(int(sizes["dim"]), projection=int(sizes["projection"]), hidden=int(sizes["hidden"]))
+            head.load_state_dict(load_head_tensors(directory))
+            if encoder.dim != head.dim:
+                raise ValueError(f"the head reads {head.dim}-dimensional vectors, the encoder gives {encoder.dim}")
+            head = head.to(encoder.device).eval().requires_grad_(False)
+            return cls(directory=directory, encoder=encoder, head=head, manifest=manifest,
+                       fingerprint=_fingerprint(directory))
+        except (KeyError, TypeError, ValueError, RuntimeError) as exc:
+            raise format_error(directory, f"unusable evaluator directory ({type(exc).__name__}: {exc})") from None
+
+    # --- what it is -------------------------------------------------------------------
+    @property
+    def device(self) -> str:
+        return self._encoder.device
+
+    @property
+    def sentence_encoder(self):
+        """The frozen base ``SentenceEncoder``."""
+        return self._encoder
+
+    @property
+    def encoder(self) -> DialogueEncoder:
+        """The trained dialogue encoder (for ``LearnedScorer.fit(..., encoder=...)``)."""
+        return DialogueEncoder(self)
+
+    def signature(self, *, references: bool = False) -> str:
+        return make_signature("evaluator", model=self.fingerprint, base=self._encoder.describe(),
+                              turns=self.context_turns, decay=self.decay, combine=self.combination.describe(),
+                              refs=references)
+
+    def __repr__(self) -> str:
+        return f"Evaluator({self.directory}, {self.signature()})"
+
+    # --- scoring ------------------------------------------------------------------------
+    def _inputs(self, hyps, contexts, refs):
+        from ..deep.inputs import ReferenceTexts, context_turns, text_list
+
+        hyps = text_list(hyps, "hyps", allow_empty=True)
+        if contexts is None:
+            raise ValueError("the evaluator scores a response given its dialogue context: pass contexts= (per "
+                             "response, the turns before it: a list of turns or one string with newlines)")
+        contexts = [turns[-self.context_turns:] for turns in context_turns(contexts, len(hyps), "evaluator")]
+        references = None if refs is None else ReferenceTexts(refs, len(hyps), "evaluator")
+        return hyps, contexts, references
+
+    def components(self, hyps, contexts=None, refs=None) -> dict:
+        """Every column (``COLUMNS``; ``reference`` only with ``refs``) as float64 arrays."""
+        from ..deep.runtime import import_torch
+
+        hyps, contexts, references = self._inputs(hyps, contexts, refs)
+        n = len(hyps)
+        present = np.array([bool(h.strip()) for h in hyps], dtype=bool)
+        out = {name: np.zeros(n) for name in SUB_SCORES}
+        rows = np.flatnonzero(present)
+        if len(rows):
+            torch = import_torch()
+            context, last, response = self._vectors.triples([contexts[i] for i in rows], [hyps[i] for i in rows],
+                                                            decay=self.decay)
+            with torch.inference_mode():
+                logits = self._head(*(torch.from_numpy(a).to(self.device) for a in (context, last, response)))
+                probabilities = torch.sigmoid(logits.float()).cpu().numpy().astype(np.float64)
+            for k, name in enumerate(SUB_SCORES):
+                out[name][rows] = probabilities[:, k]
+        if references is not None:
+            out["reference"] = self._reference_similarity(hyps, references, present)
+        out["evaluator"] = np.where(present, self.combination(out), 0.0)
+        return out
+
+    def _reference_similarity(self, hyps, references, present) -> np.ndarray:
+        flat = references.flat
+        vectors = self._vectors.lookup(list(hyps) + list(flat)).astype(np.float64)
+        hyp_vectors, ref_vectors = vectors[:len(hyps)], vectors[len(hyps):]
+        segment = np.repeat(np.arange(len(hyps)), np.diff(references.offsets))
+        cosines = np.einsum("ij,ij->i", hyp_vectors[segment], ref_vectors)
+        best = np.full(len(hyps), -np.inf)
+        np.maximum.at(best, segment, cosines)
+        return np.where(present, np.clip(best, 0.0, 1.0), 0.0)
+
+    def score(self, hyps, contexts=None, refs=None) -> MetricResult:
+        """Every column per response; corpus scores: the columns' means."""
+        columns = self.components(hyps, contexts, refs)
+        order = [c for c in COLUMNS if c in columns]
+        return MetricResult("evaluator", {c: float(columns[c].mean()) if len(columns[c]) else float("nan")
+                                          for c in order},
+                            {c: columns[c] for c in order}, self.signature(references=refs is not None))
+
+    def reward(self, hyps, contexts=None, refs=None):
+        """The ``evaluator`` column as a float32 torch tensor on the evaluator's device."""
+        from ..deep.runtime import import_torch
+
+        values = self.components(hyps, contexts, refs)["evaluator"].astype(np.float32)
+        return import_torch().from_numpy(values).to(self.device)
+
+    def project(self, sentences: list) -> np.ndarray:
+        """Dialogue vectors (unit length) of ``sentences``: the frozen encoder's vectors
+        through the head's learned projection."""
+        from ..deep.runtime import import_torch
+
+        torch = import_torch()
+        vectors = self._vectors.lookup(list(sentences))
+        with torch.inference_mode():
+            projected = self._head.project(torch.from_numpy(vectors).to(self.device))
+        return projected.float().cpu().numpy()

