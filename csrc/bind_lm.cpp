@@ -112,7 +112,7 @@ void register_lm(py::module_& m) {
             const auto check = python_interrupt_check();
             return without_gil([&] { return counter.finish(check); });
           },
-          "The sorted counts (NgramCounts); the counter is empty afterwards")
+          "The sorted counts (NgramCounts), handed over: the counter cannot be used afterwards")
       .def_property_readonly("sentences", &NgramCounter::sentences)
       .def_property_readonly("tokens", &NgramCounter::tokens)
       .def_property_readonly("spilled_runs", &NgramCounter::spilled_runs);
@@ -159,7 +159,7 @@ void register_lm(py::module_& m) {
           [](NgramCounts& counts, const std::string& smoothing, std::array<double, 3> fallback,
              std::vector<uint64_t> gtmin, std::vector<uint64_t> gtmax, double prune, const std::string& tokenizer,
              int workers) {
-            if (counts.orders.empty()) throw py::value_error("these NgramCounts were already used to train a model");
+            require_counts_not_taken(counts);
             return train_model([&] { return std::move(counts); }, smoothing, fallback, std::move(gtmin),
                                std::move(gtmax), prune, tokenizer, workers);
           },

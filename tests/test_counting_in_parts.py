@@ -12,6 +12,7 @@ import pytest
 from fastamfm import _core
 from fastamfm.amfm.lm import NgramLM
 from fastamfm.amfm.lsi import LsiModel, count_documents
+from fastamfm.tokenize import make_tokenizer
 
 from amfm_helpers import tiny_corpus
 
@@ -77,9 +78,31 @@ def test_malformed_counts_are_errors():
         _core.merge_ngram_counts(counts, NgramLM.count(["a b"], order=3))
     with pytest.raises(ValueError, match="empty corpus"):
         NgramLM.train_counted(NgramLM.count(["", ""], order=2))
+    taken, also_taken = NgramLM.count(["a b c"], order=2), NgramLM.count(["b c d"], order=2)
+    NgramLM.train_counted(taken)
+    NgramLM.train_counted(also_taken)
+    for use in (lambda: NgramLM.train_counted(taken), lambda: _core.merge_ngram_counts(taken, also_taken),
+                lambda: _core.merge_ngram_counts(counts, taken)):
+        with pytest.raises(ValueError, match="already used to train a model"):  # merging two segfaulted
+            use()
     documents = count_documents(["a b", "c"])
     offsets, doc_ids, doc_counts, type_ids, type_words = documents.__getstate__()
     with pytest.raises(ValueError, match="has no word in the type table"):
         _restored(documents, (offsets, doc_ids, doc_counts, type_ids[:1].copy(), type_words[:1]))
     with pytest.raises(TypeError, match="expected CountedDocuments"):
         LsiModel.train_counted([["a b"]], dims=1)
+
+
+def test_a_finished_counter_refuses_more_work(tmp_path):
+    """finish() hands the tables over (emptied, their n-gram length with them): counting
+    into a finished counter crashed a worker thread (segfault); now it is a clear error."""
+    counter = _core.NgramCounter(3, 1 << 30, str(tmp_path), 2, make_tokenizer("whitespace"), [])
+    counter.add(["a b c", "b c d"])
+    assert counter.finish().counts() == [7, 7, 6]
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("a b c d e\n")
+    for again in (lambda: counter.add(["a b c d e"]), lambda: counter.add_file(str(corpus)), counter.finish,
+                  lambda: _core.NgramModel.train(counter, "kneser-ney", (0.5, 1.0, 1.5), [], [], 0.0, "", 2)):
+        with pytest.raises(ValueError, match="NgramCounter was already finished"):
+            again()
+    assert (counter.sentences, counter.tokens) == (2, 6)

@@ -3,6 +3,7 @@ context's distribution sums to 1 (both smoothings, pruned or not)."""
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -95,3 +96,22 @@ def test_results_do_not_depend_on_threads(tmp_path):
     two = fastamfm.NgramLM.train(SMALL, order=4, workers=2, tokenize="whitespace")
     assert one.fingerprint == two.fingerprint
     assert math.isfinite(one.perplexity(SMALL))
+
+
+@pytest.mark.parametrize("smoothing", ["kneser-ney", "katz"])
+def test_many_workers_and_python_threads_train_the_same_model(smoothing):
+    """More workers than cores (a 16-core machine's default), and trainings started
+    from several Python threads at once (one that waits on its workers for over 50 ms
+    polls for Ctrl-C from its own thread, where Python >= 3.12 may run the garbage
+    collector but never a signal handler)."""
+    corpus = SMALL + ["I like hiking and reading books.", "Yes, a dog named Max and two cats.", "hello , how are you ?"]
+
+    def fingerprints(workers):
+        return [fastamfm.NgramLM.train(corpus, order=order, smoothing=smoothing, workers=workers).fingerprint
+                for order in (2, 3)]
+
+    expected = fingerprints(1)
+    assert fingerprints(16) == expected
+    with ThreadPoolExecutor(4) as pool:
+        trainings = [pool.submit(fingerprints, 16) for _ in range(4)]
+        assert [training.result() for training in trainings] == [expected] * 4

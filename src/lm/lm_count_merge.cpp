@@ -62,6 +62,8 @@ void validate_ngram_counts(const NgramCounts& counts) {
 }
 
 NgramCounts merge_ngram_counts(const NgramCounts& first, const NgramCounts& second, int workers) {
+  require_counts_not_taken(first);
+  require_counts_not_taken(second);
   if (first.orders.size() != second.orders.size())
     throw InputError("cannot merge n-gram counts of order " + std::to_string(first.orders.size()) + " and " +
                      std::to_string(second.orders.size()));

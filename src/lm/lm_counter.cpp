@@ -40,7 +40,17 @@ NgramCounter::NgramCounter(CounterOptions options, Tokenizer tokenizer, const st
   runs_.resize(grams_.size());
 }
 
+void require_counts_not_taken(const NgramCounts& counts) {
+  if (counts.orders.empty()) throw InputError("these NgramCounts were already used to train a model");
+}
+
+void NgramCounter::check_not_finished() const {
+  if (finished_)
+    throw InputError("this NgramCounter was already finished: its counts were handed over (count with a new counter)");
+}
+
 void NgramCounter::add(const TextBatch& texts, const InterruptCheck& interrupted) {
+  check_not_finished();
   const TokenizedBatch tokens = tokenize_batch(texts, tokenizer_, options_.workers, interrupted);
   // Word ids are assigned here, in input order, so they never depend on threads.
   std::vector<uint32_t> padded;
@@ -88,6 +98,7 @@ void NgramCounter::add(const TextBatch& texts, const InterruptCheck& interrupted
 }
 
 void NgramCounter::add_file(const std::string& path, const InterruptCheck& interrupted) {
+  check_not_finished();
   LineReader reader(path);
   for (;;) {
     TextBatch chunk;
@@ -117,6 +128,10 @@ void NgramCounter::spill() {
 }
 
 NgramCounts NgramCounter::finish(const InterruptCheck& interrupted) {
+  check_not_finished();
+  // Set first: the tables are emptied below (their n-gram length included), so
+  // even a finish that is interrupted half-way leaves nothing to count into.
+  finished_ = true;
   NgramCounts out;
   out.words = vocab_.words();
   out.sentences = sentences_;

@@ -31,6 +31,10 @@ struct NgramCounts {
   bool closed_vocabulary = false;
 };
 
+// Training takes counts over (train_lm leaves them without orders). Throws
+// InputError for such emptied counts, which nothing can use any more.
+void require_counts_not_taken(const NgramCounts& counts);
+
 struct CounterOptions {
   int order = 3;
   size_t memory_budget = size_t{1} << 30;
@@ -47,7 +51,8 @@ class NgramCounter {
   // Streams a one-sentence-per-line UTF-8 file in chunks.
   void add_file(const std::string& path, const InterruptCheck& interrupted = {});
   // Sorted counts of every order (of a part of a corpus, possibly without tokens:
-  // merge_ngram_counts adds parts); the counter is empty afterwards.
+  // merge_ngram_counts adds parts). The counts are handed over: afterwards add,
+  // add_file and finish throw InputError (a finished counter holds no tables).
   NgramCounts finish(const InterruptCheck& interrupted = {});
 
   uint64_t sentences() const { return sentences_; }
@@ -57,6 +62,7 @@ class NgramCounter {
  private:
   size_t table_bytes() const;
   void spill();
+  void check_not_finished() const;
 
   CounterOptions options_;
   Tokenizer tokenizer_;
@@ -67,6 +73,7 @@ class NgramCounter {
   std::vector<GramIndex> index_;
   std::vector<std::vector<std::unique_ptr<CountRun>>> runs_;
   uint64_t sentences_ = 0, tokens_ = 0, spilled_runs_ = 0;
+  bool finished_ = false;
 };
 
 }  // namespace fastamfm
