@@ -232,7 +232,8 @@ def test_checkpoints_rotate_and_bfloat16_runs(tiny_lm, tmp_path):
 
 
 def _job(model_dir, corpus_file, work, steps, *extra):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE.parent / "python"), str(HERE)]),
+    installed = Path(fastamfm.__file__).resolve().parents[1]   # the tested install, not the source tree
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(installed), str(HERE)]),
                OMP_WAIT_POLICY="PASSIVE")
     return subprocess.Popen([sys.executable, str(HERE / "training_job.py"), str(model_dir), str(corpus_file),
                              str(work), str(steps), *extra], env=env, stdout=subprocess.PIPE,
