@@ -266,6 +266,33 @@ def test_a_killed_client_resumes_with_no_lost_and_no_duplicated_row(client, corp
     assert out.read_bytes() == (tmp_path / "single.jsonl").read_bytes()
 
 
+def _interrupted(out: Path, keep: int) -> None:
+    """``out`` as a run killed after ``keep`` partitions leaves it (no summary, the other parts gone)."""
+    (out / "summary.json").unlink()
+    for path in sorted((out / "parts").glob("*.statistics.json"))[keep:]:
+        path.unlink()
+
+
+def test_a_resumed_run_runs_no_code_from_its_output_directory(client, single, tmp_path):
+    from test_statistics_file import EXPLOITS, pickle_calling
+
+    hyp, ref_paths = single["hyp"], single["refs"]
+    out = tmp_path / "out"
+    kwargs = dict(out=out, partition_size=10, assemble=False)
+    summary = fd.score(client, [(hyp, ref_paths)], ["cider", "bleu"], **kwargs)
+    marker = tmp_path / "PWNED"
+    for module, name in EXPLOITS:
+        _interrupted(out, 2) if (out / "summary.json").exists() else None
+        for file in ("reference-statistics.bin", "reference-statistics.pickle"):
+            (out / file).write_bytes(pickle_calling(module, name, f"touch {marker}"))
+        with pytest.raises(fastamfm.FormatError, match="reference-statistics.bin: not a fastamfm reference"):
+            fd.score(client, [(hyp, ref_paths)], ["cider", "bleu"], **kwargs)
+        assert not marker.exists()
+    # Without the file, the rerun counts the reference statistics again.
+    (out / "reference-statistics.bin").unlink()
+    assert fd.score(client, [(hyp, ref_paths)], ["cider", "bleu"], **kwargs)["corpus"] == summary["corpus"]
+
+
 def test_training_on_workers_equals_amfm_train(client, tmp_path):
     corpus = tiny_corpus(3000) + ["", "Ünïcode wörds, here!", "a a a b b"] * 3
     paths = []
@@ -291,8 +318,9 @@ def test_importing_fastamfm_imports_no_dask():
 
 
 def test_statistics_cross_processes_exactly():
-    from fastamfm.distributed.statistics import dumps, loads
+    from fastamfm.distributed.statistics import register_pickling
 
+    register_pickling()
     hyps, refs = tiny_pairs(20)
     statistics = fastamfm.Pipeline.from_names(["cider", "distinct", "bleu", "rouge_l"]).score(
         hyps, refs).extra["statistics"]
@@ -300,10 +328,6 @@ def test_statistics_cross_processes_exactly():
     for value in [df, *statistics.values()]:
         copy = pickle.loads(pickle.dumps(value))
         assert type(copy) is type(value) and copy.to_json() == value.to_json()
-    assert {k: v.to_json() for k, v in loads(dumps({**statistics, "df": df})).items()} \
-        == {k: v.to_json() for k, v in {**statistics, "df": df}.items()}
-    with pytest.raises(pickle.UnpicklingError, match=r"\.system: not a fastamfm statistics class"):
-        loads(pickle.dumps(os.system))
 
 
 def test_dataframe_partitions_read_as_records():

@@ -10,6 +10,7 @@ file (``repair_*``), which lets the fuzzer reach the structural checks behind th
 from __future__ import annotations
 
 import atexit
+import hashlib
 import os
 import shutil
 import struct
@@ -85,6 +86,13 @@ def repair_meteor_cache(data: bytes) -> bytes:
     return bytes(out)
 
 
+def repair_checked_file(data: bytes) -> bytes:
+    """A ``fastamfm.checked_file``: the last 32 bytes are the SHA-256 of everything before them."""
+    if len(data) < 32:
+        return data
+    return data[:-32] + hashlib.sha256(data[:-32]).digest()
+
+
 # --- targets ------------------------------------------------------------------------
 
 def tokenizer(data: bytes) -> None:
@@ -158,6 +166,19 @@ def meteor_cache(data: bytes) -> None:
     fastamfm.meteor(*METEOR_PAIRS, resources=resources, stages=stages, workers=1)
 
 
+def reference_statistics(data: bytes) -> None:
+    """A distributed run's reference statistics (seeds written for the run "fuzz")."""
+    from fastamfm.distributed.statistics import read_statistics_file
+
+    try:
+        statistics = read_statistics_file(_write(repair_checked_file(data), "reference-statistics.bin"), "fuzz")
+    except ValueError:
+        return
+    for value in statistics.values():
+        value.to_json()
+        value + value
+
+
 def jsonl(data: bytes) -> None:
     try:
         io.read_jsonl(_write(data, "records.jsonl"))
@@ -205,6 +226,7 @@ HARNESSES = {
     "vector_cache": vector_cache,
     "meteor_cache": meteor_cache,
     "jsonl": jsonl,
+    "reference_statistics": reference_statistics,
     "dstc_json": dstc_json,
     "ratings_json": ratings_json,
     "ratings_jsonl": ratings_jsonl,

@@ -25,6 +25,15 @@ def _vectors(words):
     return np.round(np.random.default_rng(0).standard_normal((len(words), 3)), 3).astype(np.float32)
 
 
+def _reference_statistics(path: Path) -> bytes:
+    from fastamfm.distributed.statistics import write_statistics_file
+
+    refs = [[s] for s in SENTENCES]
+    statistics = fastamfm.Pipeline.from_names(["bleu", "distinct"]).score(SENTENCES, refs).extra["statistics"]
+    write_statistics_file(path, {**statistics, "cider": fastamfm.DocumentFrequencies(max_order=2).update(refs)}, "fuzz")
+    return path.read_bytes()
+
+
 def seeds() -> dict:
     words = ["the", "cat", "w1", "w2"]
     matrix = _vectors(words)
@@ -43,6 +52,7 @@ def seeds() -> dict:
         binary = {name: (tmp / file).read_bytes() for name, file in
                   (("lm_binary", "lm.model"), ("lsi_binary", "lsi.model"), ("meteor_cache", "meteor.bin"))}
         binary["vector_cache"] = Path(cache).read_bytes()
+        binary["reference_statistics"] = _reference_statistics(tmp / "reference-statistics.bin")
     record = {"hyp": "the cat", "refs": ["a cat", "the dog"]}
     dstc = [{"context": "hi\nhello", "response": "the cat", "reference": ["a cat"]}]
     rated = [{"context": "hi", "response": "ok", "model": "S1", "annotations": {"Overall": [3, 4]}}]

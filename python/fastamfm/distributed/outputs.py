@@ -1,7 +1,7 @@
 """The output directory of a distributed run, which is also its resumable state.
 
     out/manifest.json                    inputs, metrics and signatures, format, partitions
-    out/reference-statistics.pickle      the summed reference pass (CIDEr), when needed
+    out/reference-statistics.bin         the summed reference pass (CIDEr), when needed
     out/parts/part-00000042.rows         partition 42's rows, as ``fastamfm score`` writes them
     out/parts/part-00000042.statistics.json   its row count and summable statistics
     out/scores.jsonl (or .tsv)           every row in order (``assemble=True``)
@@ -21,15 +21,18 @@ import shutil
 from pathlib import Path
 
 from ..io import AtomicWriter, write_text_atomic
+from .statistics import read_statistics_file, write_statistics_file
 
 MANIFEST = "manifest.json"
 SUMMARY = "summary.json"
-REFERENCE = "reference-statistics.pickle"
+REFERENCE = "reference-statistics.bin"
+# Written by earlier versions (a pickle): removed with a stale run's files, never read.
+_LEGACY_REFERENCE = "reference-statistics.pickle"
 PARTS = "parts"
 LAYOUT = "fastamfm-distributed-scores"
 _PART = re.compile(r"part-(\d{8})\.statistics\.json")
 # Every name this module writes in out (clear() removes only directories holding nothing else).
-_OURS = {MANIFEST, SUMMARY, REFERENCE, PARTS, "scores.jsonl", "scores.tsv"}
+_OURS = {MANIFEST, SUMMARY, REFERENCE, _LEGACY_REFERENCE, PARTS, "scores.jsonl", "scores.tsv"}
 
 
 def rows_path(out: str, index: int) -> Path:
@@ -50,12 +53,12 @@ def read_part_record(out: str, index: int) -> dict:
     return json.loads(statistics_path(out, index).read_text(encoding="utf-8"))
 
 
-def write_reference(out: str, data: bytes) -> None:
-    write_text_atomic(Path(out) / REFERENCE, data)
+def write_reference(out: str, statistics: dict, run: str) -> None:
+    write_statistics_file(Path(out) / REFERENCE, statistics, run)
 
 
-def read_reference(out: str) -> bytes:
-    return (Path(out) / REFERENCE).read_bytes()
+def read_reference(out: str, run: str) -> dict:
+    return read_statistics_file(Path(out) / REFERENCE, run)
 
 
 class OutputDirectory:
