@@ -30,6 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from .bounded_template import ChatTemplateError, TemplateRaised, compile_template, render
+
 STYLES = ("auto", "plain", "chat")
 
 
@@ -110,7 +112,8 @@ def normalize_contexts(contexts, n: int) -> list | None:
 
 class ChatTemplate:
     """A Jinja chat template rendered as ``transformers``' ``apply_chat_template`` renders
-    it, minus any system turn the template inserts on its own.
+    it (in a sandbox, within bounds: ``bounded_template``), minus any system turn the
+    template inserts on its own.
 
     Cutting the inserted block: a probe conversation [system: S, user: U] is rendered; the
     system block runs from the last control token before the role name ``system`` to the
@@ -127,15 +130,7 @@ class ChatTemplate:
         if not tokenizer.chat_template:
             raise ValueError("NeuralLM: style='chat' needs a tokenizer with a chat template; this model has none "
                              "(use style='plain')")
-        from jinja2.ext import loopcontrols
-        from jinja2.sandbox import ImmutableSandboxedEnvironment
-
-        def raise_exception(message):
-            raise ValueError(f"chat template: {message}")
-
-        env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols])
-        env.globals["raise_exception"] = raise_exception
-        self._template = env.from_string(tokenizer.chat_template)
+        self._template = compile_template(tokenizer.chat_template)
         self._tokens = {"bos_token": tokenizer.bos_token or "", "eos_token": tokenizer.eos_token or ""}
         self._specials = tuple(tokenizer.special_tokens)
         self.system_prompt = system_prompt
@@ -143,7 +138,8 @@ class ChatTemplate:
         self.end_of_turn = self._end_of_turn(tokenizer)
 
     def _render_raw(self, messages: list, generation_prompt: bool) -> str:
-        return self._template.render(messages=messages, add_generation_prompt=generation_prompt, **self._tokens)
+        return render(self._template, sum(len(m["content"]) for m in messages), messages=messages,
+                      add_generation_prompt=generation_prompt, **self._tokens)
 
     def _last_special_before(self, text: str, end: int) -> int:
         starts = [text.rfind(s, 0, end) for s in self._specials]
@@ -153,14 +149,14 @@ class ChatTemplate:
         probe = [{"role": "system", "content": self._SYSTEM_PROBE}, {"role": "user", "content": self._USER_PROBE}]
         try:
             text = self._render_raw(probe, False)
-        except ValueError:
+        except TemplateRaised:
             return None          # the template refuses system turns, so it inserts none
         system_at = text.rfind("system", 0, text.index(self._SYSTEM_PROBE))
         user_at = text.rfind("user", 0, text.index(self._USER_PROBE))
         start = self._last_special_before(text, system_at) if system_at >= 0 else -1
         end = self._last_special_before(text, user_at) if user_at >= 0 else -1
         if start < 0 or end <= start:
-            raise ValueError("NeuralLM: cannot locate the system turn of this chat template; pass system_prompt=")
+            raise ChatTemplateError("NeuralLM: cannot locate the system turn of this chat template; pass system_prompt=")
         return text[:start], text[:end]
 
     def render(self, messages: list, generation_prompt: bool) -> str:
@@ -171,8 +167,8 @@ class ChatTemplate:
         keep, block_end = self._cut
         text = self._render_raw([{"role": "system", "content": self._SYSTEM_PROBE}] + messages, generation_prompt)
         if not text.startswith(block_end):
-            raise ValueError("NeuralLM: this chat template renders its system turn differently per conversation; "
-                             "pass system_prompt=")
+            raise ChatTemplateError("NeuralLM: this chat template renders its system turn differently per "
+                                    "conversation; pass system_prompt=")
         return keep + text[len(block_end):]
 
     def _end_of_turn(self, tokenizer: LMTokenizer) -> str:

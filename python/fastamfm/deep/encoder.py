@@ -29,6 +29,7 @@ import numpy as np
 from .batching import length_batches, unique_sentences
 from .fused_layers import FusedEncoderLayers, unsupported_reason
 from .inputs import text_list
+from .model_files import from_pretrained
 from .model_location import model_directory, model_fingerprint
 from .onnx_backend import OnnxHiddenStates
 from .runtime import available_cores, import_torch, import_transformers, resolve_torch_device, torch_threads
@@ -159,7 +160,7 @@ class SentenceEncoder:
         torch = import_torch()
         transformers = import_transformers()
         directory = model_directory(model)
-        net = transformers.AutoModel.from_pretrained(str(directory)).eval().float()
+        net = from_pretrained(transformers.AutoModel, directory, "encoder", weights=True).eval().float()
         num_layers = int(net.config.num_hidden_layers)
         if isinstance(layer, bool) or not isinstance(layer, int) or not -(num_layers + 1) <= layer <= num_layers:
             raise ValueError(f"layer must be in {-(num_layers + 1)}..{num_layers} for this {num_layers}-layer "

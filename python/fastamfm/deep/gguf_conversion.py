@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from ..cache_dir import cache_dir
+from .model_files import load_or_format_error
 from .runtime import import_torch, import_transformers
 
 
@@ -26,13 +27,16 @@ def _key(path: Path) -> str:
 def _convert(path: Path, into: Path) -> None:
     torch = import_torch()
     transformers = import_transformers()
-    tokenizer = transformers.AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
-    loaded = transformers.AutoModelForCausalLM.from_pretrained(path.parent, gguf_file=path.name, dtype=torch.float32)
+    tokenizer = load_or_format_error(lambda: transformers.AutoTokenizer.from_pretrained(
+        path.parent, gguf_file=path.name, trust_remote_code=False, local_files_only=True), path, "GGUF tokenizer")
+    loaded = load_or_format_error(lambda: transformers.AutoModelForCausalLM.from_pretrained(
+        path.parent, gguf_file=path.name, dtype=torch.float32, trust_remote_code=False, local_files_only=True),
+        path, "GGUF model")
     # transformers refuses to save a model loaded from GGUF: move the dequantized weights
     # into a plain model of the same config, then save that.
     config = loaded.config
     config.quantization_config = None
-    plain = transformers.AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    plain = transformers.AutoModelForCausalLM.from_config(config, dtype=torch.float32, trust_remote_code=False)
     plain.load_state_dict(loaded.state_dict(), strict=True)
     plain.save_pretrained(into)
     tokenizer.save_pretrained(into)

@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from .._validation import as_text_list
+from ..errors import format_error
+from .bounded_template import ChatTemplateError
 from .dialogue_format import DialogueFormat, FormatSettings, normalize_contexts
 from .model_location import ModelNotFound, model_directory, model_file
 from .runtime import import_torch, resolve_torch_device
@@ -145,7 +147,10 @@ class NeuralLM:
         fingerprint = _file_fingerprint(location) if is_gguf else \
             _file_fingerprint(max(location.glob("*.safetensors"), default=location / "config.json",
                                   key=lambda p: p.stat().st_size))
-        return cls(runner, settings, fingerprint)
+        try:
+            return cls(runner, settings, fingerprint)
+        except ChatTemplateError as exc:
+            raise format_error(location, str(exc)) from exc
 
     # --- what it is ----------------------------------------------------------------
     @property

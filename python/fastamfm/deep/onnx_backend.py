@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 
 from ..cache_dir import cache_dir
+from .model_files import from_pretrained
 from .runtime import import_torch, import_transformers
 
 INSTALL_HINT = 'pip install "fastamfm[onnx]"  (onnxruntime and onnx)'
@@ -38,7 +39,8 @@ def _export(directory: Path, layer: int, target: Path) -> None:
     torch = import_torch()
     transformers = import_transformers()
     # The eager attention exports as plain operators, which ONNX Runtime fuses.
-    model = transformers.AutoModel.from_pretrained(str(directory), attn_implementation="eager").eval().float()
+    model = from_pretrained(transformers.AutoModel, directory, "encoder", weights=True,
+                            attn_implementation="eager").eval().float()
     num_layers = int(model.config.num_hidden_layers)
 
     class HiddenState(torch.nn.Module):

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .model_files import from_pretrained
 from .runtime import import_torch, import_transformers, resolve_torch_device
 from .token_trie import TokenTrie
 
@@ -56,8 +57,8 @@ class TransformersEngine:
         torch = import_torch()
         transformers = import_transformers()
         device = resolve_torch_device(device)
-        model = transformers.AutoModelForCausalLM.from_pretrained(directory, dtype=getattr(torch, dtype),
-                                                                  attn_implementation="sdpa")
+        model = from_pretrained(transformers.AutoModelForCausalLM, directory, "language model", weights=True,
+                                dtype=getattr(torch, dtype), attn_implementation="sdpa")
         model.to(device).eval()
         return cls(model, tokenizer, device=device, dtype=dtype, batch_tokens=batch_tokens)
 
