@@ -29,7 +29,7 @@ import numpy as np
 from .batching import length_batches, unique_sentences
 from .fused_layers import FusedEncoderLayers, unsupported_reason
 from .inputs import text_list
-from .model_files import from_pretrained
+from .model_files import from_pretrained, refuse_non_finite
 from .model_location import model_directory, model_fingerprint
 from .onnx_backend import OnnxHiddenStates
 from .runtime import available_cores, import_torch, import_transformers, resolve_torch_device, torch_threads
@@ -242,6 +242,7 @@ class SentenceEncoder:
         unique, inverse = unique_sentences(texts)
         torch = import_torch()
         vectors = self._unique_sentence_vectors(unique, keep)
+        refuse_non_finite(vectors, self.directory, "sentence vectors")
         out = vectors[torch.from_numpy(inverse).to(vectors.device)] if len(unique) != len(texts) else vectors
         return out if as_tensor else out.cpu().numpy()
 
@@ -290,6 +291,7 @@ class SentenceEncoder:
             vectors[torch.from_numpy(target).to(self.device)] = hidden.float()[mask]
 
         self._run(tokens, layer, consume)
+        refuse_non_finite(vectors, self.directory, "token vectors")
         return TokenEmbeddings(vectors, offsets, tokens.ids, inverse)
 
     # --- the forward passes -------------------------------------------------------------

@@ -92,3 +92,18 @@ def load_or_format_error(load, path: Path, what: str):
     except Exception as exc:  # SafetensorError, OSError, struct.error, UnicodeDecodeError, tokenizers' Exception...
         raise format_error(path, f"cannot load the {what}: {type(exc).__name__}: {exc}") from exc
 
+
+def refuse_non_finite(values, path: Path, what: str) -> None:
+    """A ``FormatError`` naming the model at ``path`` when ``values`` (a torch tensor or an
+    ndarray of what the model computed) holds NaN or infinity: damaged weights must not
+    become a score."""
+    import numpy as np
+
+    if isinstance(values, np.ndarray):
+        finite = bool(np.isfinite(values).all())
+    else:
+        from .runtime import import_torch
+
+        finite = bool(import_torch().isfinite(values).all())
+    if not finite:
+        raise format_error(path, f"the model gives non-finite {what} (NaN or infinity): its weights are damaged")
