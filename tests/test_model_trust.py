@@ -190,3 +190,80 @@ def test_a_bounded_template_still_renders_long_dialogues(tiny_llama):
     chat = DialogueFormat(HFTokenizer.load(tiny_llama), FormatSettings(style="chat", max_context_tokens=10 ** 6))
     context = [f"turn {i} " + "word " * 20 for i in range(2000)]
     assert len(chat.requests(["fine"], [context])[0].prefix) > 40000
+
+
+# --- damaged model files ----------------------------------------------------------------------
+def _truncate_weights(d: Path) -> None:
+    path = d / "model.safetensors"
+    path.write_bytes(path.read_bytes()[:200])
+
+
+def _garbage_weights(d: Path) -> None:
+    (d / "model.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{\"a\":1}x" + os.urandom(64))
+
+
+BAD_ENCODER_FILES = {
+    # what is damaged: (damage, the file or directory named, the cause named)
+    "weights truncated": (_truncate_weights, "bert", "SafetensorError|Error while deserializing"),
+    "weights garbage": (_garbage_weights, "bert", "SafetensorError|Error while deserializing"),
+    "weights missing": (lambda d: (d / "model.safetensors").unlink(), "bert", "OSError"),
+    "config not UTF-8": (lambda d: (d / "config.json").write_bytes(b'{"a": "\xff\xfe"}'), "config.json",
+                         "UnicodeDecodeError"),
+    "config not JSON": (lambda d: (d / "config.json").write_text("{"), "config.json", "JSONDecodeError"),
+    "config a list": (lambda d: (d / "config.json").write_text("[]"), "config.json", "expected a JSON object"),
+    "config unknown model type": (lambda d: (d / "config.json").write_text('{"model_type": "evil"}'), "bert",
+                                  "ValueError|KeyError"),
+    "tokenizer.json damaged": (lambda d: (d / "tokenizer.json").write_text('{"model": 1}'), "tokenizer.json",
+                               "Exception"),
+    "max_seq_length not a number": (lambda d: (d / "sentence_bert_config.json").write_text(
+        '{"max_seq_length": "x"}'), "sentence_bert_config.json", "max_seq_length must be a positive integer"),
+}
+
+
+@pytest.fixture(scope="module")
+def bert_with_tokenizer_json(tiny_bert, tmp_path_factory):
+    """The tiny BERT with a tokenizer.json (the file the encoder reads when present)."""
+    from transformers import AutoTokenizer
+
+    directory = Path(shutil.copytree(tiny_bert, tmp_path_factory.mktemp("tok") / "bert"))
+    AutoTokenizer.from_pretrained(str(directory)).save_pretrained(str(directory))
+    return directory
+
+
+@pytest.mark.parametrize("damage", sorted(BAD_ENCODER_FILES))
+def test_damaged_encoder_files_are_format_errors(bert_with_tokenizer_json, tmp_path, damage):
+    do, named, cause = BAD_ENCODER_FILES[damage]
+    directory = Path(shutil.copytree(bert_with_tokenizer_json, tmp_path / "bert"))
+    do(directory)
+    with pytest.raises(fastamfm.FormatError, match=cause) as info:
+        SentenceEncoder.load(str(directory), device="cpu")
+    assert info.value.path.endswith(named) and str(info.value).startswith(info.value.path)
+
+
+def test_damaged_gguf_files_are_format_errors(tmp_path, monkeypatch):
+    pytest.importorskip("gguf", reason="writing a GGUF file needs the gguf package")
+    from gguf_models import write_tiny_gguf
+
+    monkeypatch.setenv("FASTAMFM_CACHE_DIR", str(tmp_path / "cache"))
+    path = write_tiny_gguf(tmp_path / "tiny.gguf")
+    data = path.read_bytes()
+    for name, damaged in (("truncated", data[:len(data) // 3]), ("header cut", data[:40]),
+                          ("not a gguf", b"GGML" + os.urandom(200)), ("empty", b"")):
+        bad = tmp_path / f"{name.replace(' ', '-')}.gguf"
+        bad.write_bytes(damaged)
+        with pytest.raises(fastamfm.FormatError, match=rf"{bad.name}: cannot load the GGUF") as info:
+            NeuralLM.load(str(bad), device="cpu")
+        assert info.value.path == str(bad)
+
+
+def test_the_command_line_names_a_damaged_model_without_a_traceback(tiny_bert, tmp_path):
+    directory = Path(shutil.copytree(tiny_bert, tmp_path / "bert"))
+    _truncate_weights(directory)
+    (tmp_path / "h.txt").write_text("hello there\n")
+    (tmp_path / "r.txt").write_text("hi there\n")
+    proc = _run_with_yes_on_stdin([sys.executable, "-m", "fastamfm.cli", "score", "--hyp", "h.txt", "--ref", "r.txt",
+                                   "--metrics", "deep_am,bertscore", "--encoder", str(directory), "--out", "o.jsonl",
+                                   "--no-progress"], tmp_path)
+    stderr = proc.stderr.decode()
+    assert proc.returncode != 0 and f"fastamfm: error: {directory}: cannot load the encoder" in stderr, stderr
+    assert "Traceback" not in stderr
