@@ -210,6 +210,7 @@ class DialogueFormat:
         self._end_ids = tuple(tokenizer.encode_batch([end], special=True)[0]) if settings.end_token else ()
         self._start_ids = self._plain_start(tokenizer) if settings.style == "plain" else ()
         self._empty_prefix = self._prefix_ids([])
+        self._turn_overhead: int | None = None  # tokens a turn adds beyond its own (measured on first use)
 
     @staticmethod
     def _plain_start(tokenizer: LMTokenizer) -> tuple:
@@ -229,19 +230,48 @@ class DialogueFormat:
         return self._start_ids + tuple(ids)
 
     def _fitted_prefix(self, turns: list) -> tuple:
+        """The prefix of the most recent turns that fits ``max_context_tokens``: the fewest
+        oldest turns dropped (the last turn alone, cut to its last tokens, if none fits).
+
+        Linear in the context: each turn is tokenized once to estimate where the cut
+        falls, and only suffixes of about the limit's size are rendered and tokenized
+        to find the exact cut (galloping from the estimate, then bisecting), instead of
+        re-rendering the whole remaining context once per dropped turn."""
         limit = self.settings.max_context_tokens
         if self.settings.context_turns is not None:
             turns = turns[-self.settings.context_turns:]
-        while True:
-            ids = self._prefix_ids(turns)
-            if len(ids) <= limit or len(turns) <= 1:
-                break
-            turns = turns[1:]
+        last = len(turns) - 1
+        rendered: dict = {}
+
+        def ids_from(first: int) -> tuple:
+            if first not in rendered:
+                rendered[first] = self._prefix_ids(turns[first:])
+            return rendered[first]
+
+        def fits(first: int) -> bool:  # dropping the turns before ``first`` is enough (or nothing more can go)
+            return first == last or len(ids_from(first)) <= limit
+
+        first = _first_true(fits, self._estimated_cut(turns, limit), last)
+        ids = ids_from(first)
         if len(ids) > limit:
             # One turn alone is too long: keep its last tokens, after the start token.
             head = self._start_ids
             ids = head + ids[len(ids) - (limit - len(head)):]
         return ids
+
+    def _estimated_cut(self, turns: list, limit: int) -> int:
+        """Where the cut falls if each turn costs its own tokens plus a fixed overhead."""
+        if self._turn_overhead is None:
+            probe = self._tokenizer.encode_batch(["x"], special=False)[0]
+            one, two = self._prefix_ids(["x"]), self._prefix_ids(["x", "x"])
+            self._turn_overhead = max(0, len(two) - len(one) - len(probe))
+        costs = [len(ids) + self._turn_overhead for ids in self._tokenizer.encode_batch(turns, special=False)]
+        total = len(self._empty_prefix)
+        for first in range(len(turns) - 1, -1, -1):
+            total += costs[first]
+            if total > limit:
+                return min(first + 1, len(turns) - 1)
+        return 0
 
     def requests(self, responses: list, contexts: list | None) -> list:
         """One ``ScoringRequest`` per response; ``contexts`` as ``normalize_contexts`` returns."""
@@ -260,3 +290,33 @@ class DialogueFormat:
                                  f"model's {self._max_length} positions (lower max_context_tokens or shorten it)")
             out.append(ScoringRequest(prefix, target))
         return out
+
+
+def _first_true(predicate, guess: int, last: int) -> int:
+    """The smallest i in 0..last with ``predicate(i)`` for a predicate that is false then
+    true (``predicate(last)`` is true), searched from ``guess``: galloping away from it
+    until the answer is bracketed, then bisecting. Calls: O(log distance from the guess)."""
+    guess = min(max(guess, 0), last)
+    if predicate(guess):
+        good, bad, step = guess, -1, 1
+        while good - step >= 0:
+            if not predicate(good - step):
+                bad = good - step
+                break
+            good -= step
+            step *= 2
+    else:
+        bad, step = guess, 1
+        while True:
+            candidate = min(bad + step, last)
+            if predicate(candidate):
+                good = candidate
+                break
+            bad, step = candidate, step * 2
+    while good - bad > 1:
+        middle = (good + bad) // 2
+        if predicate(middle):
+            good = middle
+        else:
+            bad = middle
+    return good
