@@ -179,6 +179,36 @@ def reference_statistics(data: bytes) -> None:
         value + value
 
 
+class FuzzEncoder:
+    """A deterministic sentence encoder for the learned-scorer target (and its seeds)."""
+
+    signature = "fuzz-encoder-8"
+
+    def encode(self, sentences):
+        out = np.zeros((len(sentences), 8))
+        for i, s in enumerate(sentences):
+            for word in s.split():
+                out[i, sum(word.encode()) % 8] += 1.0 + len(word) / 10
+        return out
+
+
+def learned_scorer(data: bytes) -> None:
+    """A learned-scorer file (ADEM or stacked combiner) read, then used to score."""
+    from fastamfm.learned import LearnedScorer
+
+    try:
+        scorer = LearnedScorer.load(_write(repair_checked_file(data), "scorer.fastamfm"), encoder=FuzzEncoder())
+    except ValueError:
+        return
+    refs = [[s] for s in SENTENCES[::-1]] if scorer.uses_references else None
+    contexts = [[s] for s in SENTENCES] if scorer.uses_contexts else None
+    columns = {name: np.arange(len(SENTENCES), dtype=float) for name in scorer.settings.get("given_columns", [])}
+    try:
+        scorer.score(SENTENCES, refs, contexts, columns=columns or None)
+    except ValueError:
+        pass  # a stacked combiner naming columns it cannot compute without their inputs
+
+
 def jsonl(data: bytes) -> None:
     try:
         io.read_jsonl(_write(data, "records.jsonl"))
@@ -227,6 +257,7 @@ HARNESSES = {
     "meteor_cache": meteor_cache,
     "jsonl": jsonl,
     "reference_statistics": reference_statistics,
+    "learned_scorer": learned_scorer,
     "dstc_json": dstc_json,
     "ratings_json": ratings_json,
     "ratings_jsonl": ratings_jsonl,
