@@ -65,6 +65,13 @@ def _remember(path: str, status: dict, digest: str) -> None:
         pass  # a read-only cache directory: the digest is remembered in this process only
 
 
+def stream_digest(path) -> str:
+    """The SHA-256 (hex) of the file at ``path``, read now (not remembered: for files
+    read once, such as a run's output parts)."""
+    with open(path, "rb") as f:
+        return _sha256(f)
+
+
 def _sha256(f) -> str:
     digest, buffer = hashlib.sha256(), bytearray(1 << 20)
     view = memoryview(buffer)
