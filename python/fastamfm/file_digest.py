@@ -2,7 +2,8 @@
 
 Model fingerprints, derived caches and distributed manifests identify a file by its
 content; hashing a model of hundreds of MB on every load would cost seconds, so a digest
-is remembered (in the process, and in ``$FASTAMFM_CACHE_DIR/digests``) under the file's
+is remembered (in the process, and for files of 1 MiB or more in
+``$FASTAMFM_CACHE_DIR/digests``) under the file's
 device, inode, size, modification time and status-change time. An edit that restores
 the size and the modification time still changes the status-change time (which no
 system call sets back), so it is hashed again. A remembered entry that does not match
@@ -20,6 +21,9 @@ from .cache_dir import cache_dir
 
 _MEMORY: dict = {}
 _LOCK = threading.Lock()
+# Smaller files are hashed again in each process (under a millisecond) rather than
+# leaving an entry on disk for every small file ever hashed.
+PERSIST_FROM_BYTES = 1 << 20
 _ENTRY_FIELDS = ("dev", "ino", "size", "mtime_ns", "ctime_ns")
 
 
@@ -52,11 +56,13 @@ def _remembered(path: str, status: dict) -> str | None:
     return digest
 
 
-def _remember(path: str, status: dict, digest: str) -> None:
+def _remember(path: str, status: dict, digest: str, *, persist: bool) -> None:
     from .io import write_text_atomic
 
     with _LOCK:
         _MEMORY[path] = (status, digest)
+    if not persist:
+        return
     entry = _entry_path(path)
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
@@ -93,5 +99,5 @@ def file_digest(path) -> str:
         digest = _sha256(f)
         after = _status(os.fstat(f.fileno()))
     if after == status:  # unchanged while it was read: the digest is of this version
-        _remember(path, status, digest)
+        _remember(path, status, digest, persist=status["size"] >= PERSIST_FROM_BYTES)
     return digest

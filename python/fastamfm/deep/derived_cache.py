@@ -65,7 +65,7 @@ def verified_cache(target: Path, source: str, build: Callable[[Path], None], wha
         build(staging)
         record = {"source": source, "files": {name: file_digest(path) for name, path in _files(staging).items()}}
         (staging / RECORD).write_text(json.dumps(record, indent=1, sort_keys=True), encoding="utf-8")
-        _swap_in(staging, target)
+        _swap_in(staging, target, source)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     if mismatch(target, source) is not None:  # also remembers the digests under their final paths
@@ -74,9 +74,12 @@ def verified_cache(target: Path, source: str, build: Callable[[Path], None], wha
     return target
 
 
-def _swap_in(staging: Path, target: Path) -> None:
-    """Put ``staging`` at ``target``, moving any stale cache there out of the way first."""
+def _swap_in(staging: Path, target: Path, source: str) -> None:
+    """Put ``staging`` at ``target``, moving any stale cache there out of the way first
+    (a sound one another process stored meanwhile stays: readers may be using it)."""
     for _ in range(3):
+        if target.exists() and mismatch(target, source) is None:
+            return
         if target.exists():
             stale = target.with_name(f".stale-{os.getpid()}-{os.urandom(4).hex()}")
             try:
@@ -89,6 +92,6 @@ def _swap_in(staging: Path, target: Path) -> None:
             staging.rename(target)
             return
         except OSError:
-            if mismatch(target, json.loads((staging / RECORD).read_text())["source"]) is None:
+            if mismatch(target, source) is None:
                 return  # another process stored a sound one first
     raise RuntimeError(f"{target}: could not replace the cache (other processes keep rewriting it)")
