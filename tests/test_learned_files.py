@@ -51,7 +51,8 @@ def _write_with_nan(path, header: dict, arrays: dict) -> None:
                         "nbytes": array.nbytes})
         offset += array.nbytes
     raw = json.dumps({**header, "arrays": entries}).encode()
-    body = struct.pack("<16sIQ", b"FASTAMFM-LEARNED", 1, len(raw)) + raw + b"".join(a.tobytes() for a in arrays.values())
+    body = (struct.pack("<16sIQ", b"FASTAMFM-LEARNED", 1, len(raw)) + raw
+            + b"".join(a.tobytes() for a in arrays.values()))
     path.write_bytes(body + hashlib.sha256(body).digest())
 
 

@@ -156,7 +156,8 @@ class ChatTemplate:
         start = self._last_special_before(text, system_at) if system_at >= 0 else -1
         end = self._last_special_before(text, user_at) if user_at >= 0 else -1
         if start < 0 or end <= start:
-            raise ChatTemplateError("NeuralLM: cannot locate the system turn of this chat template; pass system_prompt=")
+            raise ChatTemplateError("NeuralLM: cannot locate the system turn of this chat template; "
+                                    "pass system_prompt=")
         return text[:start], text[:end]
 
     def render(self, messages: list, generation_prompt: bool) -> str:
