@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from .._validation import as_text_list
-from ..file_digest import file_digest
 from ..errors import format_error
+from ..file_digest import file_digest
 from .bounded_template import ChatTemplateError
 from .dialogue_format import DialogueFormat, FormatSettings, normalize_contexts
 from .model_files import refuse_non_finite
