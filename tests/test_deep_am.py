@@ -153,11 +153,11 @@ def test_onnx_backend_exports_once_into_the_cache(tiny_bert, tmp_path, monkeypat
     assert enc.backend == "onnx"
     first = enc.encode(SENTENCES)
     exported = list((tmp_path / "cache" / "onnx").iterdir())
-    assert [p.name for p in exported] == [f"{enc.fingerprint}-layer2-torch{__import__('torch').__version__}.onnx"]
-    stamp = exported[0].stat().st_mtime_ns
+    assert [p.name for p in exported] == [f"{enc.fingerprint}-layer2-torch{__import__('torch').__version__}"]
+    stamp = (exported[0] / "hidden.onnx").stat().st_mtime_ns
     again = fastamfm.SentenceEncoder.load(tiny_bert, device="cpu", backend="onnx").encode(SENTENCES)
     np.testing.assert_array_equal(first, again)
-    assert exported[0].stat().st_mtime_ns == stamp                # read back, not exported again
+    assert (exported[0] / "hidden.onnx").stat().st_mtime_ns == stamp  # read back, not exported again
     enc.token_embeddings(SENTENCES[:2], layer=1)                   # another layer: its own file
     assert len(list((tmp_path / "cache" / "onnx").iterdir())) == 2
 

@@ -253,6 +253,99 @@ def test_a_killed_client_resumes_with_no_lost_and_no_duplicated_row(client, corp
     assert out.read_bytes() == (tmp_path / "single.jsonl").read_bytes()
 
 
+def _interrupted(out: Path, keep: int) -> None:
+    """``out`` as a run killed after ``keep`` partitions leaves it (no summary, the other parts gone)."""
+    (out / "summary.json").unlink()
+    for path in sorted((out / "parts").glob("*.statistics.json"))[keep:]:
+        path.unlink()
+
+
+def test_a_resumed_run_runs_no_code_from_its_output_directory(client, single, tmp_path):
+    from test_statistics_file import EXPLOITS, pickle_calling
+
+    hyp, ref_paths = single["hyp"], single["refs"]
+    out = tmp_path / "out"
+    kwargs = dict(out=out, partition_size=10, assemble=False)
+    summary = fd.score(client, [(hyp, ref_paths)], ["cider", "bleu"], **kwargs)
+    marker = tmp_path / "PWNED"
+    for module, name in EXPLOITS:
+        _interrupted(out, 2) if (out / "summary.json").exists() else None
+        for file in ("reference-statistics.bin", "reference-statistics.pickle"):
+            (out / file).write_bytes(pickle_calling(module, name, f"touch {marker}"))
+        with pytest.raises(fastamfm.FormatError, match="reference-statistics.bin: not a fastamfm reference"):
+            fd.score(client, [(hyp, ref_paths)], ["cider", "bleu"], **kwargs)
+        assert not marker.exists()
+    # Without the file, the rerun counts the reference statistics again.
+    (out / "reference-statistics.bin").unlink()
+    assert fd.score(client, [(hyp, ref_paths)], ["cider", "bleu"], **kwargs)["corpus"] == summary["corpus"]
+
+
+def _same_size_edit_with_the_mtime_restored(path: Path) -> None:
+    stat = path.stat()
+    lines = path.read_text().splitlines(keepends=True)
+    # Swap two different lines: same size, same line count, other content.
+    i = next(k for k in range(1, len(lines)) if lines[k] != lines[0] and len(lines[k]) == len(lines[0]))
+    lines[0], lines[i] = lines[i], lines[0]
+    path.write_text("".join(lines))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert path.stat().st_size == stat.st_size and path.stat().st_mtime_ns == stat.st_mtime_ns
+
+
+def test_inputs_edited_to_the_same_size_and_mtime_are_not_mixed_with_old_parts(client, tmp_path):
+    hyps, refs = tiny_pairs(200, n_refs=2, seed=11)
+    hyp, ref_paths = _write_files(tmp_path / "in", hyps, refs)
+    out = tmp_path / "out"
+    kwargs = dict(out=out, partition_size=20, assemble=False)
+    fd.score(client, [(hyp, ref_paths)], ["cider", "bleu"], **kwargs)
+    _interrupted(out, 5)
+    _same_size_edit_with_the_mtime_restored(ref_paths[0])
+    summary = fd.score(client, [(hyp, ref_paths)], ["cider", "bleu"], **kwargs)
+    expected = fastamfm.score_files(tmp_path / "single.jsonl", hyp=hyp, refs=ref_paths, metrics=["cider", "bleu"])
+    assert summary["corpus"] == expected["corpus"]
+    rows = b"".join((out / "parts" / f"part-{i:08d}.rows").read_bytes() for i in range(10))
+    assert rows == (tmp_path / "single.jsonl").read_bytes()
+
+
+def test_a_part_rewritten_with_the_same_line_count_is_scored_again(client, corpus, tmp_path, caplog):
+    hyps, refs = tiny_pairs(200, n_refs=2, seed=12)
+    hyp, ref_paths = _write_files(tmp_path / "in", hyps, refs)
+    expected = fastamfm.score_files(tmp_path / "single.jsonl", hyp=hyp, refs=ref_paths, metrics=FAULT_METRICS,
+                                    model=str(corpus["model"]))
+    out = tmp_path / "out"
+    kwargs = dict(out=out, partition_size=20, assemble=False, model=str(corpus["model"]))
+    fd.score(client, [(hyp, ref_paths)], FAULT_METRICS, **kwargs)
+    _interrupted(out, 6)
+    part = out / "parts" / "part-00000002.rows"
+    lines = part.read_bytes().splitlines(keepends=True)
+    part.write_bytes(b"".join(lines[1:] + lines[:1]))            # same rows, same count, other order
+    record = out / "parts" / "part-00000003.statistics.json"
+    edited = json.loads(record.read_text())
+    edited["statistics"]["bleu"]["n"] = 0                          # a record edited by hand
+    record.write_text(json.dumps(edited))
+    with caplog.at_level("WARNING", logger="fastamfm"):
+        summary = fd.score(client, [(hyp, ref_paths)], FAULT_METRICS, **kwargs)
+    assert "part 2 is scored again: its rows changed" in caplog.text
+    assert "part 3 is scored again" in caplog.text and "does not match its hash" in caplog.text
+    assert summary["corpus"] == expected["corpus"]
+    rows = b"".join((out / "parts" / f"part-{i:08d}.rows").read_bytes() for i in range(10))
+    assert rows == (tmp_path / "single.jsonl").read_bytes()
+    # Assembling refuses a part changed after it was scored.
+    lines = part.read_bytes().splitlines(keepends=True)
+    part.write_bytes(b"".join(lines[1:] + lines[:1]))
+    (out / "summary.json").unlink()
+    from fastamfm.distributed.outputs import OutputDirectory
+    from fastamfm.distributed.partitions import Partition
+
+    with pytest.raises(fastamfm.FormatError, match="part-00000002.rows: the rows changed since they were scored"):
+        planned = Partition.from_json(json.loads((out / "manifest.json").read_text())["partitions"][2])
+        OutputDirectory(out).assemble([planned], "jsonl", [], tmp_path / "all.jsonl")
+    # A manifest that does not match its hash belongs to a stale run: the rerun starts afresh.
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["partitions"][0]["rows"] = 1
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    assert fd.score(client, [(hyp, ref_paths)], FAULT_METRICS, **kwargs)["corpus"] == expected["corpus"]
+
+
 def test_training_on_workers_equals_amfm_train(client, tmp_path):
     corpus = tiny_corpus(3000) + ["", "Ünïcode wörds, here!", "a a a b b"] * 3
     paths = []
@@ -278,8 +371,9 @@ def test_importing_fastamfm_imports_no_dask():
 
 
 def test_statistics_cross_processes_exactly():
-    from fastamfm.distributed.statistics import dumps, loads
+    from fastamfm.distributed.statistics import register_pickling
 
+    register_pickling()
     hyps, refs = tiny_pairs(20)
     statistics = fastamfm.Pipeline.from_names(["cider", "distinct", "bleu", "rouge_l"]).score(
         hyps, refs).extra["statistics"]
@@ -287,10 +381,6 @@ def test_statistics_cross_processes_exactly():
     for value in [df, *statistics.values()]:
         copy = pickle.loads(pickle.dumps(value))
         assert type(copy) is type(value) and copy.to_json() == value.to_json()
-    assert {k: v.to_json() for k, v in loads(dumps({**statistics, "df": df})).items()} \
-        == {k: v.to_json() for k, v in {**statistics, "df": df}.items()}
-    with pytest.raises(pickle.UnpicklingError, match=r"\.system: not a fastamfm statistics class"):
-        loads(pickle.dumps(os.system))
 
 
 def test_dataframe_partitions_read_as_records():

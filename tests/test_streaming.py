@@ -118,6 +118,29 @@ def test_interrupted_run_leaves_no_output_and_resumes(scorer, files, tmp_path, m
     assert not parts.exists()
 
 
+def test_an_input_edited_to_the_same_size_and_mtime_makes_the_parts_stale(scorer, files, tmp_path, monkeypatch):
+    import os
+
+    _, _, hyp, ref_paths, _ = files
+    out = tmp_path / "out.jsonl"
+    _failing_after(monkeypatch, 3, [])
+    with pytest.raises(KeyboardInterrupt):
+        score_files(out, hyp=hyp, refs=ref_paths, model=scorer, chunk_size=40)
+    monkeypatch.undo()
+    stat = hyp.stat()
+    lines = hyp.read_text().splitlines(keepends=True)
+    lines[0], lines[-1] = lines[-1], lines[0]          # other content, same size
+    hyp.write_text("".join(lines))
+    os.utime(hyp, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    rescored: list = []
+    _failing_after(monkeypatch, 100, rescored)
+    score_files(out, hyp=hyp, refs=ref_paths, model=scorer, chunk_size=40)
+    assert len(rescored) == 6  # every chunk scored again: the old parts were of the old file
+    expected = tmp_path / "expected.jsonl"
+    score_files(expected, hyp=hyp, refs=ref_paths, model=scorer, chunk_size=40)
+    assert out.read_text() == expected.read_text()
+
+
 def test_failed_rerun_keeps_previous_output(scorer, files, tmp_path, monkeypatch):
     _, _, hyp, ref_paths, _ = files
     out = tmp_path / "out.jsonl"

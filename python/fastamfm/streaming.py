@@ -33,6 +33,7 @@ from pathlib import Path
 
 from . import _core
 from ._version import __version__
+from .file_digest import file_digest
 from .io import (AtomicWriter, discard_on_input_error, iter_jsonl_records, iter_parallel_chunks, join_if_started,
                  relocate_chunk_error, start_thread, write_text_atomic)
 from .pipeline import Pipeline
@@ -49,8 +50,9 @@ READ_AHEAD = 1
 
 
 def _input_fingerprint(path) -> dict:
-    st = os.stat(path)
-    return {"path": os.path.abspath(path), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+    """An input's path, size and content hash (``file_digest``): an edit that keeps the
+    size and restores the modification time still makes the parts stale."""
+    return {"path": os.path.abspath(path), "size": os.stat(path).st_size, "sha256": file_digest(path)}
 
 
 class _Parts:

@@ -10,6 +10,7 @@ file (``repair_*``), which lets the fuzzer reach the structural checks behind th
 from __future__ import annotations
 
 import atexit
+import hashlib
 import os
 import shutil
 import struct
@@ -85,6 +86,13 @@ def repair_meteor_cache(data: bytes) -> bytes:
     return bytes(out)
 
 
+def repair_checked_file(data: bytes) -> bytes:
+    """A ``fastamfm.checked_file``: the last 32 bytes are the SHA-256 of everything before them."""
+    if len(data) < 32:
+        return data
+    return data[:-32] + hashlib.sha256(data[:-32]).digest()
+
+
 # --- targets ------------------------------------------------------------------------
 
 def tokenizer(data: bytes) -> None:
@@ -158,6 +166,49 @@ def meteor_cache(data: bytes) -> None:
     fastamfm.meteor(*METEOR_PAIRS, resources=resources, stages=stages, workers=1)
 
 
+def reference_statistics(data: bytes) -> None:
+    """A distributed run's reference statistics (seeds written for the run "fuzz")."""
+    from fastamfm.distributed.statistics import read_statistics_file
+
+    try:
+        statistics = read_statistics_file(_write(repair_checked_file(data), "reference-statistics.bin"), "fuzz")
+    except ValueError:
+        return
+    for value in statistics.values():
+        value.to_json()
+        value + value
+
+
+class FuzzEncoder:
+    """A deterministic sentence encoder for the learned-scorer target (and its seeds)."""
+
+    signature = "fuzz-encoder-8"
+
+    def encode(self, sentences):
+        out = np.zeros((len(sentences), 8))
+        for i, s in enumerate(sentences):
+            for word in s.split():
+                out[i, sum(word.encode()) % 8] += 1.0 + len(word) / 10
+        return out
+
+
+def learned_scorer(data: bytes) -> None:
+    """A learned-scorer file (ADEM or stacked combiner) read, then used to score."""
+    from fastamfm.learned import LearnedScorer
+
+    try:
+        scorer = LearnedScorer.load(_write(repair_checked_file(data), "scorer.fastamfm"), encoder=FuzzEncoder())
+    except ValueError:
+        return
+    refs = [[s] for s in SENTENCES[::-1]] if scorer.uses_references else None
+    contexts = [[s] for s in SENTENCES] if scorer.uses_contexts else None
+    columns = {name: np.arange(len(SENTENCES), dtype=float) for name in scorer.settings.get("given_columns", [])}
+    try:
+        scorer.score(SENTENCES, refs, contexts, columns=columns or None)
+    except ValueError:
+        pass  # a stacked combiner naming columns it cannot compute without their inputs
+
+
 def jsonl(data: bytes) -> None:
     try:
         io.read_jsonl(_write(data, "records.jsonl"))
@@ -205,6 +256,8 @@ HARNESSES = {
     "vector_cache": vector_cache,
     "meteor_cache": meteor_cache,
     "jsonl": jsonl,
+    "reference_statistics": reference_statistics,
+    "learned_scorer": learned_scorer,
     "dstc_json": dstc_json,
     "ratings_json": ratings_json,
     "ratings_jsonl": ratings_jsonl,

@@ -25,6 +25,29 @@ def _vectors(words):
     return np.round(np.random.default_rng(0).standard_normal((len(words), 3)), 3).astype(np.float32)
 
 
+def _reference_statistics(path: Path) -> bytes:
+    from fastamfm.distributed.statistics import write_statistics_file
+
+    refs = [[s] for s in SENTENCES]
+    statistics = fastamfm.Pipeline.from_names(["bleu", "distinct"]).score(SENTENCES, refs).extra["statistics"]
+    write_statistics_file(path, {**statistics, "cider": fastamfm.DocumentFrequencies(max_order=2).update(refs)}, "fuzz")
+    return path.read_bytes()
+
+
+def _learned_scorers(tmp: Path) -> list:
+    from fastamfm.learned import LearnedScorer
+    from harnesses import FuzzEncoder
+
+    rng = np.random.default_rng(0)
+    hyps = [" ".join(rng.choice(SENTENCES[2].split(), 3)) for _ in range(12)]
+    refs, contexts, y = [[h[::-1]] for h in hyps], [[h.upper(), "w1"] for h in hyps], rng.normal(size=12)
+    LearnedScorer.fit(y, hyps, refs, contexts, encoder=FuzzEncoder(), dims=3).save(tmp / "adem.fastamfm")
+    LearnedScorer.fit(y, hyps, None, contexts, encoder=FuzzEncoder(), dims=2).save(tmp / "adem-free.fastamfm")
+    LearnedScorer.fit(y, hyps, refs, kind="stack", metrics=[], columns={"x": np.arange(12.0)}).save(
+        tmp / "stack.fastamfm")
+    return [(tmp / name).read_bytes() for name in ("adem.fastamfm", "adem-free.fastamfm", "stack.fastamfm")]
+
+
 def seeds() -> dict:
     words = ["the", "cat", "w1", "w2"]
     matrix = _vectors(words)
@@ -43,6 +66,8 @@ def seeds() -> dict:
         binary = {name: (tmp / file).read_bytes() for name, file in
                   (("lm_binary", "lm.model"), ("lsi_binary", "lsi.model"), ("meteor_cache", "meteor.bin"))}
         binary["vector_cache"] = Path(cache).read_bytes()
+        binary["reference_statistics"] = _reference_statistics(tmp / "reference-statistics.bin")
+        binary["learned_scorer"] = _learned_scorers(tmp)
     record = {"hyp": "the cat", "refs": ["a cat", "the dog"]}
     dstc = [{"context": "hi\nhello", "response": "the cat", "reference": ["a cat"]}]
     rated = [{"context": "hi", "response": "ok", "model": "S1", "annotations": {"Overall": [3, 4]}}]
@@ -58,7 +83,7 @@ def seeds() -> dict:
         "ratings_json": [json.dumps(rated).encode()],
         "ratings_jsonl": [(json.dumps({"hyp": "ok", "rating": 3.5, "refs": ["fine"], "context": ["hi"]}) +
                            "\n").encode()],
-        **{name: [data] for name, data in binary.items()},
+        **{name: (data if isinstance(data, list) else [data]) for name, data in binary.items()},
     }
 
 

@@ -13,7 +13,9 @@ AM-FM), with references or, reference-free, with the dialogue context.
               people best on the DSTC-10 development sets, see benchmarks/deep/correlation.py).
 
 The combination over references/turns runs in the C++ cosine kernel
-(``_core.adequacy_scores(..., clip=False)``).
+(``_core.adequacy_scores(..., clip=False)``). An empty or whitespace-only response scores
+-1, the lowest cosine (its vector would be the encoder's vector of an empty text, which
+is not an answer and must not beat one).
 """
 from __future__ import annotations
 
@@ -22,12 +24,13 @@ import numpy as np
 from .. import _core
 from ..result import MetricResult, make_signature
 from .encoder import DEFAULT_MODEL, SentenceEncoder
-from .inputs import ReferenceTexts
+from .inputs import ReferenceTexts, empty_responses
 
 COMBINES = ("max", "mean", "centroid")
 CONTEXT_MODES = ("last", "joined", "recency")
 DEFAULT_CONTEXT = "recency"
 DEFAULT_RECENCY = 0.5
+LOWEST = -1.0  # an empty response's score: the lowest cosine
 
 
 def unit_rows(vectors: np.ndarray) -> np.ndarray:
@@ -59,8 +62,9 @@ def check_settings(combine: str, context: str, recency: float) -> None:
 def reference_scores(encoder: SentenceEncoder, hyps: list, refs: ReferenceTexts, combine: str,
                      workers: int) -> np.ndarray:
     hyp_vectors = unit_vectors(encoder, hyps)
-    return _core.adequacy_scores(hyp_vectors, reference_vectors(encoder, refs), refs.offsets.astype(np.uint64),
-                                 combine, workers, clip=False)
+    scores = _core.adequacy_scores(hyp_vectors, reference_vectors(encoder, refs), refs.offsets.astype(np.uint64),
+                                   combine, workers, clip=False)
+    return np.where(empty_responses(hyps), LOWEST, scores)
 
 
 def context_scores(encoder: SentenceEncoder, hyps: list, contexts: list, context: str, recency: float,
@@ -83,7 +87,8 @@ def context_scores(encoder: SentenceEncoder, hyps: list, contexts: list, context
         # The kernel's "centroid" is the cosine with the sum of the rows given: weighted rows.
         rows = np.ascontiguousarray(turns * (recency ** age)[:, None].astype(np.float32))
         combine = "centroid"
-    return _core.adequacy_scores(hyp_vectors, rows, offsets.astype(np.uint64), combine, workers, clip=False)
+    scores = _core.adequacy_scores(hyp_vectors, rows, offsets.astype(np.uint64), combine, workers, clip=False)
+    return np.where(empty_responses(hyps), LOWEST, scores)
 
 
 def signature(encoder: SentenceEncoder, mode: str, combine: str, context: str, recency: float) -> str:

@@ -19,6 +19,9 @@ with a FIXED affine calibration (``Calibration``), not statistics of the scored 
 a response's score then does not depend on what it is scored with, which a reward
 signal needs, and system scores stay comparable across runs. With references AND
 contexts, am and fm are the reference AM and the context PMI.
+Calibrated values are clipped at a floor (the z of the component's lowest raw value; for
+the context PMI, unbounded below, z = -10), so every mode's amfm has a lowest value
+(``lowest``): what an empty or whitespace-only response scores, never more than a reply.
 
 Hybrid: ``lm=`` an n-gram ``fastamfm.NgramLM`` gives the classic AM-FM fluency (the
 probability ratio to the references, ``fastamfm.fluency``) in place of the neural one;
@@ -30,8 +33,8 @@ import numpy as np
 
 from ..result import MetricResult, make_signature
 from .deep_am import DEFAULT_CONTEXT, DEFAULT_RECENCY, check_settings, context_scores, reference_scores
-from .fm import COMBINES, REFERENCE_FORMULAS, reference_free_fm, reference_fm, reference_log_probs
 from .calibration import Calibration, Standardizer
+from .fm import COMBINES, REFERENCE_FORMULAS, reference_based_fm, reference_free_fm
 from .inputs import ReferenceTexts, context_turns, text_list
 from .model_location import ENCODER_PACKAGE
 
@@ -52,6 +55,12 @@ DEFAULT_LAMS = {"reference": 0.9, "context": 0.4, "both": 0.5}
 # The reference-free FM formulas a DeepAMFM combines (fm.REFERENCE_FREE_FORMULAS less those that
 # ignore the context or the response's own probability).
 CONTEXT_FORMULAS = ("pmi", "pmi-total")
+# The lowest value each component's raw scale can take (cosines, FM ratios; the context PMI
+# is unbounded below), and the calibrated floor of an unbounded component: 10 calibration
+# scales below its centre. Calibrated values are clipped at their floors, so the amfm scale
+# has a lowest value (``DeepAMFM.lowest``), which an empty response scores.
+COMPONENT_LOWS = {"am_reference": -1.0, "am_context": -1.0, "fm_reference": 0.0, "fm_context": -np.inf}
+UNBOUNDED_FLOOR = -10.0
 # The (adequacy, fluency) components each input mode combines.
 MODE_COMPONENTS = {"reference": ("am_reference", "fm_reference"), "context": ("am_context", "fm_context"),
                    "both": ("am_reference", "fm_context")}
@@ -175,9 +184,7 @@ class DeepAMFM:
             from ..amfm.fluency import fluency
 
             return np.asarray(fluency(hyps, refs, self.lm, combine=self.fm_combine).sentences, dtype=np.float64)
-        ref_scores, offsets = reference_log_probs(self.lm, refs, len(hyps))
-        return reference_fm(self.lm.score(hyps), ref_scores, offsets, formula=self.fm_formula,
-                            combine=self.fm_combine)
+        return reference_based_fm(self.lm, hyps, refs, formula=self.fm_formula, combine=self.fm_combine)[0]
 
     def fm_context(self, hyps: list, contexts: list) -> np.ndarray:
         return reference_free_fm(self.lm, hyps, contexts, formula=self.fm_context_formula)[0]
@@ -237,8 +244,22 @@ class DeepAMFM:
         am_name, fm_name = self.pair(mode)
         lam = self.lam[mode] if lam is None else _check_lam(lam)
         am, fm = components[am_name], components[fm_name]
-        amfm = lam * getattr(self.calibration, am_name)(am) + (1.0 - lam) * getattr(self.calibration, fm_name)(fm)
+        amfm = lam * self.calibrated(am_name, am) + (1.0 - lam) * self.calibrated(fm_name, fm)
         return am, fm, amfm
+
+    def _floor(self, name: str) -> float:
+        low = COMPONENT_LOWS[name]
+        return float(getattr(self.calibration, name)(low)) if np.isfinite(low) else UNBOUNDED_FLOOR
+
+    def calibrated(self, name: str, values) -> np.ndarray:
+        """z(values) of component ``name``, at least its floor (see ``COMPONENT_LOWS``)."""
+        return np.maximum(getattr(self.calibration, name)(np.asarray(values, dtype=np.float64)), self._floor(name))
+
+    def lowest(self, mode: str, *, lam: float | None = None) -> float:
+        """The lowest amfm ``mode`` can give: what an empty or whitespace-only response scores."""
+        am_name, fm_name = self.pair(mode)
+        lam = self.lam[mode] if lam is None else _check_lam(lam)
+        return lam * self._floor(am_name) + (1.0 - lam) * self._floor(fm_name)
 
     def pair(self, mode: str) -> tuple:
         """The (adequacy, fluency) components a mode combines."""

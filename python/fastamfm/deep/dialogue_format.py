@@ -30,6 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from .bounded_template import ChatTemplateError, TemplateRaised, compile_template, render
+
 STYLES = ("auto", "plain", "chat")
 
 
@@ -110,7 +112,8 @@ def normalize_contexts(contexts, n: int) -> list | None:
 
 class ChatTemplate:
     """A Jinja chat template rendered as ``transformers``' ``apply_chat_template`` renders
-    it, minus any system turn the template inserts on its own.
+    it (in a sandbox, within bounds: ``bounded_template``), minus any system turn the
+    template inserts on its own.
 
     Cutting the inserted block: a probe conversation [system: S, user: U] is rendered; the
     system block runs from the last control token before the role name ``system`` to the
@@ -127,15 +130,7 @@ class ChatTemplate:
         if not tokenizer.chat_template:
             raise ValueError("NeuralLM: style='chat' needs a tokenizer with a chat template; this model has none "
                              "(use style='plain')")
-        from jinja2.ext import loopcontrols
-        from jinja2.sandbox import ImmutableSandboxedEnvironment
-
-        def raise_exception(message):
-            raise ValueError(f"chat template: {message}")
-
-        env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols])
-        env.globals["raise_exception"] = raise_exception
-        self._template = env.from_string(tokenizer.chat_template)
+        self._template = compile_template(tokenizer.chat_template)
         self._tokens = {"bos_token": tokenizer.bos_token or "", "eos_token": tokenizer.eos_token or ""}
         self._specials = tuple(tokenizer.special_tokens)
         self.system_prompt = system_prompt
@@ -143,7 +138,8 @@ class ChatTemplate:
         self.end_of_turn = self._end_of_turn(tokenizer)
 
     def _render_raw(self, messages: list, generation_prompt: bool) -> str:
-        return self._template.render(messages=messages, add_generation_prompt=generation_prompt, **self._tokens)
+        return render(self._template, sum(len(m["content"]) for m in messages), messages=messages,
+                      add_generation_prompt=generation_prompt, **self._tokens)
 
     def _last_special_before(self, text: str, end: int) -> int:
         starts = [text.rfind(s, 0, end) for s in self._specials]
@@ -153,14 +149,15 @@ class ChatTemplate:
         probe = [{"role": "system", "content": self._SYSTEM_PROBE}, {"role": "user", "content": self._USER_PROBE}]
         try:
             text = self._render_raw(probe, False)
-        except ValueError:
+        except TemplateRaised:
             return None          # the template refuses system turns, so it inserts none
         system_at = text.rfind("system", 0, text.index(self._SYSTEM_PROBE))
         user_at = text.rfind("user", 0, text.index(self._USER_PROBE))
         start = self._last_special_before(text, system_at) if system_at >= 0 else -1
         end = self._last_special_before(text, user_at) if user_at >= 0 else -1
         if start < 0 or end <= start:
-            raise ValueError("NeuralLM: cannot locate the system turn of this chat template; pass system_prompt=")
+            raise ChatTemplateError("NeuralLM: cannot locate the system turn of this chat template; "
+                                    "pass system_prompt=")
         return text[:start], text[:end]
 
     def render(self, messages: list, generation_prompt: bool) -> str:
@@ -171,8 +168,8 @@ class ChatTemplate:
         keep, block_end = self._cut
         text = self._render_raw([{"role": "system", "content": self._SYSTEM_PROBE}] + messages, generation_prompt)
         if not text.startswith(block_end):
-            raise ValueError("NeuralLM: this chat template renders its system turn differently per conversation; "
-                             "pass system_prompt=")
+            raise ChatTemplateError("NeuralLM: this chat template renders its system turn differently per "
+                                    "conversation; pass system_prompt=")
         return keep + text[len(block_end):]
 
     def _end_of_turn(self, tokenizer: LMTokenizer) -> str:
@@ -214,6 +211,7 @@ class DialogueFormat:
         self._end_ids = tuple(tokenizer.encode_batch([end], special=True)[0]) if settings.end_token else ()
         self._start_ids = self._plain_start(tokenizer) if settings.style == "plain" else ()
         self._empty_prefix = self._prefix_ids([])
+        self._turn_overhead: int | None = None  # tokens a turn adds beyond its own (measured on first use)
 
     @staticmethod
     def _plain_start(tokenizer: LMTokenizer) -> tuple:
@@ -233,19 +231,48 @@ class DialogueFormat:
         return self._start_ids + tuple(ids)
 
     def _fitted_prefix(self, turns: list) -> tuple:
+        """The prefix of the most recent turns that fits ``max_context_tokens``: the fewest
+        oldest turns dropped (the last turn alone, cut to its last tokens, if none fits).
+
+        Linear in the context: each turn is tokenized once to estimate where the cut
+        falls, and only suffixes of about the limit's size are rendered and tokenized
+        to find the exact cut (galloping from the estimate, then bisecting), instead of
+        re-rendering the whole remaining context once per dropped turn."""
         limit = self.settings.max_context_tokens
         if self.settings.context_turns is not None:
             turns = turns[-self.settings.context_turns:]
-        while True:
-            ids = self._prefix_ids(turns)
-            if len(ids) <= limit or len(turns) <= 1:
-                break
-            turns = turns[1:]
+        last = len(turns) - 1
+        rendered: dict = {}
+
+        def ids_from(first: int) -> tuple:
+            if first not in rendered:
+                rendered[first] = self._prefix_ids(turns[first:])
+            return rendered[first]
+
+        def fits(first: int) -> bool:  # dropping the turns before ``first`` is enough (or nothing more can go)
+            return first == last or len(ids_from(first)) <= limit
+
+        first = _first_true(fits, self._estimated_cut(turns, limit), last)
+        ids = ids_from(first)
         if len(ids) > limit:
             # One turn alone is too long: keep its last tokens, after the start token.
             head = self._start_ids
             ids = head + ids[len(ids) - (limit - len(head)):]
         return ids
+
+    def _estimated_cut(self, turns: list, limit: int) -> int:
+        """Where the cut falls if each turn costs its own tokens plus a fixed overhead."""
+        if self._turn_overhead is None:
+            probe = self._tokenizer.encode_batch(["x"], special=False)[0]
+            one, two = self._prefix_ids(["x"]), self._prefix_ids(["x", "x"])
+            self._turn_overhead = max(0, len(two) - len(one) - len(probe))
+        costs = [len(ids) + self._turn_overhead for ids in self._tokenizer.encode_batch(turns, special=False)]
+        total = len(self._empty_prefix)
+        for first in range(len(turns) - 1, -1, -1):
+            total += costs[first]
+            if total > limit:
+                return min(first + 1, len(turns) - 1)
+        return 0
 
     def requests(self, responses: list, contexts: list | None) -> list:
         """One ``ScoringRequest`` per response; ``contexts`` as ``normalize_contexts`` returns."""
@@ -264,3 +291,33 @@ class DialogueFormat:
                                  f"model's {self._max_length} positions (lower max_context_tokens or shorten it)")
             out.append(ScoringRequest(prefix, target))
         return out
+
+
+def _first_true(predicate, guess: int, last: int) -> int:
+    """The smallest i in 0..last with ``predicate(i)`` for a predicate that is false then
+    true (``predicate(last)`` is true), searched from ``guess``: galloping away from it
+    until the answer is bracketed, then bisecting. Calls: O(log distance from the guess)."""
+    guess = min(max(guess, 0), last)
+    if predicate(guess):
+        good, bad, step = guess, -1, 1
+        while good - step >= 0:
+            if not predicate(good - step):
+                bad = good - step
+                break
+            good -= step
+            step *= 2
+    else:
+        bad, step = guess, 1
+        while True:
+            candidate = min(bad + step, last)
+            if predicate(candidate):
+                good = candidate
+                break
+            bad, step = candidate, step * 2
+    while good - bad > 1:
+        middle = (good + bad) // 2
+        if predicate(middle):
+            good = middle
+        else:
+            bad = middle
+    return good

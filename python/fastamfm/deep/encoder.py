@@ -29,6 +29,7 @@ import numpy as np
 from .batching import length_batches, unique_sentences
 from .fused_layers import FusedEncoderLayers, unsupported_reason
 from .inputs import text_list
+from .model_files import from_pretrained, refuse_non_finite
 from .model_location import model_directory, model_fingerprint
 from .onnx_backend import OnnxHiddenStates
 from .pooling import pool_sentences
@@ -160,7 +161,7 @@ class SentenceEncoder:
         torch = import_torch()
         transformers = import_transformers()
         directory = model_directory(model)
-        net = transformers.AutoModel.from_pretrained(str(directory)).eval().float()
+        net = from_pretrained(transformers.AutoModel, directory, "encoder", weights=True).eval().float()
         num_layers = int(net.config.num_hidden_layers)
         if isinstance(layer, bool) or not isinstance(layer, int) or not -(num_layers + 1) <= layer <= num_layers:
             raise ValueError(f"layer must be in {-(num_layers + 1)}..{num_layers} for this {num_layers}-layer "
@@ -254,6 +255,7 @@ class SentenceEncoder:
         unique, inverse = unique_sentences(texts)
         torch = import_torch()
         vectors = self._unique_sentence_vectors(unique, keep)
+        refuse_non_finite(vectors, self.directory, "sentence vectors")
         out = vectors[torch.from_numpy(inverse).to(vectors.device)] if len(unique) != len(texts) else vectors
         return out if as_tensor else out.cpu().numpy()
 
@@ -294,6 +296,7 @@ class SentenceEncoder:
             vectors[torch.from_numpy(target).to(self.device)] = hidden.float()[mask]
 
         self._run(tokens, layer, consume)
+        refuse_non_finite(vectors, self.directory, "token vectors")
         return TokenEmbeddings(vectors, offsets, tokens.ids, inverse)
 
     # --- the forward passes -------------------------------------------------------------

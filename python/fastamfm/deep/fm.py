@@ -25,6 +25,11 @@ With dialogue contexts instead (reference-free):
 ``"conditional"``    mean ln p(response | context) (the DSTC-10 reference-free baseline scores
                      this given the last turn: ``NeuralLM.load(..., context_turns=1)``).
 ``"unconditional"``  exp(mean ln p(response)), the sentence probability alone (1/perplexity).
+
+An empty or whitespace-only response scores the lowest value of its formula's scale
+(``EMPTY_SCORES``): 0 for the ratios and "unconditional" ([0, 1]), -inf for the
+log-probability formulas, which are unbounded below. Scored as text it would be "\n" or
+one space token, likely enough to beat a real reply.
 """
 from __future__ import annotations
 
@@ -32,10 +37,14 @@ import numpy as np
 
 from .._validation import as_text_list
 from ..result import MetricResult, make_signature
+from .inputs import empty_responses
 
 REFERENCE_FORMULAS = ("ratio", "dstc10")
 REFERENCE_FREE_FORMULAS = ("pmi", "pmi-total", "conditional", "unconditional")
 COMBINES = ("max", "maxmin", "mean")
+# The score of an empty response: the lowest value each formula's scale can take.
+EMPTY_SCORES = {"ratio": 0.0, "dstc10": 0.0, "unconditional": 0.0, "conditional": -np.inf, "pmi": -np.inf,
+                "pmi-total": -np.inf}
 
 
 def _pairwise_ratio(hyp: np.ndarray, ref: np.ndarray, formula: str) -> np.ndarray:
@@ -90,7 +99,15 @@ def reference_free_fm(lm, hyps: list, contexts, *, formula: str = "pmi") -> tupl
         values = np.nan_to_num(conditional.mean() - unconditional.mean(), nan=0.0)
     else:
         values = conditional.sum() - unconditional.sum()
-    return values, extra
+    return np.where(empty_responses(hyps), EMPTY_SCORES[formula], values), extra
+
+
+def reference_based_fm(lm, hyps: list, refs, *, formula: str, combine: str) -> tuple:
+    """(FM per response, mean ln p of the responses, of the references) with references."""
+    ref_scores, offsets = reference_log_probs(lm, refs, len(hyps))
+    hyp_scores = lm.score(hyps)
+    values = reference_fm(hyp_scores, ref_scores, offsets, formula=formula, combine=combine)
+    return np.where(empty_responses(hyps), EMPTY_SCORES[formula], values), hyp_scores, ref_scores
 
 
 def reference_texts(refs, n: int) -> tuple:
@@ -146,9 +163,7 @@ def deep_fm(hyps, refs=None, contexts=None, *, lm=None, formula: str | None = No
     if refs is not None:
         if formula not in REFERENCE_FORMULAS:
             raise ValueError(f"deep_fm: with references, formula must be one of {REFERENCE_FORMULAS}, got {formula!r}")
-        ref_scores, offsets = reference_log_probs(lm, refs, len(hyps))
-        hyp_scores = lm.score(hyps)
-        values = reference_fm(hyp_scores, ref_scores, offsets, formula=formula, combine=combine)
+        values, hyp_scores, ref_scores = reference_based_fm(lm, hyps, refs, formula=formula, combine=combine)
         extra = {"hyp_log_prob": hyp_scores, "ref_log_prob": ref_scores}
         settings = dict(formula=formula, combine=combine)
     else:

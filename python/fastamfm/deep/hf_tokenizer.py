@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .model_files import from_pretrained
 from .runtime import import_transformers
 
 
@@ -20,7 +21,7 @@ class HFTokenizer:
 
     @classmethod
     def load(cls, directory: Path) -> "HFTokenizer":
-        return cls(import_transformers().AutoTokenizer.from_pretrained(directory))
+        return cls(from_pretrained(import_transformers().AutoTokenizer, directory, "tokenizer", weights=False))
 
     def encode_batch(self, texts: list, *, special: bool) -> list:
         if not texts:

@@ -18,6 +18,12 @@ def text_list(texts, name: str, *, allow_empty: bool = False) -> list:
     return texts
 
 
+def empty_responses(texts: list) -> np.ndarray:
+    """bool [n]: the responses with no token (empty or whitespace only, as ``str.split``
+    sees it), which score the lowest value of each neural metric's scale."""
+    return np.fromiter((not t.strip() for t in texts), dtype=bool, count=len(texts))
+
+
 class ReferenceTexts:
     """Flat reference texts and segment offsets; ``cached(key, build)`` stores derived
     state on the ``References`` given (built anew for raw lists, which have no cache)."""

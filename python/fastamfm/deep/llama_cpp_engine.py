@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import format_error
+
 INSTALL_HINT = 'pip install "fastamfm[llamacpp]"  (builds llama.cpp: needs a C++ compiler and CMake)'
 
 
@@ -107,7 +109,7 @@ class LlamaCppEngine:
         llama_cpp.llama_backend_init()
         model = llama_cpp.llama_model_load_from_file(str(path).encode(), llama_cpp.llama_model_default_params())
         if not model:
-            raise ValueError(f"{path}: llama.cpp cannot load this GGUF file")
+            raise format_error(path, "llama.cpp cannot load this GGUF file")
         threads = threads or os.cpu_count() or 1
         params = llama_cpp.llama_context_default_params()
         params.n_ctx = params.n_batch = params.n_ubatch = batch_tokens

@@ -12,6 +12,7 @@ import importlib.metadata
 import os
 from pathlib import Path
 
+from ..file_digest import file_digest
 from .runtime import INSTALL_HINT
 
 
@@ -64,22 +65,13 @@ def model_file(model, suffix: str = ".gguf") -> Path:
 
 
 def model_fingerprint(directory: Path) -> str:
-    """16 hex digits that change when the model changes: a hash of the configuration and
-    tokenizer files and of each weight file's size, head and tail (reading whole weight
-    files would cost seconds for large models). Used in signatures and cache keys."""
+    """16 hex digits that change when any byte of the model changes: a hash of every
+    file's name, size and full-content SHA-256 (``file_digest``: computed once per
+    version of a file, so a later load only reads the files' status). Used in
+    signatures and cache keys."""
     digest = hashlib.sha256()
     for path in sorted(p for p in Path(directory).rglob("*") if p.is_file()):
         digest.update(str(path.relative_to(directory)).encode())
-        size = path.stat().st_size
-        digest.update(size.to_bytes(8, "little"))
-        with open(path, "rb") as f:
-            if size <= 2 * _SAMPLE:
-                digest.update(f.read())
-            else:
-                digest.update(f.read(_SAMPLE))
-                f.seek(size - _SAMPLE)
-                digest.update(f.read(_SAMPLE))
+        digest.update(path.stat().st_size.to_bytes(8, "little"))
+        digest.update(bytes.fromhex(file_digest(path)))
     return digest.hexdigest()[:16]
-
-
-_SAMPLE = 1 << 20

@@ -16,7 +16,6 @@ How responses and contexts become tokens: ``dialogue_format``.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from dataclasses import dataclass
@@ -25,8 +24,12 @@ from pathlib import Path
 import numpy as np
 
 from .._validation import as_text_list
+from ..errors import format_error
+from ..file_digest import file_digest
+from .bounded_template import ChatTemplateError
 from .dialogue_format import DialogueFormat, FormatSettings, normalize_contexts
-from .model_location import ModelNotFound, model_directory, model_file
+from .model_files import refuse_non_finite
+from .model_location import ModelNotFound, model_directory, model_file, model_fingerprint
 from .runtime import import_torch, resolve_torch_device
 
 ENGINES = ("transformers", "llama.cpp")
@@ -73,14 +76,8 @@ class NeuralTokenScores:
 
 
 def _file_fingerprint(path: Path) -> str:
-    """Name, size and a hash of the first and last MiB: cheap, and changes with the weights."""
-    h = hashlib.sha256()
-    size = path.stat().st_size
-    with open(path, "rb") as f:
-        h.update(f.read(1 << 20))
-        f.seek(max(0, size - (1 << 20)))
-        h.update(f.read(1 << 20))
-    return f"{path.name}:{size}:{h.hexdigest()[:12]}"
+    """Name, size and the start of the full-content SHA-256 (``file_digest``)."""
+    return f"{path.name}:{path.stat().st_size}:{file_digest(path)[:12]}"
 
 
 def _locate(model) -> Path:
@@ -99,7 +96,7 @@ class NeuralLM:
     calls on one instance run one at a time (the engines are not re-entrant)."""
 
     def __init__(self, engine, settings: FormatSettings, fingerprint: str, source: Path | None = None):
-        self.source = source           # the GGUF file or model directory loaded (what fine_tune starts from)
+        self.source = source  # the GGUF file or model directory loaded (what fine_tune starts from; errors name it)
         self._engine = engine
         self._format = DialogueFormat(engine.tokenizer, settings, max_length=engine.max_length)
         self._fingerprint = fingerprint
@@ -142,11 +139,12 @@ class NeuralLM:
 
             directory = converted_directory(location) if is_gguf else location
             runner = TransformersEngine.load(directory, HFTokenizer.load(directory), device=device, dtype=dtype,
-                                             batch_tokens=batch_tokens or 4096)
-        fingerprint = _file_fingerprint(location) if is_gguf else \
-            _file_fingerprint(max(location.glob("*.safetensors"), default=location / "config.json",
-                                  key=lambda p: p.stat().st_size))
-        return cls(runner, settings, fingerprint, source=location)
+                                             batch_tokens=batch_tokens or 4096, source=location)
+        fingerprint = _file_fingerprint(location) if is_gguf else f"{location.name}:{model_fingerprint(location)}"
+        try:
+            return cls(runner, settings, fingerprint, location)
+        except ChatTemplateError as exc:
+            raise format_error(location, str(exc)) from exc
 
     def fine_tune(self, corpus, out, **options):
         """Fine-tune this LM on dialogues (causal-LM loss on each reply given the turns
@@ -195,6 +193,9 @@ class NeuralLM:
         with self._lock:
             requests = self.requests(sentences, contexts)
             scores = self._engine.log_probs(requests)
+        if scores:
+            joined = np.concatenate(scores) if isinstance(scores[0], np.ndarray) else import_torch().cat(scores)
+            refuse_non_finite(joined, self.source or Path(self._fingerprint), "log-probabilities")
         return requests, scores
 
     def token_scores(self, sentences, *, contexts=None) -> NeuralTokenScores:

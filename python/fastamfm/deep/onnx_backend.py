@@ -8,17 +8,19 @@ peak would be 1.70x. It is an option, not the default, because it needs two more
 packages and a one-time export per model and layer (about 1.5 s for MiniLM).
 
 The model's ``transformers`` forward, cut at the hidden state of the layer asked for, is
-exported once per model and layer to ``$FASTAMFM_CACHE_DIR/onnx`` (written aside and
-renamed, keyed by the model's fingerprint and the torch version that exported it), then
-run by one ONNX Runtime session per layer with the encoder's thread count.
+exported once per model and layer to ``$FASTAMFM_CACHE_DIR/onnx`` (keyed by the model's
+full-content fingerprint and the torch version that exported it; built aside, swapped in
+whole and verified on every load: ``derived_cache``), then run by one ONNX Runtime
+session per layer with the encoder's thread count.
 """
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 
 from ..cache_dir import cache_dir
+from .derived_cache import verified_cache
+from .model_files import from_pretrained
 from .runtime import import_torch, import_transformers
 
 INSTALL_HINT = 'pip install "fastamfm[onnx]"  (onnxruntime and onnx)'
@@ -38,7 +40,8 @@ def _export(directory: Path, layer: int, target: Path) -> None:
     torch = import_torch()
     transformers = import_transformers()
     # The eager attention exports as plain operators, which ONNX Runtime fuses.
-    model = transformers.AutoModel.from_pretrained(str(directory), attn_implementation="eager").eval().float()
+    model = from_pretrained(transformers.AutoModel, directory, "encoder", weights=True,
+                            attn_implementation="eager").eval().float()
     num_layers = int(model.config.num_hidden_layers)
 
     class HiddenState(torch.nn.Module):
@@ -60,22 +63,13 @@ def _export(directory: Path, layer: int, target: Path) -> None:
 
 
 def exported_model(directory: Path, fingerprint: str, layer: int) -> Path:
-    """The ONNX file of ``directory``'s hidden state at ``layer`` (exported on first use)."""
+    """The ONNX file of ``directory``'s hidden state at ``layer`` (exported on first use,
+    verified against its record on every later one: ``derived_cache``)."""
     torch = import_torch()
-    target = cache_dir() / "onnx" / f"{fingerprint}-layer{layer}-torch{torch.__version__}.onnx"
-    if target.is_file():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    # A name of its own beside the target (the exporter creates it, with the umask's
-    # permissions), renamed into place whole: a reader never sees half a model.
-    staging = target.with_name(f".partial-{os.getpid()}-{os.urandom(4).hex()}.onnx")
-    try:
-        _export(directory, layer, staging)
-        os.replace(staging, target)
-    finally:
-        if staging.exists():
-            staging.unlink()
-    return target
+    name = f"{fingerprint}-layer{layer}-torch{torch.__version__}"
+    cache = verified_cache(cache_dir() / "onnx" / name, f"model:{fingerprint}:layer{layer}:torch{torch.__version__}",
+                           lambda staging: _export(directory, layer, staging / "hidden.onnx"), "ONNX export")
+    return cache / "hidden.onnx"
 
 
 class OnnxHiddenStates:

@@ -3,11 +3,13 @@ scoring: special tokens added, truncation at ``max_length``, no padding (batches
 padded later, to their own longest sentence), whole lists encoded in one parallel call."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from ..errors import format_error
+from .model_files import from_pretrained, load_or_format_error, read_json_object
 
 
 @dataclass(frozen=True)
@@ -26,25 +28,30 @@ class TokenizedSentences:
         return len(self.offsets) - 1
 
 
-def _read_json(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-
-
 def default_max_length(directory: Path) -> int:
     """The longest input a sentence encoder of this directory reads: sentence-transformers'
     ``max_seq_length`` when the directory is a sentence-transformers model, else the
     tokenizer's ``model_max_length``, else the model's position table."""
-    sentence_config = _read_json(directory / "sentence_bert_config.json")
+    sentence_config = read_json_object(directory / "sentence_bert_config.json")
     if "max_seq_length" in sentence_config:
-        return int(sentence_config["max_seq_length"])
+        return _positive_int(sentence_config, "max_seq_length", directory / "sentence_bert_config.json")
     return tokenizer_max_length(directory)
+
+
+def _positive_int(config: dict, key: str, path: Path) -> int:
+    value = config[key]
+    if type(value) is not int or value < 1:
+        raise format_error(path, f"{key} must be a positive integer, got {value!r}")
+    return value
 
 
 def tokenizer_max_length(directory: Path) -> int:
     """The tokenizer's ``model_max_length`` (what bert-score truncates at), bounded by the
     model's position table (tokenizer configs often say 1e30 for "no limit")."""
-    positions = int(_read_json(directory / "config.json").get("max_position_embeddings", 512))
-    limit = _read_json(directory / "tokenizer_config.json").get("model_max_length")
+    config = read_json_object(directory / "config.json")
+    positions = _positive_int(config, "max_position_embeddings", directory / "config.json") \
+        if "max_position_embeddings" in config else 512
+    limit = read_json_object(directory / "tokenizer_config.json").get("model_max_length")
     if isinstance(limit, (int, float)) and 0 < limit < positions:
         return int(limit)
     return positions
@@ -59,11 +66,12 @@ class SentenceTokenizer:
 
         file = directory / "tokenizer.json"
         if file.is_file():
-            tokenizer = Tokenizer.from_file(str(file))
+            tokenizer = load_or_format_error(lambda: Tokenizer.from_file(str(file)), file, "tokenizer")
         else:
             from .runtime import import_transformers
 
-            tokenizer = import_transformers().AutoTokenizer.from_pretrained(str(directory)).backend_tokenizer
+            tokenizer = from_pretrained(import_transformers().AutoTokenizer, directory, "tokenizer",
+                                        weights=False).backend_tokenizer
         tokenizer.no_padding()
         tokenizer.enable_truncation(max_length)
         self._tokenizer = tokenizer

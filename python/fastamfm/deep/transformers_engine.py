@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .model_files import from_pretrained, refuse_non_finite
 from .runtime import import_torch, import_transformers, resolve_torch_device
 from .token_trie import TokenTrie
 
@@ -30,7 +31,7 @@ class TransformersEngine:
     name = "transformers"
 
     def __init__(self, model, tokenizer, *, device: str, dtype: str, batch_tokens: int = 4096,
-                 row_tokens: int = 512, share_prefixes: bool = True):
+                 row_tokens: int = 512, share_prefixes: bool = True, source: Path | None = None):
         torch = import_torch()
         self.tokenizer = tokenizer
         self.device = device
@@ -38,6 +39,7 @@ class TransformersEngine:
         self.batch_tokens = batch_tokens
         self.row_tokens = row_tokens
         self.share_prefixes = share_prefixes
+        self.source = Path(source or model.name_or_path)  # the model file or directory errors name
         self._model = model
         self._body = model.base_model
         self._head = model.get_output_embeddings()
@@ -50,16 +52,17 @@ class TransformersEngine:
 
     @classmethod
     def load(cls, directory: Path, tokenizer, *, device: str = "auto", dtype: str = "float32",
-             batch_tokens: int = 4096) -> "TransformersEngine":
+             batch_tokens: int = 4096, source: Path | None = None) -> "TransformersEngine":
+        """``directory``'s model; ``source``: what errors name (the GGUF file it was converted from)."""
         if dtype not in DTYPES:
             raise ValueError(f"NeuralLM: dtype must be one of {DTYPES}, got {dtype!r}")
         torch = import_torch()
         transformers = import_transformers()
         device = resolve_torch_device(device)
-        model = transformers.AutoModelForCausalLM.from_pretrained(directory, dtype=getattr(torch, dtype),
-                                                                  attn_implementation="sdpa")
+        model = from_pretrained(transformers.AutoModelForCausalLM, directory, "language model", weights=True,
+                                dtype=getattr(torch, dtype), attn_implementation="sdpa")
         model.to(device).eval()
-        return cls(model, tokenizer, device=device, dtype=dtype, batch_tokens=batch_tokens)
+        return cls(model, tokenizer, device=device, dtype=dtype, batch_tokens=batch_tokens, source=source or directory)
 
     def _check_head(self) -> None:
         """The projection-at-chosen-positions shortcut must equal the model's own logits;
@@ -69,6 +72,7 @@ class TransformersEngine:
         with torch.inference_mode():
             full = self._model(input_ids=ids).logits[0].float().log_softmax(-1)
             ours = self._head(self._body(input_ids=ids).last_hidden_state[0]).float().log_softmax(-1)
+        refuse_non_finite(full, self.source, "logits")
         tolerance = 1e-4 if self.dtype == "float32" else 1e-2
         if not torch.allclose(full, ours, atol=tolerance, rtol=0):
             raise ValueError(f"NeuralLM: {type(self._model).__name__} post-processes its logits; the transformers "

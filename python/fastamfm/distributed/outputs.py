@@ -1,7 +1,7 @@
 """The output directory of a distributed run, which is also its resumable state.
 
     out/manifest.json                    inputs, metrics and signatures, format, partitions
-    out/reference-statistics.pickle      the summed reference pass (CIDEr), when needed
+    out/reference-statistics.bin         the summed reference pass (CIDEr), when needed
     out/parts/part-00000042.rows         partition 42's rows, as ``fastamfm score`` writes them
     out/parts/part-00000042.statistics.json   its row count and summable statistics
     out/scores.jsonl (or .tsv)           every row in order (``assemble=True``)
@@ -11,25 +11,39 @@ Every file is written atomically (a temporary file renamed into place), rows bef
 statistics: a partition is done exactly when its statistics file exists, whichever
 worker wrote it and however often (a task rerun after a lost worker writes the same
 bytes). A rerun whose manifest matches skips the finished partitions; one whose
-inputs or settings differ starts afresh.
+inputs (their content hashes) or settings differ starts afresh.
+
+Nothing in ``out`` is trusted as it is read back: the manifest and each statistics
+record carry a SHA-256 of their own content (``_seal``), each record the SHA-256 of its
+part's rows. A resumed run scores again a partition whose record or rows do not match
+(rows rewritten with the same line count included); assembling refuses a part changed
+since it was scored; a manifest that does not match its hash is a stale run's.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import re
 import shutil
 from pathlib import Path
 
+from ..errors import format_error
+from ..file_digest import stream_digest
 from ..io import AtomicWriter, write_text_atomic
+from .statistics import read_statistics_file, write_statistics_file
 
 MANIFEST = "manifest.json"
 SUMMARY = "summary.json"
-REFERENCE = "reference-statistics.pickle"
+REFERENCE = "reference-statistics.bin"
+# Written by earlier versions (a pickle): removed with a stale run's files, never read.
+_LEGACY_REFERENCE = "reference-statistics.pickle"
 PARTS = "parts"
 LAYOUT = "fastamfm-distributed-scores"
+log = logging.getLogger("fastamfm")
 _PART = re.compile(r"part-(\d{8})\.statistics\.json")
 # Every name this module writes in out (clear() removes only directories holding nothing else).
-_OURS = {MANIFEST, SUMMARY, REFERENCE, PARTS, "scores.jsonl", "scores.tsv"}
+_OURS = {MANIFEST, SUMMARY, REFERENCE, _LEGACY_REFERENCE, PARTS, "scores.jsonl", "scores.tsv"}
 
 
 def rows_path(out: str, index: int) -> Path:
@@ -40,22 +54,61 @@ def statistics_path(out: str, index: int) -> Path:
     return Path(out) / PARTS / f"part-{index:08d}.statistics.json"
 
 
+def _seal(record: dict) -> dict:
+    """``record`` with the SHA-256 of its canonical JSON under "sha256"."""
+    return {**record, "sha256": _record_digest(record)}
+
+
+def _record_digest(record: dict) -> str:
+    return hashlib.sha256(json.dumps(record, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def _unsealed(data) -> dict | None:
+    """The record ``_seal`` wrote, or None when ``data`` is not one (edited, damaged)."""
+    if not isinstance(data, dict) or not isinstance(data.get("sha256"), str):
+        return None
+    record = {k: v for k, v in data.items() if k != "sha256"}
+    return record if _record_digest(record) == data["sha256"] else None
+
+
 def write_part(out: str, index: int, rows: bytes, record: dict) -> None:
-    """One partition's output (on a worker): rows first, then the statistics that mark it done."""
+    """One partition's output (on a worker): rows first, then the statistics that mark it
+    done, with the SHA-256 of the rows."""
     write_text_atomic(rows_path(out, index), rows)
+    record = _seal({**record, "rows_sha256": hashlib.sha256(rows).hexdigest()})
     write_text_atomic(statistics_path(out, index), json.dumps(record))
 
 
 def read_part_record(out: str, index: int) -> dict:
-    return json.loads(statistics_path(out, index).read_text(encoding="utf-8"))
+    """The statistics record of partition ``index``; a ``FormatError`` if it was changed."""
+    path = statistics_path(out, index)
+    try:
+        record = _unsealed(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError) as exc:
+        raise format_error(path, f"unreadable part record ({type(exc).__name__}: {exc})") from None
+    if record is None:
+        raise format_error(path, "the part record does not match its hash (edited or damaged)")
+    return record
 
 
-def write_reference(out: str, data: bytes) -> None:
-    write_text_atomic(Path(out) / REFERENCE, data)
+def part_problem(out: str, index: int) -> str | None:
+    """Why partition ``index``'s output cannot be reused (None when its record and rows
+    match their hashes)."""
+    try:
+        record = read_part_record(out, index)
+        if stream_digest(rows_path(out, index)) != record.get("rows_sha256"):
+            return "its rows changed since they were scored"
+    except (OSError, ValueError) as exc:
+        return str(exc)
+    return None
 
 
-def read_reference(out: str) -> bytes:
-    return (Path(out) / REFERENCE).read_bytes()
+def write_reference(out: str, statistics: dict, run: str) -> None:
+    write_statistics_file(Path(out) / REFERENCE, statistics, run)
+
+
+def read_reference(out: str, run: str) -> dict:
+    return read_statistics_file(Path(out) / REFERENCE, run)
 
 
 class OutputDirectory:
@@ -70,7 +123,7 @@ class OutputDirectory:
         """The manifest of a previous run with the same ``identity``, if any. A directory
         holding another run's outputs is cleared of them; one holding anything else is
         refused rather than touched."""
-        manifest = self._read(MANIFEST)
+        manifest = _unsealed(self._read(MANIFEST))
         if manifest is not None and manifest.get("identity") == identity:
             return manifest
         foreign = [p.name for p in self.path.iterdir() if p.name.split(".tmp.")[0] not in _OURS] \
@@ -86,7 +139,7 @@ class OutputDirectory:
 
     def start(self, manifest: dict) -> None:
         """Record the run's plan: from now on finished partitions are kept for a rerun."""
-        write_text_atomic(self.path / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+        write_text_atomic(self.path / MANIFEST, json.dumps(_seal(manifest), indent=1, sort_keys=True) + "\n")
 
     def clear(self) -> None:
         """Remove a stale run's files (only the ones this module writes)."""
@@ -99,11 +152,22 @@ class OutputDirectory:
                 p.unlink(missing_ok=True)
 
     def done(self) -> set:
-        """Indices of the partitions whose statistics exist."""
+        """Indices of the partitions whose statistics exist and whose record and rows match
+        their hashes; a part that does not is removed (it is scored again)."""
         parts = self.path / PARTS
         if not parts.is_dir():
             return set()
-        return {int(m.group(1)) for p in parts.iterdir() if (m := _PART.fullmatch(p.name))}
+        found = {int(m.group(1)) for p in parts.iterdir() if (m := _PART.fullmatch(p.name))}
+        done = set()
+        for index in sorted(found):
+            problem = part_problem(str(self.path), index)
+            if problem is None:
+                done.add(index)
+                continue
+            log.warning("%s: part %d is scored again: %s", self.path, index, problem)
+            statistics_path(str(self.path), index).unlink(missing_ok=True)
+            rows_path(str(self.path), index).unlink(missing_ok=True)
+        return done
 
     def summary(self) -> dict | None:
         return self._read(SUMMARY)
@@ -126,13 +190,18 @@ class OutputDirectory:
                 f.write(("id\t" + "\t".join(columns) + "\n").encode("utf-8"))
             for partition in partitions:
                 path = rows_path(str(self.path), partition.index)
-                rows = 0
+                expected = read_part_record(str(self.path), partition.index).get("rows_sha256")
+                rows, digest = 0, hashlib.sha256()
                 with open(path, "rb") as part:
                     for block in iter(lambda: part.read(1 << 20), b""):
                         rows += block.count(b"\n")
+                        digest.update(block)
                         f.write(block)
                 if rows != partition.rows:
                     raise RuntimeError(f"{path}: {rows} rows, expected {partition.rows} ({partition.describe()})")
+                if digest.hexdigest() != expected:
+                    raise format_error(path, f"the rows changed since they were scored ({partition.describe()}); "
+                                             f"delete the file and run again to score it anew")
         return target
 
     def remove_parts(self) -> None:

@@ -25,14 +25,17 @@ import os
 from dataclasses import dataclass
 
 from .. import _core
+from ..file_digest import file_digest
 from ..io import check_record
 from ..references import References
 from ..streaming import _read_contexts
 
 
 def _fingerprint(path: str) -> dict:
-    st = os.stat(path)
-    return {"path": path, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+    """What an input file is: its path and the SHA-256 of its content (``file_digest``:
+    streamed, and remembered per version of the file, so a rerun reads only its status).
+    An edit that keeps the size and restores the modification time still changes it."""
+    return {"path": path, "size": os.stat(path).st_size, "sha256": file_digest(path)}
 
 
 @dataclass(frozen=True)
@@ -186,8 +189,9 @@ class Inputs:
             self.items.append(_file_item(item, f"data[{i}]"))
 
     def identity(self) -> dict:
-        """What the inputs are, for the manifest: file fingerprints, or the collection's
-        Dask name (a content token for from_sequence, the graph's name otherwise)."""
+        """What the inputs are, for the manifest: each file's path, size and content hash,
+        or the collection's Dask name (a content token for from_sequence, the graph's name
+        otherwise)."""
         if self.collection is not None:
             return {"kind": self.kind, "name": _collection_name(self.collection),
                     "npartitions": self.collection.npartitions}

@@ -21,6 +21,7 @@ products depend on batching, to float32 precision).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import uuid
@@ -86,7 +87,7 @@ def score(client, data, metrics=DEFAULT_METRICS, out=None, *, format: str = "jso
         "layout": LAYOUT, "version": __version__, "inputs": inputs.identity(), "metrics": list(spec.names),
         "options": spec.options, "signatures": described["signatures"], "format": format,
         "partition_size": partition_size}, default=str))
-    run = _Run(client, spec, inputs, out, uuid.uuid4().hex[:12])
+    run = _Run(client, spec, inputs, out, uuid.uuid4().hex[:12], _run_digest(identity))
 
     manifest = directory.stored_manifest(identity)
     target = directory.scores_path(format) if assemble is True else (Path(assemble) if assemble else None)
@@ -133,8 +134,9 @@ def score(client, data, metrics=DEFAULT_METRICS, out=None, *, format: str = "jso
 class _Run:
     """The client side of one run: submits the passes and holds their futures."""
 
-    def __init__(self, client, spec: MetricSpec, inputs: Inputs, out: str, token: str):
+    def __init__(self, client, spec: MetricSpec, inputs: Inputs, out: str, token: str, run: str):
         self.client, self.spec, self.inputs, self.out, self.token = client, spec, inputs, out, token
+        self.run = run  # what the run is (a digest of its identity): names the files it keeps
         self.data = inputs.delayed_partitions()
         self.saving: list = []  # futures of files written beside the scoring
 
@@ -194,7 +196,7 @@ class _Run:
     def _reference_from(self, first_pass_futures: list):
         total = self._tree(first_pass_futures, "reference", first=tasks.add_reference_statistics)
         reference = self.client.submit(tasks.make_reference, self.reference_token(), total, pure=False)
-        self.saving.append(self.client.submit(tasks.save_reference, self.out, reference, pure=False))
+        self.saving.append(self.client.submit(tasks.save_reference, self.out, self.run, reference, pure=False))
         return reference
 
     def reference_token(self) -> str:
@@ -206,7 +208,8 @@ class _Run:
         if planned is not None:
             return planned
         if resumed:
-            return self.client.submit(tasks.load_reference, self.out, self.reference_token(), pure=False)
+            return self.client.submit(tasks.load_reference, self.out, self.run, self.reference_token(),
+                                      pure=False)
         futures = [self._submit(tasks.first_pass, self.spec, p, True, stage="first", partition=p)
                    for p in partitions]
         return self._reference_from(futures)
@@ -239,6 +242,10 @@ class _Run:
             self.client.cancel(futures + [total])
             raise
         return total
+
+
+def _run_digest(identity: dict) -> str:
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode("utf-8")).hexdigest()[:32]
 
 
 def _first(result: tuple):

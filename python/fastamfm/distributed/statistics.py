@@ -13,8 +13,10 @@ kind pickles is registered with ``copyreg`` here (the metrics' modules stay as t
 
 All three are exact, so a sum is the same whichever process computed it.
 
-The reference statistics of a run are kept on disk (for resuming) in the same pickled
-form (``dumps``/``loads``; loading accepts fastamfm's and numpy's classes only).
+Pickle is for the Dask transport between the processes of one cluster only. The
+reference statistics a run keeps on disk (for resuming) are a ``checked_file`` of
+arrays and JSON (``write_statistics_file``/``read_statistics_file``): a file in a
+shared output directory names no code, so whoever can write there runs nothing.
 """
 from __future__ import annotations
 
@@ -22,10 +24,12 @@ import copyreg
 import dataclasses
 import functools
 import inspect
-import io
 import operator
-import pickle
 
+import numpy as np
+
+from ..checked_file import read_checked_file, write_checked_file
+from ..errors import format_error
 from ..metrics import DocumentFrequencies
 from ..registry import Statistics
 
@@ -94,23 +98,73 @@ def add_all(parts: list) -> dict | None:
     return out
 
 
-def dumps(statistics) -> bytes:
-    """Statistics (any structure of them) as bytes for a file: the pickles registered above."""
-    register_pickling()
-    return pickle.dumps(statistics, protocol=5)
+# --- the reference statistics of a run, on disk ------------------------------------------
+
+FILE_MAGIC = b"FASTAMFM-REFSTAT"
+FILE_VERSION = 1
 
 
-class _StatisticsUnpickler(pickle.Unpickler):
-    """Loads only what ``dumps`` writes: fastamfm's statistics and numpy arrays."""
+def write_statistics_file(path, statistics: dict, run: str) -> None:
+    """Write ``statistics`` ({metric: Statistics}) of the run ``run`` (a digest of its
+    identity) as a ``checked_file``: document frequencies as their key and count arrays,
+    any other statistics as their ``to_json`` and exact class name."""
+    header, arrays = {"run": run, "metrics": {}}, {}
+    for name, value in statistics.items():
+        if isinstance(value, DocumentFrequencies):
+            keys, counts = value.table.entries()
+            header["metrics"][name] = {"kind": "document_frequencies", "max_order": value.max_order,
+                                       "tokenizer": [value.tokenizer.preset, value.tokenizer.lowercase],
+                                       "segments": value.num_segments}
+            arrays[f"{name}.keys"], arrays[f"{name}.counts"] = keys, counts
+        else:
+            header["metrics"][name] = {"kind": "json", "class": _class_name(type(value)), "data": value.to_json()}
+    write_checked_file(path, FILE_MAGIC, FILE_VERSION, header, arrays)
 
-    def find_class(self, module: str, name: str):
-        if module.startswith("fastamfm.") or module == "numpy" or module.startswith("numpy."):
-            return super().find_class(module, name)
-        raise pickle.UnpicklingError(f"{module}.{name}: not a fastamfm statistics class; refusing to load it")
+
+def read_statistics_file(path, run: str) -> dict:
+    """The statistics ``write_statistics_file`` wrote for the run ``run``. Nothing in the
+    file names code: a class is one of the loaded ``Statistics`` classes, looked up by its
+    exact name, and its values are checked; anything else is a ``FormatError``."""
+    header, arrays = read_checked_file(path, FILE_MAGIC, FILE_VERSION, "reference statistics")
+    if header.get("run") != run:
+        raise format_error(path, f"written by another run ({header.get('run')!r}, this run is {run!r})")
+    metrics = header.get("metrics")
+    if not isinstance(metrics, dict) or set(arrays) - {f"{m}.{a}" for m in metrics for a in ("keys", "counts")}:
+        raise format_error(path, "the header's metrics do not match its arrays")
+    classes = {_class_name(c): c for c in _concrete_subclasses(Statistics)}
+    out = {}
+    for name, entry in metrics.items():
+        try:
+            if entry["kind"] == "document_frequencies":
+                out[name] = _document_frequencies(entry, arrays[f"{name}.keys"], arrays[f"{name}.counts"])
+            elif entry["kind"] == "json" and entry["class"] in classes:
+                out[name] = classes[entry["class"]].from_json(entry["data"])
+            else:
+                raise ValueError(f"unknown kind of statistics {entry.get('kind')!r} / {entry.get('class')!r}")
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
+            raise format_error(path, f"statistics of {name!r}: {type(exc).__name__}: {exc}") from None
+    return out
 
 
-def loads(data: bytes):
-    return _StatisticsUnpickler(io.BytesIO(data)).load()
+def _class_name(cls) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _document_frequencies(entry: dict, keys: np.ndarray, counts: np.ndarray) -> DocumentFrequencies:
+    max_order, (preset, lowercase), segments = entry["max_order"], entry["tokenizer"], entry["segments"]
+    if type(max_order) is not int or not 1 <= max_order <= 16 or type(lowercase) is not bool \
+            or type(segments) is not int or segments < 0:
+        raise ValueError(f"max_order {max_order!r}, lowercase {lowercase!r} or segments {segments!r} out of range")
+    if keys.dtype != np.dtype("<u8") or counts.dtype != np.dtype("<u4") or keys.shape != counts.shape \
+            or keys.ndim != 1:
+        raise ValueError(f"keys {keys.dtype}{keys.shape} and counts {counts.dtype}{counts.shape} do not pair up")
+    if len(counts) and (counts.min() < 1 or counts.max() > segments):
+        raise ValueError(f"a document frequency outside 1..{segments} (the segments counted)")
+    df = DocumentFrequencies(max_order=max_order, tokenize=preset, lowercase=lowercase)
+    df.table.add_entries(keys, counts, segments)
+    if df.table.num_ngrams != len(keys):
+        raise ValueError(f"{len(keys) - df.table.num_ngrams} n-grams are listed twice")
+    return df
 
 
 register_pickling()

@@ -10,7 +10,7 @@ from ..pipeline import Pipeline
 from .outputs import read_part_record, read_reference, write_part, write_reference
 from .partitions import Partition
 from .specs import MetricSpec
-from .statistics import add_all, dumps, loads
+from .statistics import add_all
 from .workers import ReferenceTotals, worker_models
 
 
@@ -46,14 +46,14 @@ def make_reference(token: str, total: dict) -> ReferenceTotals:
     return ReferenceTotals(token, total)
 
 
-def save_reference(out: str, reference: ReferenceTotals) -> None:
+def save_reference(out: str, run: str, reference: ReferenceTotals) -> None:
     """Keep the run's reference statistics in ``out`` for a resumed run (beside the
-    scoring, which does not wait for it)."""
-    write_reference(out, dumps(reference.statistics))
+    scoring, which does not wait for it); ``run`` names the run they belong to."""
+    write_reference(out, reference.statistics, run)
 
 
-def load_reference(out: str, token: str) -> ReferenceTotals:
-    return ReferenceTotals(token, loads(read_reference(out)))
+def load_reference(out: str, run: str, token: str) -> ReferenceTotals:
+    return ReferenceTotals(token, read_reference(out, run))
 
 
 def score_partition(spec: MetricSpec, out: str, fmt: str, partition: Partition, reference, data=None) -> dict:

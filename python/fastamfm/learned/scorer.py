@@ -23,16 +23,19 @@ from collections.abc import Mapping
 import numpy as np
 
 from .._validation import as_text_list
+from ..errors import format_error
 from ..result import MetricResult, make_signature
 from . import adem as adem_module
 from . import columns as columns_module
 from .encoders import context_vectors, describe_encoder, encode_texts, reference_vectors, resolve_encoder
-from .pca import Pca
-from .stack import StackModel, fit_stack
+from .file_checks import checked_adem, checked_stack
+from .stack import fit_stack
 from .storage import read_scorer_file, write_scorer_file
 
 KINDS = ("adem", "stack")
 FILE_KIND = "fastamfm-learned-scorer"
+# Human ratings live on small scales; beyond this their squares and spreads overflow the fit.
+MAX_ABS_RATING = 1e9
 
 
 # --- input checks ------------------------------------------------------------------
@@ -49,6 +52,10 @@ def _ratings(ratings, n: int) -> np.ndarray:
     bad = np.flatnonzero(~np.isfinite(y))
     if bad.size:
         raise ValueError(f"ratings[{bad[0]}] is {y[bad[0]]}: ratings must be finite numbers")
+    bad = np.flatnonzero(np.abs(y) > MAX_ABS_RATING)
+    if bad.size:
+        raise ValueError(f"ratings[{bad[0]}] is {y[bad[0]]:g}: ratings must lie within +-{MAX_ABS_RATING:g} "
+                         f"(rescale them)")
     if n < 3:
         raise ValueError(f"fitting needs at least 3 rated responses, got {n}")
     if np.ptp(y) == 0:
@@ -180,6 +187,9 @@ class LearnedScorer:
                   seed) -> "LearnedScorer":
         if isinstance(dims, bool) or not isinstance(dims, (int, np.integer)) or dims < 1:
             raise ValueError(f"dims must be a positive integer, got {dims!r}")
+        if len(y) <= dims:
+            raise ValueError(f"ADEM reduces the vectors to dims={dims} dimensions: it needs more rated responses "
+                             f"than that, got {len(y)}")
         if not isinstance(context_decay, (int, float)) or not 0 <= context_decay <= 1:
             raise ValueError(f"context_decay must be a number in [0, 1], got {context_decay!r}")
         if not (penalty == "auto" or (isinstance(penalty, (int, float)) and math.isfinite(penalty)
@@ -191,7 +201,15 @@ class LearnedScorer:
                                      penalty=penalty, seed=seed)
         settings = {"dims": int(dims), "prior": prior, "regularization": regularization,
                     "context_decay": float(context_decay), "encoder": describe_encoder(encoder)}
-        return cls("adem", model, settings, encoder=encoder)
+        return cls("adem", model, settings, encoder=encoder)._checked()
+
+    def _checked(self) -> "LearnedScorer":
+        """This scorer, if every fitted number is finite (extreme inputs can overflow a fit)."""
+        numbers = [v for v in self._scalars().values() if isinstance(v, float)]
+        if not all(np.isfinite(a).all() for a in self._arrays().values()) or not np.isfinite(numbers).all():
+            raise ValueError("the fit overflowed (a fitted weight is NaN or infinite): rescale the ratings or the "
+                             "columns")
+        return self
 
     @staticmethod
     def _vectors(encoder, hyps, refs, contexts, decay):
@@ -220,7 +238,7 @@ class LearnedScorer:
         settings = {"metrics": list(names), "given_columns": list(given), "uses_references": refs is not None,
                     "uses_contexts": contexts is not None, "amfm": None if amfm is None else _amfm_identity(amfm),
                     "evaluator": None if evaluator is None else evaluator.fingerprint}
-        return cls("stack", stack, settings, amfm=amfm, evaluator=evaluator)
+        return cls("stack", stack, settings, amfm=amfm, evaluator=evaluator)._checked()
 
     # --- what it is --------------------------------------------------------------------
     @property
@@ -287,6 +305,10 @@ class LearnedScorer:
                 raise ValueError(f"this stacked combiner was fitted with your columns {missing}: pass columns=")
             table.update(given)
             values = self._model.predict(table)
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            raise ValueError(f"the learned scorer gives {values[bad[0]]} for hyps[{bad[0]}]: its weights are too "
+                             f"extreme for these inputs (was the file edited?)")
         return MetricResult(name="learned", corpus=float(values.mean()), sentences=values, signature=self.signature)
 
     # --- files -----------------------------------------------------------------------------
@@ -320,23 +342,15 @@ class LearnedScorer:
         ``evaluator``: the trained evaluator (or its directory) of its evaluator columns
         (checked against the one it was fitted with)."""
         from ..amfm.scorer import resolve_model
-        from ..errors import FormatError
 
         header, arrays = read_scorer_file(path)
-        try:
-            if header.get("kind") != FILE_KIND or header.get("scorer") not in KINDS:
-                raise FormatError(f"{path}: not a learned scorer ({header.get('kind')!r}, {header.get('scorer')!r})")
-            settings, scalars = dict(header["settings"]), header["model"]
-            if header["scorer"] == "adem":
-                fitted = adem_module.AdemModel(Pca(arrays["pca_mean"], arrays["pca_components"]),
-                                               arrays.get("context_weights"), arrays.get("reference_weights"),
-                                               float(scalars["alpha"]), float(scalars["beta"]),
-                                               float(scalars["penalty"]))
-            else:
-                fitted = StackModel(tuple(scalars["columns"]), arrays["means"], arrays["scales"], arrays["weights"],
-                                    float(scalars["intercept"]), scalars["weighting"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise FormatError(f"{path}: incomplete learned-scorer file ({type(exc).__name__}: {exc})") from None
+        if header.get("kind") != FILE_KIND or header.get("scorer") not in KINDS:
+            raise format_error(path, f"not a learned scorer ({header.get('kind')!r}, {header.get('scorer')!r})")
+        settings, scalars = header.get("settings"), header.get("model")
+        if not isinstance(settings, dict) or not isinstance(scalars, dict):
+            raise format_error(path, "incomplete learned-scorer file ('settings' and 'model' must be objects)")
+        check = checked_adem if header["scorer"] == "adem" else checked_stack
+        fitted = check(path, settings, scalars, arrays)
         if header["scorer"] == "adem":
             encoder = resolve_encoder(encoder)
             if describe_encoder(encoder) != settings["encoder"]:
