@@ -1,6 +1,6 @@
 """Turn level: does adapting DeepAMFM to open-domain dialogues raise its correlation with
 people on the shared DSTC-10 development sets? Adapted vs frozen, with references,
-reference-free and both (the rows ``benchmarks/deep_amfm_correlation.py`` prints).
+reference-free and both (the rows ``benchmarks/deep/amfm_correlation.py`` prints).
 
 Train the adapted model first (decontaminated open-domain dialogues, as a user would):
 
@@ -11,25 +11,24 @@ Train the adapted model first (decontaminated open-domain dialogues, as a user w
 (``--topical-chat-out FILE`` writes Topical-Chat valid_freq + valid_rare as jsonl dialogues; the trainer drops
 their blocklisted dialogues.) Then:
 
-  OMP_WAIT_POLICY=PASSIVE PYTHONPATH=python python3 benchmarks/training/turn_level.py --model DIR [--device cpu]
+  OMP_WAIT_POLICY=PASSIVE python3 benchmarks/run.py training turn_level --model DIR [--device cpu] \\
+      [--components-cache DIR]
+
+(``--components-cache``: each set's raw components are kept there, per model, and reused.)
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-DATA = HERE.parents[2] / "shared" / "data"
-
-from correlation_tables import correlations, print_table  # noqa: E402
-from deep_amfm_correlation import deep_components, deep_rows  # noqa: E402
+from benchmarks.deep.amfm_correlation import cached_components, deep_rows
+from benchmarks.deep.correlation_tables import correlations, print_table
+from benchmarks.shared_data import SHARED_DATA
 
 
 def write_topical_chat(data: Path, out: Path) -> None:
@@ -45,7 +44,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", help="the adapted DeepAMFM directory")
     parser.add_argument("--device", default="cpu")
-    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--data", type=Path, default=SHARED_DATA)
+    parser.add_argument("--components-cache", type=Path, help="keep each set's raw components here (.npz)")
     parser.add_argument("--topical-chat-out", type=Path, help="write Topical-Chat valid as jsonl and stop")
     args = parser.parse_args()
     if args.topical_chat_out:
@@ -62,7 +62,7 @@ def main() -> None:
         scorer = build()
         table: dict = {}
         for name, rated in sets.items():
-            rows = deep_rows(scorer, deep_components(scorer, rated), scorer.lam)
+            rows = deep_rows(scorer, cached_components(scorer, rated, args.components_cache, name), scorer.lam)
             for row, scores in rows.items():
                 table.setdefault(row, {})[name] = correlations(scores, rated.ratings)
         print_table(table, list(sets), f"{label}: turn-level Spearman / Pearson x100, dstc10_dev "

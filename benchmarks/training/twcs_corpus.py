@@ -10,7 +10,7 @@ as DSTC-6 writes them (``__num__`` -> ``<NUMBERS>``, ``__twitter_at__`` -> ``<US
 marks (``__company__``, ``__cust__``, ``__initials__``) are dropped. Dialogues holding a
 blocklisted utterance are dropped (and counted) here already; the trainer checks again.
 
-Usage:  PYTHONPATH=python python3 benchmarks/training/twcs_corpus.py --dialogues 20000 --out /tmp/twcs.txt
+Usage:  python3 benchmarks/run.py training twcs_corpus --dialogues 20000 --out /tmp/twcs.txt
 The file is data derived from CC BY-NC-SA 4.0 material: never commit it.
 """
 from __future__ import annotations
@@ -22,8 +22,9 @@ import re
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-DEFAULT_SOURCE = HERE.parents[2] / "shared" / "data" / "twcs_airlines" / "airlines_processed.csv.bz2"
+from benchmarks.shared_data import TWCS
+
+DEFAULT_SOURCE = TWCS / "airlines_processed.csv.bz2"
 SEGMENT = re.compile(r"<(cust|rep)__(.*?)__(?:cust|rep)>", re.S)
 PLACEHOLDERS = {"__num__": "<NUMBERS>", "__twitter_at__": "<USER>", "__twitter_at___": "<USER>",
                 "__url__": "<URL>", "__email__": "<E-MAIL>", "__money__": "<NUMBERS>"}
@@ -57,6 +58,25 @@ def dialogues(source: Path):
                 yield turns
 
 
+def write_corpus(out: Path, blocklist, *, source: Path = DEFAULT_SOURCE, dialogues_wanted: int | None = None,
+                 turns_wanted: int | None = None) -> tuple:
+    """Write the first kept dialogues to ``out`` until ``dialogues_wanted`` dialogues or
+    ``turns_wanted`` turns are written; (kept, dropped by the blocklist, turns written)."""
+    kept = dropped = turns = 0
+    with open(out, "w", encoding="utf-8") as f:
+        for dialogue in dialogues(source):
+            if blocklist.blocks(dialogue):
+                dropped += 1
+                continue
+            f.write("\n".join(dialogue) + "\n\n")
+            kept += 1
+            turns += len(dialogue)
+            if (dialogues_wanted is not None and kept >= dialogues_wanted) or \
+                    (turns_wanted is not None and turns >= turns_wanted):
+                break
+    return kept, dropped, turns
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
@@ -68,17 +88,8 @@ def main() -> None:
     from fastamfm.training import Blocklist
 
     blocklist = Blocklist.resolve(args.blocklist)
-    kept = dropped = turns = 0
-    with open(args.out, "w", encoding="utf-8") as out:
-        for dialogue in dialogues(args.source):
-            if blocklist.blocks(dialogue):
-                dropped += 1
-                continue
-            out.write("\n".join(dialogue) + "\n\n")
-            kept += 1
-            turns += len(dialogue)
-            if kept >= args.dialogues or (args.turns is not None and turns >= args.turns):
-                break
+    kept, dropped, turns = write_corpus(args.out, blocklist, source=args.source, dialogues_wanted=args.dialogues,
+                                        turns_wanted=args.turns)
     print(f"{args.out}: {kept} dialogues, {turns} turns; {dropped} dropped (blocklist {blocklist.path})",
           file=sys.stderr)
 

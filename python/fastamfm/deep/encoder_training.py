@@ -17,7 +17,7 @@ continued BERT's pre-training; the masking is seeded by the batch's own tokens.
 Written here rather than with sentence-transformers' trainer: the loss is ten lines, and
 sentence-transformers' pooling has no "sum" pooling nor a choice of layer, which the
 scorer has; the speed beside a plain sentence-transformers loop is measured in
-``benchmarks/training/training_cost.py``.
+``benchmarks/training/compare.py``.
 """
 from __future__ import annotations
 
