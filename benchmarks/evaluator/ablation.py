@@ -3,7 +3,7 @@ different negative kinds, the same number of steps each, over one frozen encoder
 vectors shared by every variant, so each corpus turn is encoded once), scored on the
 shared DSTC-10 development sets.
 
-    OMP_WAIT_POLICY=PASSIVE PYTHONPATH=python python3 benchmarks/evaluator/ablation.py \
+    OMP_WAIT_POLICY=PASSIVE python3 benchmarks/run.py evaluator ablation \
         --corpus ../shared/data/dialogues/dailydialog_train.jsonl.bz2 --corpus ... \
         --work /tmp/ablation [--steps 300] [--device auto] [--variants all,random,...] [--data ../shared/data]
 
@@ -15,32 +15,28 @@ training; the frozen encoder's own cosine with the context is printed as the bas
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import _paths  # noqa: E402,F401
 
-from correlation_tables import correlations  # noqa: E402
+from fastamfm.deep.encoder import SentenceEncoder
+from fastamfm.evaluator import DEFAULT_NEGATIVES
+from fastamfm.evaluator.combination import Combination
+from fastamfm.evaluator.evaluator import Evaluator
+from fastamfm.evaluator.head import build_head, head_settings
+from fastamfm.evaluator.negatives import NegativeSampler
+from fastamfm.evaluator.task import EvaluatorTask
+from fastamfm.evaluator.training import DEFAULT_BASE, DEFAULTS
+from fastamfm.evaluator.turn_pool import TurnPool, dialogue_key
+from fastamfm.evaluator.turn_vectors import TurnVectors
+from fastamfm.training import DialogueCorpus, TrainingSettings, set_seed, train
 
-from fastamfm.deep.encoder import SentenceEncoder  # noqa: E402
-from fastamfm.evaluator import DEFAULT_NEGATIVES  # noqa: E402
-from fastamfm.evaluator.combination import Combination  # noqa: E402
-from fastamfm.evaluator.evaluator import Evaluator  # noqa: E402
-from fastamfm.evaluator.head import build_head, head_settings  # noqa: E402
-from fastamfm.evaluator.negatives import NegativeSampler  # noqa: E402
-from fastamfm.evaluator.task import EvaluatorTask  # noqa: E402
-from fastamfm.evaluator.training import DEFAULT_BASE, DEFAULTS  # noqa: E402
-from fastamfm.evaluator.turn_pool import TurnPool, dialogue_key  # noqa: E402
-from fastamfm.evaluator.turn_vectors import TurnVectors  # noqa: E402
-from fastamfm.analysis.ratings import load_dstc10_dev  # noqa: E402
-from fastamfm.training import DialogueCorpus, TrainingSettings, set_seed, train  # noqa: E402
+from benchmarks.deep.correlation_tables import correlations
+from benchmarks.evaluator.workloads import FOUR, dstc10_sets
+from benchmarks.shared_data import SHARED_DATA
 
-FOUR = ["convai2-grade", "empathetic-grade", "persona-usr", "fed-turn"]
 CORRUPTED = {"shuffle": 0.25, "truncate": 0.25, "repeat": 0.25, "drop": 0.25}
 VARIANTS = {
     "shipped mix": dict(DEFAULT_NEGATIVES),
@@ -64,11 +60,10 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=300, help="optimizer steps of each variant")
     parser.add_argument("--device", default="auto")
     parser.add_argument("--variants", help="comma-separated names (default: all)")
-    parser.add_argument("--data", type=Path, default=Path(os.environ.get(
-        "FASTAMFM_SHARED_DATA", str(_paths.REPO.parent / "shared" / "data"))))
+    parser.add_argument("--data", type=Path, default=SHARED_DATA)
     args = parser.parse_args()
     names = list(VARIANTS) if args.variants is None else [v.strip() for v in args.variants.split(",")]
-    sets = load_dstc10_dev(args.data / "dstc10_dev")
+    sets = dstc10_sets(args.data)
     corpus = DialogueCorpus(args.corpus)
     print(corpus.scan().describe(), flush=True)
     encoder = SentenceEncoder.load(DEFAULT_BASE, device=args.device)

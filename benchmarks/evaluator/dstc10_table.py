@@ -1,6 +1,6 @@
 """The trained evaluator against people, on the shared DSTC-10 development sets only.
 
-    OMP_WAIT_POLICY=PASSIVE PYTHONPATH=python python3 benchmarks/evaluator/dstc10_table.py \
+    OMP_WAIT_POLICY=PASSIVE python3 benchmarks/run.py evaluator dstc10_table \
         --evaluator DIR [--data ../shared/data] [--device cpu] [--deep-cache /tmp/deep-cache] [--no-deep]
 
 Tables (turn-level Spearman / Pearson x100 with the set's usual rating, per set and the
@@ -20,22 +20,16 @@ Nothing fitted here is saved (the rated sets' licences are non-commercial).
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import _paths  # noqa: E402,F401  (this checkout's python/ first)
+import fastamfm
 
-from correlation_tables import correlations, print_table  # noqa: E402
+from benchmarks.deep.correlation_tables import correlations, print_table
+from benchmarks.evaluator.workloads import ALL, FOUR, dstc10_sets
+from benchmarks.shared_data import SHARED_DATA
 
-import fastamfm  # noqa: E402
-from fastamfm.analysis.ratings import load_dstc10_dev  # noqa: E402
-
-FOUR = ["convai2-grade", "empathetic-grade", "persona-usr", "fed-turn"]
-ALL = FOUR + ["dailydialog-zhao"]
 WITH_REFS = ["dailydialog-zhao", "persona-usr"]
 # Turn-level Spearman x100 of the best published systems (Yeh et al. 2021; DSTC-10 track 5).
 PUBLISHED = {"GRADE (published)": {"convai2-grade": 57.1}, "MME-CRS (published)": {"convai2-grade": 58.4},
@@ -103,15 +97,14 @@ def leave_one_set_out(evaluator, sets: dict, kind: str) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--evaluator", required=True, help="a directory from fastamfm train --evaluator")
-    parser.add_argument("--data", default=os.environ.get("FASTAMFM_SHARED_DATA", str(_paths.REPO.parent / "shared"
-                                                                                         / "data")))
+    parser.add_argument("--data", type=Path, default=SHARED_DATA)
     parser.add_argument("--device", default="auto")
     parser.add_argument("--deep-cache", type=Path, help="keep DeepAMFM's components here between runs")
     parser.add_argument("--no-deep", action="store_true", help="leave DeepAMFM and Deep AM out (they take minutes)")
     parser.add_argument("--deep-cached-only", action="store_true",
                         help="DeepAMFM and Deep AM only on the sets already in --deep-cache")
     args = parser.parse_args()
-    sets = load_dstc10_dev(Path(args.data) / "dstc10_dev")
+    sets = dstc10_sets(args.data)
     evaluator = fastamfm.Evaluator.load(args.evaluator, device=args.device)
     print(f"evaluator: {evaluator!r}")
 
