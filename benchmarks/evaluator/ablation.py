@@ -8,9 +8,11 @@ shared DSTC-10 development sets.
         --work /tmp/ablation [--steps 300] [--device auto] [--variants all,random,...] [--data ../shared/data]
 
 Variants (``VARIANTS``): the shipped mix, single kinds and mixes with one kind left out.
-Columns per variant: the ``evaluator`` score and each sub-score alone (relevance,
-validity), Spearman x100 on the four target sets and their mean. No rating is used in
-training; the frozen encoder's own cosine with the context is printed as the baseline.
+Rows per variant: the ``evaluator`` score (the shipped zscore combination, its scales
+measured on the corpus's held-out replies as training does), the product relevance x
+validity (the previous default), and each sub-score alone (relevance, validity,
+coherence: the frozen encoder's cosine with the context, the same for every variant),
+Spearman x100 on the four target sets and their mean. No rating is used in training.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ import numpy as np
 
 from fastamfm.deep.encoder import SentenceEncoder
 from fastamfm.evaluator import DEFAULT_NEGATIVES
+from fastamfm.evaluator.calibration import zscore_combination
 from fastamfm.evaluator.combination import Combination
 from fastamfm.evaluator.evaluator import Evaluator
 from fastamfm.evaluator.head import build_head, head_settings
@@ -70,11 +73,6 @@ def main() -> None:
     vectors = TurnVectors(encoder, capacity=1_000_000)
     pool = TurnPool.build((dialogue_key(d.turns), d.turns) for d in corpus.training())
     rows = {}
-    baseline = {}
-    for n in FOUR:
-        context, _, response = vectors.triples([c[-DEFAULTS["context_turns"]:] for c in sets[n].contexts],
-                                               sets[n].hyps, decay=DEFAULTS["decay"])
-        baseline[n] = correlations(np.einsum("ij,ij->i", context, response), sets[n].ratings)[0]
     for name in names:
         started = time.perf_counter()
         sampler = NegativeSampler(pool, VARIANTS[name], context_turns=DEFAULTS["context_turns"], seed=0)
@@ -87,23 +85,23 @@ def main() -> None:
                     directory=args.work / name.replace(" ", "_"))
         head.eval()
         manifest = {"scoring": {"context_turns": DEFAULTS["context_turns"], "decay": DEFAULTS["decay"]},
-                    "combination": Combination().to_json(), "head": head_settings(head)}
+                    "combination": Combination("product").to_json(), "head": head_settings(head)}
         evaluator = Evaluator(directory=args.work, encoder=encoder, head=head, manifest=manifest,
                               fingerprint=name, vectors=vectors)
+        shipped, _ = zscore_combination(evaluator, corpus, reference_weight=DEFAULTS["reference_weight"])
         cells = {}
         for n in FOUR:
             found = evaluator.components(sets[n].hyps, sets[n].contexts)
-            for column in ("evaluator", "relevance", "validity"):
+            found["product"], found["evaluator"] = found["evaluator"], shipped(found)
+            for column in ("evaluator", "product", "relevance", "validity", "coherence"):
                 cells.setdefault(column, {})[n] = correlations(found[column], sets[n].ratings)[0]
         rows[name] = cells
         print(f"{name}: {run.steps} steps, {run.examples} examples in {time.perf_counter() - started:.0f} s "
               f"(loss {run.loss:.3f}); evaluator mean {np.mean(list(cells['evaluator'].values())):.1f}", flush=True)
     print(f"\nNegatives ablation: {args.steps} steps x {DEFAULTS['batch_size']} examples per variant, Spearman x100"
-          f" (relevance x validity = evaluator)\n")
+          f" (evaluator: the zscore combination of relevance, validity, coherence)\n")
     print("| variant | sub-score | " + " | ".join(FOUR) + " | mean |")
     print("|---|---|" + "---|" * (len(FOUR) + 1))
-    print("| frozen encoder cos(context, response) | - | " + " | ".join(f"{baseline[n]:.1f}" for n in FOUR)
-          + f" | {np.mean(list(baseline.values())):.1f} |")
     for name, cells in rows.items():
         for column, values in cells.items():
             print(f"| {name} | {column} | " + " | ".join(f"{values[n]:.1f}" for n in FOUR)

@@ -6,8 +6,8 @@
 Tables (turn-level Spearman / Pearson x100 with the set's usual rating, per set and the
 mean of the four target sets convai2-grade, empathetic-grade, persona-usr, fed-turn):
 
-1. Reference-free: the self-supervised evaluator alone (no rating used: ``evaluator`` and
-   its sub-scores), the evaluator fitted to ratings leave-one-set-out (``LearnedScorer``:
+1. Reference-free: the self-supervised evaluator alone (no rating used: ``evaluator``, its
+   sub-scores, and relevance x validity, the combination before zscore), the evaluator fitted to ratings leave-one-set-out (``LearnedScorer``:
    the stack over the evaluator's columns, and ADEM over its dialogue encoder, fitted on
    the other four sets' turns, each set's ratings standardised, then scored on the set
    left out), beside DeepAMFM and Deep AM reference-free (the packaged models), BLEU-2
@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 import fastamfm
+from fastamfm.evaluator import Combination
 
 from benchmarks.deep.correlation_tables import correlations, print_table
 from benchmarks.evaluator.workloads import ALL, FOUR, dstc10_sets
@@ -110,9 +111,14 @@ def main() -> None:
 
     free = evaluator_columns(evaluator, sets, refs=False)
     table = {}
-    for column in ("evaluator", "relevance", "validity"):
-        label = "evaluator (self-supervised)" if column == "evaluator" else f"  sub-score {column}"
+    for column in ("evaluator", "relevance", "validity", "coherence"):
+        label = (f"evaluator (self-supervised, {evaluator.combination.kind})" if column == "evaluator"
+                 else f"  sub-score {column}")
         table[label] = {n: correlations(free[n][column], sets[n].ratings) for n in ALL}
+    if evaluator.combination.kind != "product":
+        product = Combination("product")
+        table["  relevance x validity (the previous default)"] = {
+            n: correlations(product(free[n]), sets[n].ratings) for n in ALL}
     for kind in ("stack", "adem"):
         held = leave_one_set_out(evaluator, sets, kind)
         label = ("fitted LOSO: stack(evaluator sub-scores, AM-context)" if kind == "stack"
