@@ -19,10 +19,13 @@ pytest.importorskip("transformers", reason="the evaluator needs transformers (fa
 import fastamfm  # noqa: E402
 from fastamfm.cli import main  # noqa: E402
 from fastamfm.evaluator import NEGATIVE_KINDS  # noqa: E402
+from fastamfm.evaluator import Combination  # noqa: E402
+from fastamfm.evaluator.calibration import calibration_replies, measure_scales  # noqa: E402
 from fastamfm.evaluator.corruption import CORRUPTIONS, corrupt  # noqa: E402
 from fastamfm.evaluator.negatives import Example, NegativeSampler  # noqa: E402
 from fastamfm.evaluator.speaker_tags import strip_speaker  # noqa: E402
 from fastamfm.evaluator.turn_pool import TurnPool, dialogue_key  # noqa: E402
+from fastamfm.training import DialogueCorpus, write_checksums  # noqa: E402
 
 from deep_models import build_tiny_bert, write_dialogue_corpus  # noqa: E402
 
@@ -111,6 +114,49 @@ def test_training_writes_a_checksummed_directory_with_provenance(trained):
     assert record["base_models"]["encoder"]["fingerprint"]
     assert record["settings"]["evaluator"]["negatives"]["retrieval"] > 0
     assert record["turn_pool"]["turns"] > 100
+    manifest = json.loads((out / "evaluator.json").read_text())
+    assert manifest["version"] == 2 and manifest["combination"]["kind"] == "zscore"
+    assert sorted(manifest["combination"]["scales"]) == ["coherence", "relevance", "validity"]
+    # The tiny corpus holds out few dialogues: the calibration topped them up and says so.
+    calibration = record["calibration"]
+    assert calibration["training_replies"] > 0 and calibration["held_out_replies"] >= 0
+
+
+def test_zscore_scales_are_measured_on_real_replies_and_combine_as_documented(trained):
+    ev = trained["evaluator"]
+    corpus = DialogueCorpus([str(trained["corpus"])], blocklist=False)
+    contexts, replies, source = calibration_replies(corpus, context_turns=ev.context_turns)
+    record = json.loads((trained["out"] / "provenance.json").read_text())["calibration"]
+    assert {k: record[k] for k in source} == source
+    scales = measure_scales(ev.components(replies, contexts))
+    for name, stored in ev.combination.scales.items():
+        assert (scales[name].center, scales[name].scale) == pytest.approx((stored.center, stored.scale), rel=1e-5)
+    columns = ev.components(HYPS, contexts=CONTEXTS)
+    assert np.all((columns["coherence"] >= 0) & (columns["coherence"] <= 1))
+    scales = ev.combination.scales
+    logit = lambda p: np.log(p / (1 - p))  # noqa: E731
+    z = [(logit(columns[name]) - scales[name].center) / scales[name].scale for name in ("relevance", "validity")]
+    z.append((columns["coherence"] - scales["coherence"].center) / scales["coherence"].scale)
+    np.testing.assert_allclose(columns["evaluator"], 1 / (1 + np.exp(-np.mean(z, axis=0))), rtol=1e-9)
+    # Real replies sit around the middle of the scale they were measured on.
+    assert 0.3 < float(np.mean(ev.components(replies, contexts)["evaluator"])) < 0.7
+
+
+def test_combinations_check_their_settings():
+    columns = {"relevance": np.array([0.2, 0.9]), "validity": np.array([0.5, 0.5]), "coherence": np.array([0.1, 0.4])}
+    np.testing.assert_allclose(Combination("product")(columns), [0.1, 0.45])
+    np.testing.assert_allclose(Combination("mean")(columns), [0.35, 0.7])
+    with pytest.raises(ValueError, match="measured scale of relevance, validity, coherence"):
+        Combination("zscore")
+    scales = measure_scales(columns)
+    combined = Combination("zscore", 0.5, scales)
+    assert Combination.from_json(json.loads(json.dumps(combined.to_json()))) == combined
+    assert combined(columns)[1] > combined(columns)[0]
+    bad = dict(scales, coherence=type(scales["coherence"])(0.0, 0.0))
+    with pytest.raises(ValueError, match="scale > 0"):
+        Combination("zscore", 0.5, bad)
+    with pytest.raises(ValueError, match="combination must be one of"):
+        Combination("sum")
 
 
 def test_round_trip_scores_the_same_and_training_is_deterministic(trained, tmp_path):
@@ -138,6 +184,13 @@ def test_a_changed_file_is_refused(trained, tmp_path):
     (copy / "checksums.json").unlink()
     with pytest.raises(fastamfm.FormatError, match="checksums.json"):
         fastamfm.Evaluator.load(copy, device="cpu")
+    older = tmp_path / "older"
+    shutil.copytree(trained["out"], older)
+    manifest = json.loads((older / "evaluator.json").read_text())
+    (older / "evaluator.json").write_text(json.dumps({**manifest, "version": 1}))
+    write_checksums(older)
+    with pytest.raises(fastamfm.FormatError, match="manifest version 1; this fastamfm reads version 2"):
+        fastamfm.Evaluator.load(older, device="cpu")
     with pytest.raises(FileNotFoundError, match="not an evaluator directory"):
         fastamfm.Evaluator.load(tmp_path, device="cpu")
 
@@ -145,7 +198,7 @@ def test_a_changed_file_is_refused(trained, tmp_path):
 def test_empty_responses_score_the_minimum(trained):
     ev = trained["evaluator"]
     res = ev.score(["", "   ", "good day"], contexts=[["hello"], ["hello"], ["hello"]], refs=[["hi"], ["hi"], ["hi"]])
-    for column in ("evaluator", "relevance", "validity", "reference"):
+    for column in ("evaluator", "relevance", "validity", "coherence", "reference"):
         assert res.sentences[column][0] == 0.0 and res.sentences[column][1] == 0.0
     assert res.sentences["evaluator"][2] > 0
 
@@ -196,6 +249,7 @@ def test_registry_evaluate_and_score_files(trained, tmp_path):
     expected = trained["evaluator"].score(HYPS, contexts=CONTEXTS).sentences
     np.testing.assert_allclose(res.sentences["evaluator"], expected["evaluator"], rtol=1e-6)
     np.testing.assert_allclose(res.sentences["evaluator_relevance"], expected["relevance"], rtol=1e-6)
+    np.testing.assert_allclose(res.sentences["evaluator_coherence"], expected["coherence"], rtol=1e-6)
     assert res.corpus["evaluator"] == pytest.approx(float(np.mean(expected["evaluator"])))
     with pytest.warns(RuntimeWarning, match="needs a trained evaluator"), pytest.raises(ValueError):
         fastamfm.evaluate(HYPS, contexts=CONTEXTS, metrics=["evaluator"])

@@ -3,44 +3,43 @@ different negative kinds, the same number of steps each, over one frozen encoder
 vectors shared by every variant, so each corpus turn is encoded once), scored on the
 shared DSTC-10 development sets.
 
-    OMP_WAIT_POLICY=PASSIVE PYTHONPATH=python python3 benchmarks/evaluator/ablation.py \
+    OMP_WAIT_POLICY=PASSIVE python3 benchmarks/run.py evaluator ablation \
         --corpus ../shared/data/dialogues/dailydialog_train.jsonl.bz2 --corpus ... \
         --work /tmp/ablation [--steps 300] [--device auto] [--variants all,random,...] [--data ../shared/data]
 
 Variants (``VARIANTS``): the shipped mix, single kinds and mixes with one kind left out.
-Columns per variant: the ``evaluator`` score and each sub-score alone (relevance,
-validity), Spearman x100 on the four target sets and their mean. No rating is used in
-training; the frozen encoder's own cosine with the context is printed as the baseline.
+Rows per variant: the ``evaluator`` score (the shipped zscore combination, its scales
+measured on the corpus's held-out replies as training does), the product relevance x
+validity (the previous default), and each sub-score alone (relevance, validity,
+coherence: the frozen encoder's cosine with the context, the same for every variant),
+Spearman x100 on the four target sets and their mean. No rating is used in training.
 """
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import _paths  # noqa: E402,F401
 
-from correlation_tables import correlations  # noqa: E402
+from fastamfm.deep.encoder import SentenceEncoder
+from fastamfm.evaluator import DEFAULT_NEGATIVES
+from fastamfm.evaluator.calibration import zscore_combination
+from fastamfm.evaluator.combination import Combination
+from fastamfm.evaluator.evaluator import Evaluator
+from fastamfm.evaluator.head import build_head, head_settings
+from fastamfm.evaluator.negatives import NegativeSampler
+from fastamfm.evaluator.task import EvaluatorTask
+from fastamfm.evaluator.training import DEFAULT_BASE, DEFAULTS
+from fastamfm.evaluator.turn_pool import TurnPool, dialogue_key
+from fastamfm.evaluator.turn_vectors import TurnVectors
+from fastamfm.training import DialogueCorpus, TrainingSettings, set_seed, train
 
-from fastamfm.deep.encoder import SentenceEncoder  # noqa: E402
-from fastamfm.evaluator import DEFAULT_NEGATIVES  # noqa: E402
-from fastamfm.evaluator.combination import Combination  # noqa: E402
-from fastamfm.evaluator.evaluator import Evaluator  # noqa: E402
-from fastamfm.evaluator.head import build_head, head_settings  # noqa: E402
-from fastamfm.evaluator.negatives import NegativeSampler  # noqa: E402
-from fastamfm.evaluator.task import EvaluatorTask  # noqa: E402
-from fastamfm.evaluator.training import DEFAULT_BASE, DEFAULTS  # noqa: E402
-from fastamfm.evaluator.turn_pool import TurnPool, dialogue_key  # noqa: E402
-from fastamfm.evaluator.turn_vectors import TurnVectors  # noqa: E402
-from fastamfm.analysis.ratings import load_dstc10_dev  # noqa: E402
-from fastamfm.training import DialogueCorpus, TrainingSettings, set_seed, train  # noqa: E402
+from benchmarks.deep.correlation_tables import correlations
+from benchmarks.evaluator.workloads import FOUR, dstc10_sets
+from benchmarks.shared_data import SHARED_DATA
 
-FOUR = ["convai2-grade", "empathetic-grade", "persona-usr", "fed-turn"]
 CORRUPTED = {"shuffle": 0.25, "truncate": 0.25, "repeat": 0.25, "drop": 0.25}
 VARIANTS = {
     "shipped mix": dict(DEFAULT_NEGATIVES),
@@ -64,22 +63,16 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=300, help="optimizer steps of each variant")
     parser.add_argument("--device", default="auto")
     parser.add_argument("--variants", help="comma-separated names (default: all)")
-    parser.add_argument("--data", type=Path, default=Path(os.environ.get(
-        "FASTAMFM_SHARED_DATA", str(_paths.REPO.parent / "shared" / "data"))))
+    parser.add_argument("--data", type=Path, default=SHARED_DATA)
     args = parser.parse_args()
     names = list(VARIANTS) if args.variants is None else [v.strip() for v in args.variants.split(",")]
-    sets = load_dstc10_dev(args.data / "dstc10_dev")
+    sets = dstc10_sets(args.data)
     corpus = DialogueCorpus(args.corpus)
     print(corpus.scan().describe(), flush=True)
     encoder = SentenceEncoder.load(DEFAULT_BASE, device=args.device)
     vectors = TurnVectors(encoder, capacity=1_000_000)
     pool = TurnPool.build((dialogue_key(d.turns), d.turns) for d in corpus.training())
     rows = {}
-    baseline = {}
-    for n in FOUR:
-        context, _, response = vectors.triples([c[-DEFAULTS["context_turns"]:] for c in sets[n].contexts],
-                                               sets[n].hyps, decay=DEFAULTS["decay"])
-        baseline[n] = correlations(np.einsum("ij,ij->i", context, response), sets[n].ratings)[0]
     for name in names:
         started = time.perf_counter()
         sampler = NegativeSampler(pool, VARIANTS[name], context_turns=DEFAULTS["context_turns"], seed=0)
@@ -92,23 +85,23 @@ def main() -> None:
                     directory=args.work / name.replace(" ", "_"))
         head.eval()
         manifest = {"scoring": {"context_turns": DEFAULTS["context_turns"], "decay": DEFAULTS["decay"]},
-                    "combination": Combination().to_json(), "head": head_settings(head)}
+                    "combination": Combination("product").to_json(), "head": head_settings(head)}
         evaluator = Evaluator(directory=args.work, encoder=encoder, head=head, manifest=manifest,
                               fingerprint=name, vectors=vectors)
+        shipped, _ = zscore_combination(evaluator, corpus, reference_weight=DEFAULTS["reference_weight"])
         cells = {}
         for n in FOUR:
             found = evaluator.components(sets[n].hyps, sets[n].contexts)
-            for column in ("evaluator", "relevance", "validity"):
+            found["product"], found["evaluator"] = found["evaluator"], shipped(found)
+            for column in ("evaluator", "product", "relevance", "validity", "coherence"):
                 cells.setdefault(column, {})[n] = correlations(found[column], sets[n].ratings)[0]
         rows[name] = cells
         print(f"{name}: {run.steps} steps, {run.examples} examples in {time.perf_counter() - started:.0f} s "
               f"(loss {run.loss:.3f}); evaluator mean {np.mean(list(cells['evaluator'].values())):.1f}", flush=True)
     print(f"\nNegatives ablation: {args.steps} steps x {DEFAULTS['batch_size']} examples per variant, Spearman x100"
-          f" (relevance x validity = evaluator)\n")
+          f" (evaluator: the zscore combination of relevance, validity, coherence)\n")
     print("| variant | sub-score | " + " | ".join(FOUR) + " | mean |")
     print("|---|---|" + "---|" * (len(FOUR) + 1))
-    print("| frozen encoder cos(context, response) | - | " + " | ".join(f"{baseline[n]:.1f}" for n in FOUR)
-          + f" | {np.mean(list(baseline.values())):.1f} |")
     for name, cells in rows.items():
         for column, values in cells.items():
             print(f"| {name} | {column} | " + " | ".join(f"{values[n]:.1f}" for n in FOUR)

@@ -1,13 +1,13 @@
 """The trained evaluator against people, on the shared DSTC-10 development sets only.
 
-    OMP_WAIT_POLICY=PASSIVE PYTHONPATH=python python3 benchmarks/evaluator/dstc10_table.py \
+    OMP_WAIT_POLICY=PASSIVE python3 benchmarks/run.py evaluator dstc10_table \
         --evaluator DIR [--data ../shared/data] [--device cpu] [--deep-cache /tmp/deep-cache] [--no-deep]
 
 Tables (turn-level Spearman / Pearson x100 with the set's usual rating, per set and the
 mean of the four target sets convai2-grade, empathetic-grade, persona-usr, fed-turn):
 
-1. Reference-free: the self-supervised evaluator alone (no rating used: ``evaluator`` and
-   its sub-scores), the evaluator fitted to ratings leave-one-set-out (``LearnedScorer``:
+1. Reference-free: the self-supervised evaluator alone (no rating used: ``evaluator``, its
+   sub-scores, and relevance x validity, the combination before zscore), the evaluator fitted to ratings leave-one-set-out (``LearnedScorer``:
    the stack over the evaluator's columns, and ADEM over its dialogue encoder, fitted on
    the other four sets' turns, each set's ratings standardised, then scored on the set
    left out), beside DeepAMFM and Deep AM reference-free (the packaged models), BLEU-2
@@ -20,22 +20,17 @@ Nothing fitted here is saved (the rated sets' licences are non-commercial).
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import _paths  # noqa: E402,F401  (this checkout's python/ first)
+import fastamfm
+from fastamfm.evaluator import Combination
 
-from correlation_tables import correlations, print_table  # noqa: E402
+from benchmarks.deep.correlation_tables import correlations, print_table
+from benchmarks.evaluator.workloads import ALL, FOUR, dstc10_sets
+from benchmarks.shared_data import SHARED_DATA
 
-import fastamfm  # noqa: E402
-from fastamfm.analysis.ratings import load_dstc10_dev  # noqa: E402
-
-FOUR = ["convai2-grade", "empathetic-grade", "persona-usr", "fed-turn"]
-ALL = FOUR + ["dailydialog-zhao"]
 WITH_REFS = ["dailydialog-zhao", "persona-usr"]
 # Turn-level Spearman x100 of the best published systems (Yeh et al. 2021; DSTC-10 track 5).
 PUBLISHED = {"GRADE (published)": {"convai2-grade": 57.1}, "MME-CRS (published)": {"convai2-grade": 58.4},
@@ -103,23 +98,27 @@ def leave_one_set_out(evaluator, sets: dict, kind: str) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--evaluator", required=True, help="a directory from fastamfm train --evaluator")
-    parser.add_argument("--data", default=os.environ.get("FASTAMFM_SHARED_DATA", str(_paths.REPO.parent / "shared"
-                                                                                         / "data")))
+    parser.add_argument("--data", type=Path, default=SHARED_DATA)
     parser.add_argument("--device", default="auto")
     parser.add_argument("--deep-cache", type=Path, help="keep DeepAMFM's components here between runs")
     parser.add_argument("--no-deep", action="store_true", help="leave DeepAMFM and Deep AM out (they take minutes)")
     parser.add_argument("--deep-cached-only", action="store_true",
                         help="DeepAMFM and Deep AM only on the sets already in --deep-cache")
     args = parser.parse_args()
-    sets = load_dstc10_dev(Path(args.data) / "dstc10_dev")
+    sets = dstc10_sets(args.data)
     evaluator = fastamfm.Evaluator.load(args.evaluator, device=args.device)
     print(f"evaluator: {evaluator!r}")
 
     free = evaluator_columns(evaluator, sets, refs=False)
     table = {}
-    for column in ("evaluator", "relevance", "validity"):
-        label = "evaluator (self-supervised)" if column == "evaluator" else f"  sub-score {column}"
+    for column in ("evaluator", "relevance", "validity", "coherence"):
+        label = (f"evaluator (self-supervised, {evaluator.combination.kind})" if column == "evaluator"
+                 else f"  sub-score {column}")
         table[label] = {n: correlations(free[n][column], sets[n].ratings) for n in ALL}
+    if evaluator.combination.kind != "product":
+        product = Combination("product")
+        table["  relevance x validity (the previous default)"] = {
+            n: correlations(product(free[n]), sets[n].ratings) for n in ALL}
     for kind in ("stack", "adem"):
         held = leave_one_set_out(evaluator, sets, kind)
         label = ("fitted LOSO: stack(evaluator sub-scores, AM-context)" if kind == "stack"

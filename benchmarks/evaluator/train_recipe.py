@@ -1,7 +1,7 @@
 """The shipped recipe, timed: ``fastamfm train --evaluator`` on the three shared dialogue
 files, then its wall time, examples/s and words/s from the provenance it writes.
 
-    OMP_WAIT_POLICY=PASSIVE PYTHONPATH=python python3 benchmarks/evaluator/train_recipe.py \
+    OMP_WAIT_POLICY=PASSIVE python3 benchmarks/run.py evaluator train_recipe \
         --out /tmp/evaluator-recipe [--minutes 60] [--device auto] [--data ../shared/data] [--resume]
 
 equals (what a user types)
@@ -11,21 +11,19 @@ equals (what a user types)
         --corpus ../shared/data/dialogues/cmu_dog_train.jsonl.bz2 --out DIR --max-minutes 60
 
 On a GPU (``--device cuda``) the same recipe runs with the same settings. Then measure it
-with ``dstc10_table.py --evaluator DIR`` and ``speed.py --evaluator DIR``.
+with ``run.py evaluator dstc10_table --evaluator DIR`` and ``run.py evaluator compare --evaluator DIR``.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import _paths  # noqa: E402,F401
+from fastamfm.cli import main as cli
 
-from fastamfm.cli import main as cli  # noqa: E402
+from benchmarks.shared_data import SHARED_DATA
 
 FILES = ("dailydialog_train.jsonl.bz2", "chitchat.jsonl.bz2", "cmu_dog_train.jsonl.bz2")
 
@@ -36,8 +34,7 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=60.0)
     parser.add_argument("--device", default="auto")
     parser.add_argument("--resume", action="store_true")
-    parser.add_argument("--data", type=Path, default=Path(os.environ.get(
-        "FASTAMFM_SHARED_DATA", str(_paths.REPO.parent / "shared" / "data"))))
+    parser.add_argument("--data", type=Path, default=SHARED_DATA)
     args = parser.parse_args()
     argv = ["train", "--evaluator", "--out", args.out, "--max-minutes", str(args.minutes), "--device", args.device]
     for name in FILES:

@@ -12,8 +12,10 @@ fitted to ratings through ``fastamfm.LearnedScorer``.
 What it is: a small head (``head.py``) over the vectors of a frozen packaged sentence
 encoder, trained to tell each real next turn from negatives (``negatives.py``: random
 turns, turns of the same dialogue out of place, retrieval-hard turns, generic replies,
-corrupted turns) with two sub-scores, relevance and validity (``combination.py`` joins
-them). Files: ``turn_pool`` (where negatives come from), ``corruption``, ``turn_vectors``
+corrupted turns) with two sub-scores, relevance and validity; a third, coherence, is the
+frozen encoder's own cosine of the response with its context. ``combination.py`` joins the
+three on one scale measured on held-out replies of the training corpus
+(``calibration.py``). Files: ``turn_pool`` (where negatives come from), ``corruption``, ``turn_vectors``
 (encoding once per text), ``task`` (the ``fastamfm.training`` task), ``training``,
 ``model_directory`` (the checksummed directory), ``evaluator`` (loading and scoring),
 ``metric`` (the registry's ``evaluator``), ``command`` (the CLI).

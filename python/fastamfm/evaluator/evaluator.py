@@ -11,6 +11,11 @@ Columns (every one on the scale 0..1, higher is better):
 
 - ``relevance``: the head's probability that the response is what was said next;
 - ``validity``: its probability that the response is a well-formed utterance;
+- ``coherence``: the cosine of the response with its context under the frozen encoder
+  (the context's turns weighted by recency, as the head reads them; Deep AM's
+  reference-free score), clipped at 0. No head is needed for it, and the heads do not
+  subsume it: measured on the DSTC-10 development sets, it tracks people where they
+  do not (benchmarks/evaluator/README.md);
 - ``reference`` (with references): the largest cosine of the response with a reference
   under the frozen encoder (Deep AM's reference score), clipped at 0;
 - ``evaluator``: the sub-scores combined (``combination.py``).
@@ -30,7 +35,9 @@ from .model_directory import ENCODER, is_evaluator_directory, load_head_tensors,
 from .negatives import SUB_SCORES
 from .turn_vectors import TurnVectors
 
-COLUMNS = ("evaluator",) + SUB_SCORES + ("reference",)
+# The frozen encoder's own sub-score beside the head's.
+COHERENCE = "coherence"
+COLUMNS = ("evaluator",) + SUB_SCORES + (COHERENCE, "reference")
 
 
 def _fingerprint(directory: Path) -> str:
@@ -150,7 +157,7 @@ class Evaluator:
         hyps, contexts, references = self._inputs(hyps, contexts, refs)
         n = len(hyps)
         present = np.array([bool(h.strip()) for h in hyps], dtype=bool)
-        out = {name: np.zeros(n) for name in SUB_SCORES}
+        out = {name: np.zeros(n) for name in SUB_SCORES + (COHERENCE,)}
         rows = np.flatnonzero(present)
         if len(rows):
             torch = import_torch()
@@ -158,9 +165,12 @@ class Evaluator:
                                                             decay=self.decay)
             with torch.inference_mode():
                 logits = self._head(*(torch.from_numpy(a).to(self.device) for a in (context, last, response)))
-                probabilities = torch.sigmoid(logits.float()).cpu().numpy().astype(np.float64)
+                # float64: the zscore combination reads these back on the logit scale.
+                probabilities = torch.sigmoid(logits.double()).cpu().numpy()
             for k, name in enumerate(SUB_SCORES):
                 out[name][rows] = probabilities[:, k]
+            cosines = np.einsum("ij,ij->i", context.astype(np.float64), response.astype(np.float64))
+            out[COHERENCE][rows] = np.clip(cosines, 0.0, 1.0)
         if references is not None:
             out["reference"] = self._reference_similarity(hyps, references, present)
         out["evaluator"] = np.where(present, self.combination(out), 0.0)

