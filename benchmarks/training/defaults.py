@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import sys
 import time
 from pathlib import Path
@@ -54,20 +53,6 @@ def encoder_rows(encoder, sets: dict) -> dict:
     return rows
 
 
-def held_out_replies(corpus, samples: int, seed: int = 0) -> tuple:
-    """(contexts, replies): one random reply (after the first turn) of each held-out dialogue."""
-    rng = random.Random(seed)
-    contexts, replies = [], []
-    for dialogue in corpus.held_out():
-        turns = list(dialogue.turns)
-        i = rng.randrange(1, len(turns))
-        contexts.append(turns[:i])
-        replies.append(turns[i])
-        if len(replies) >= samples:
-            break
-    return contexts, replies
-
-
 def reload(base, out: Path):
     """The trained model read back with the base model's scoring settings (as DeepAMFM.train does)."""
     from fastamfm.deep.encoder import SentenceEncoder
@@ -93,6 +78,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=SHARED_DATA)
     args = parser.parse_args()
     from fastamfm.analysis.ratings import load_dstc10_dev
+    from fastamfm.deep.deep_training import held_out_replies
     from fastamfm.deep.encoder import SentenceEncoder
     from fastamfm.deep.fine_tuning import as_corpus
     from fastamfm.deep.neural_lm import NeuralLM

@@ -37,14 +37,9 @@ MIN_HELD_OUT = 40
 _DONE = "stage.json"
 
 
-def measure_calibration(scorer, corpus, *, samples: int = CALIBRATION_SAMPLES, seed: int = 0):
-    """The ``Calibration`` of ``scorer`` on the held-out dialogues of ``corpus``:
-    context components over (turns before, reply) of one random reply per dialogue;
-    reference components over replies to OTHER held-out contexts scored against the true
-    reply (a plausible in-domain response that does not answer, as most system responses
-    are measured against their references)."""
-    from .calibration import Calibration, Standardizer
-
+def held_out_replies(corpus, samples: int, seed: int = 0) -> tuple:
+    """(contexts, replies): one random reply (after the first turn) of each held-out
+    dialogue of ``corpus``, up to ``samples``; seeded."""
     rng = random.Random(seed)
     contexts, replies = [], []
     for dialogue in corpus.held_out():
@@ -54,6 +49,18 @@ def measure_calibration(scorer, corpus, *, samples: int = CALIBRATION_SAMPLES, s
         replies.append(turns[i])
         if len(replies) >= samples:
             break
+    return contexts, replies
+
+
+def measure_calibration(scorer, corpus, *, samples: int = CALIBRATION_SAMPLES, seed: int = 0):
+    """The ``Calibration`` of ``scorer`` on the held-out dialogues of ``corpus``:
+    context components over (turns before, reply) of one random reply per dialogue;
+    reference components over replies to OTHER held-out contexts scored against the true
+    reply (a plausible in-domain response that does not answer, as most system responses
+    are measured against their references)."""
+    from .calibration import Calibration, Standardizer
+
+    contexts, replies = held_out_replies(corpus, samples, seed)
     if len(replies) < 20:
         raise ValueError(f"only {len(replies)} held-out dialogues to calibrate on (at least 20 needed): give a "
                          f"larger corpus or a larger held_out fraction")
