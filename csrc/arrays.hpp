@@ -34,12 +34,22 @@ py::array_t<T> adopt_matrix(std::vector<T> values, size_t rows, size_t cols) {
   return py::array_t<T>({rows, cols}, owned->data(), free_when_done);
 }
 
+// The elements of a contiguous array as a std::vector, copied bytewise: numpy hands over
+// arrays at any address (np.frombuffer at an odd offset of a file is not aligned, and
+// pybind11 does not check alignment), and loading a misaligned T is undefined behaviour.
+template <class T, int Flags>
+std::vector<T> copy_elements(const py::array_t<T, Flags>& values) {
+  std::vector<T> out(static_cast<size_t>(values.size()));
+  if (!out.empty()) std::memcpy(out.data(), values.data(), out.size() * sizeof(T));
+  return out;
+}
+
 // A copy of a 1-d array (any numeric dtype, converted to T) as a std::vector.
 template <class T>
 std::vector<T> to_vector(py::handle array) {
   const auto values = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(array);
   if (!values || values.ndim() != 1) throw py::value_error("expected a 1-d numeric array");
-  return std::vector<T>(values.data(), values.data() + values.size());
+  return copy_elements(values);
 }
 
 }  // namespace fastamfm::bindings

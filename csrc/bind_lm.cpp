@@ -278,9 +278,9 @@ void register_lm(py::module_& m) {
          const std::string& combine) {
         const FluencyCombine comb = parse_fluency_combine(combine);
         // Copied out of the arrays while the GIL is held (one memcpy each).
-        const std::vector<double> hyps(hyp_prob.data(), hyp_prob.data() + hyp_prob.size());
-        const std::vector<double> refs(ref_prob.data(), ref_prob.data() + ref_prob.size());
-        const std::vector<uint64_t> offsets(segment_offsets.data(), segment_offsets.data() + segment_offsets.size());
+        const std::vector<double> hyps = copy_elements(hyp_prob);
+        const std::vector<double> refs = copy_elements(ref_prob);
+        const std::vector<uint64_t> offsets = copy_elements(segment_offsets);
         return to_array(without_gil([&] { return fluency_from_probabilities(hyps, refs, offsets, comb); }));
       },
       py::arg("hyp_prob"), py::arg("ref_prob"), py::arg("segment_offsets"), py::arg("combine"),

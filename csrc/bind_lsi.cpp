@@ -188,9 +188,9 @@ void register_lsi(py::module_& m) {
              s.min_count = min_count;
              s.max_vocab = max_vocab;
              if (components.ndim() != 2) throw py::value_error("components must be a 2-d array (terms x dims)");
-             std::vector<double> w(global_weights.data(), global_weights.data() + global_weights.size());
-             std::vector<float> c(components.data(), components.data() + components.size());
-             std::vector<double> sv(singular_values.data(), singular_values.data() + singular_values.size());
+             std::vector<double> w = copy_elements(global_weights);
+             std::vector<float> c = copy_elements(components);
+             std::vector<double> sv = copy_elements(singular_values);
              return std::make_shared<LsiModel>(std::move(words), std::move(w), std::move(c), std::move(sv), s);
            }),
            py::arg("words"), py::arg("global_weights"), py::arg("components"), py::arg("singular_values"),

@@ -238,8 +238,10 @@ void register_nlg_metrics(py::module_& m) {
              const py::array_t<uint32_t, py::array::c_style | py::array::forcecast>& counts, uint64_t segments) {
             if (keys.ndim() != 1 || counts.ndim() != 1 || keys.size() != counts.size())
               throw py::value_error("add_entries: keys and counts must be 1-d arrays of one length");
-            std::vector<NgramCount> entries(static_cast<size_t>(keys.size()));
-            for (size_t i = 0; i < entries.size(); ++i) entries[i] = NgramCount{keys.data()[i], counts.data()[i]};
+            const std::vector<uint64_t> key_values = copy_elements(keys);
+            const std::vector<uint32_t> count_values = copy_elements(counts);
+            std::vector<NgramCount> entries(key_values.size());
+            for (size_t i = 0; i < entries.size(); ++i) entries[i] = NgramCount{key_values[i], count_values[i]};
             without_gil([&] {
               df.add_entries(entries, segments);
               return 0;

@@ -7,6 +7,7 @@ import hashlib
 import json
 import struct
 
+import numpy as np
 import pytest
 
 import fastamfm
@@ -114,3 +115,16 @@ def test_checked_file_arrays_must_tile_the_payload(tmp_path):
         read_checked_file(path, FILE_MAGIC, FILE_VERSION, "test")
     with pytest.raises(fastamfm.FormatError, match="format version 1; this fastamfm reads version 2"):
         read_checked_file(path, FILE_MAGIC, 2, "test")
+
+
+def test_arrays_read_back_are_aligned_whatever_the_header_length(tmp_path):
+    """The payload starts wherever the JSON header ends: an int64 array read back must still
+    be aligned (the C++ core loads its numbers; a misaligned load is undefined behaviour, and
+    UBSan stops the sanitizer job on it)."""
+    for padding in range(8):
+        path = tmp_path / f"f{padding}.bin"
+        write_checked_file(path, b"FASTAMFM-TESTING", 1, {"pad": "x" * padding},
+                           {"keys": np.arange(5, dtype="<u8"), "counts": np.arange(5, dtype="<i8")})
+        _, arrays = read_checked_file(path, b"FASTAMFM-TESTING", 1, "test")
+        assert all(a.flags.aligned for a in arrays.values()), padding
+        assert arrays["keys"].tolist() == list(range(5))

@@ -97,7 +97,9 @@ def read_checked_file(path, magic: bytes, version: int, what: str) -> tuple[dict
         if name in arrays:
             raise format_error(path, f"array {name!r} is listed twice")
         array = np.frombuffer(payload, dtype=dtype, count=nbytes // np.dtype(dtype).itemsize, offset=offset)
-        arrays[name] = array.reshape(shape)
+        # The header's length puts the payload at any byte: an array off its alignment is
+        # copied, so that no reader (numpy or the C++ core) loads misaligned numbers.
+        arrays[name] = (array if array.flags.aligned else array.copy()).reshape(shape)
         offset += nbytes
     if offset != len(payload):
         raise format_error(path, f"the arrays fill {offset} of the payload's {len(payload)} bytes")
