@@ -108,13 +108,21 @@ def compare_training(client, workdir: Path, lines: int, repeats: int) -> None:
         cpu += sum(workers_after[w] - workers_before.get(w, 0.0) for w in workers_after)
         runs["distributed.train"].append({"wall": wall, "cpu": cpu, "load": load})
         assert spread.signature == whole.signature, "the models differ"
-    base = statistics.median(r["wall"] for r in runs["AMFM.train"])
     print(f"\ntraining on {lines} lines (dims 50, order 3)")
-    print(f"{'way':<18}{'wall s (median)':>16}{'ratio':>8}{'cpu s':>8}{'load':>7}")
+    print_runs(runs, "AMFM.train", width=18)
+
+
+def print_runs(runs: dict, baseline: str, *, width: int, every_wall: bool = False) -> None:
+    """One row per way: median wall seconds, its ratio to ``baseline``'s, median CPU seconds
+    and load (and, with ``every_wall``, each repeat's wall time)."""
+    base = statistics.median(r["wall"] for r in runs[baseline])
+    header = f"{'way':<{width}}{'wall s (median)':>16}{'ratio':>8}{'cpu s':>8}{'load':>7}"
+    print(header + ("   walls" if every_wall else ""))
     for way, measured in runs.items():
         wall = statistics.median(r["wall"] for r in measured)
-        print(f"{way:<18}{wall:>16.2f}{wall / base:>8.2f}{statistics.median(r['cpu'] for r in measured):>8.1f}"
-              f"{statistics.median(r['load'] for r in measured):>7.1f}")
+        row = (f"{way:<{width}}{wall:>16.2f}{wall / base:>8.2f}{statistics.median(r['cpu'] for r in measured):>8.1f}"
+               f"{statistics.median(r['load'] for r in measured):>7.1f}")
+        print(row + ("   " + " ".join(f"{r['wall']:.2f}" for r in measured) if every_wall else ""))
 
 
 def main(argv=None) -> int:
@@ -156,14 +164,8 @@ def main(argv=None) -> int:
                 expected = single_out.read_bytes()
                 assert (warm_dir / "scores.jsonl").read_bytes() == expected, "warm output differs"
                 assert cold_out.read_bytes() == expected, "cold output differs"
-            base = statistics.median(r["wall"] for r in runs["single"])
             print(f"\nmetrics {metrics}")
-            print(f"{'way':<8}{'wall s (median)':>16}{'ratio':>8}{'cpu s':>8}{'load':>7}   walls")
-            for way, measured in runs.items():
-                wall = statistics.median(r["wall"] for r in measured)
-                print(f"{way:<8}{wall:>16.2f}{wall / base:>8.2f}{statistics.median(r['cpu'] for r in measured):>8.1f}"
-                      f"{statistics.median(r['load'] for r in measured):>7.1f}   "
-                      + " ".join(f"{r['wall']:.2f}" for r in measured))
+            print_runs(runs, "single", width=8, every_wall=True)
         if args.train_lines:
             compare_training(client, workdir, args.train_lines, args.repeats)
     return 0
