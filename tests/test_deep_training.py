@@ -18,6 +18,7 @@ from fastamfm.cli import main  # noqa: E402
 from fastamfm.deep.deep_amfm import DeepAMFM  # noqa: E402
 from fastamfm.deep.encoder import SentenceEncoder  # noqa: E402
 from fastamfm.deep.neural_lm import NeuralLM  # noqa: E402
+from fastamfm.deep.lm_training import TRAINING_CONTEXT_TOKENS  # noqa: E402
 
 from causal_models import make_model  # noqa: E402
 from deep_models import build_tiny_bert, write_dialogue_corpus  # noqa: E402
@@ -123,6 +124,26 @@ def test_lm_examples_are_the_scorers_requests(models):
     assert all(t[:len(r.target)] == r.target and len(t) == len(r.target) + 1 for (_, t), r in zip(examples, requests))
 
 
+def test_lm_examples_keep_the_most_recent_context_tokens(models):
+    """A long context is cut for training to the last TRAINING_CONTEXT_TOKENS tokens' turns,
+    exactly as a scorer with that limit cuts it (scoring itself keeps its own, longer limit)."""
+    import transformers
+
+    from fastamfm.deep.hf_tokenizer import HFTokenizer
+    from fastamfm.deep.lm_training import CausalLMTask
+    from fastamfm.training import Dialogue
+
+    lm = NeuralLM.load(models["lm"], device="cpu")
+    cut = NeuralLM.load(models["lm"], device="cpu", max_context_tokens=TRAINING_CONTEXT_TOKENS)
+    task = CausalLMTask(transformers.AutoModelForCausalLM.from_pretrained(models["lm"]),
+                        HFTokenizer.load(models["lm"]), lm.settings)
+    turns = tuple("hello good day thanks please sorry delay gate" for _ in range(3)) + ("thanks please",)
+    prefix, _ = list(task.examples(Dialogue(turns, "x", 1)))[-1]
+    context = [list(turns[:-1])]
+    assert prefix == cut.requests([turns[-1]], context)[0].prefix
+    assert len(prefix) < len(lm.requests([turns[-1]], context)[0].prefix)
+
+
 @pytest.fixture(scope="module")
 def trained(models):
     out = models["root"] / "trained"
@@ -143,6 +164,7 @@ def test_deep_amfm_train_writes_a_checksummed_directory_with_provenance(trained,
     assert counts["dialogues_read"] == 240 and counts["held_out"] >= 20 and len(counts["content_sha256"]) == 64
     assert record["base_models"]["encoder"]["fingerprint"] and record["versions"]["torch"]
     assert record["settings"]["lm"]["lora_rank"] == 4
+    assert record["settings"]["lm"]["max_context_tokens"] == TRAINING_CONTEXT_TOKENS
     manifest = json.loads((out / "deep_amfm.json").read_text())
     assert manifest["calibration_source"].startswith("held-out:")
     assert scorer.calibration.source == manifest["calibration_source"]

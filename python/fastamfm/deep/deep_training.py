@@ -103,6 +103,7 @@ def train_deep_amfm(scorer_class, corpus, out, *, encoder=None, lm=None, max_min
     from ..training import provenance, write_checksums, write_provenance
     from .encoder import SentenceEncoder
     from .fine_tuning import LORA_RANK, as_corpus, lm_directory
+    from .lm_training import TRAINING_CONTEXT_TOKENS
     from .model_location import ENCODER_PACKAGE
     from .neural_lm import DEFAULT_MODEL, NeuralLM
     from .trained_model import manifest
@@ -148,7 +149,8 @@ def train_deep_amfm(scorer_class, corpus, out, *, encoder=None, lm=None, max_min
     runs["lm"] = stage_lm.done()
     left = None if max_minutes is None else max_minutes * (1 - RESERVE) - (time.monotonic() - started) / 60
     lm_minutes = None if max_minutes is None else max(left, (1 - RESERVE - ENCODER_SHARE) * max_minutes / 4)
-    lm_settings = {**common, **budget(lm_minutes), **(lm_options or {})}
+    lm_settings = {**common, **budget(lm_minutes), "max_context_tokens": TRAINING_CONTEXT_TOKENS,
+                   **(lm_options or {})}
     settings["lm"] = {**lm_settings, "lora_rank": lora_rank}
     if runs["lm"] is None:
         run = base_lm.fine_tune(corpus, stage_lm.directory, work=work / "checkpoints", resume=resume,

@@ -7,6 +7,8 @@ import logging
 import os
 from pathlib import Path
 
+from .lm_training import TRAINING_CONTEXT_TOKENS
+
 log = logging.getLogger("fastamfm")
 
 # Measured defaults for two busy CPU cores (benchmarks/training/): see DeepAMFM.train.
@@ -66,7 +68,7 @@ def lm_directory(lm) -> Path:
 
 
 def fine_tune_lm(lm, corpus, out, *, work=None, resume: bool = False, lora_rank: int | None = LORA_RANK,
-                 max_context_tokens: int = 256, blocklist=None, **settings):
+                 max_context_tokens: int = TRAINING_CONTEXT_TOKENS, blocklist=None, **settings):
     """Train ``lm``'s model (a ``NeuralLM``) with ``CausalLMTask`` on ``corpus``, in the
     chat format ``lm`` scores with; full fine-tuning (``lora_rank=None``) or LoRA adapters of
     that rank, merged into the saved weights. Saves a plain model directory to ``out``;

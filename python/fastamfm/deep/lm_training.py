@@ -17,12 +17,19 @@ from .dialogue_format import DialogueFormat
 # Reply tokens kept per example (longer replies are cut at the end): the loss of a few
 # dozen tokens says as much about the domain, and padding stays small.
 MAX_REPLY_TOKENS = 64
+# Context tokens kept per training example (the most recent turns, as scoring truncates).
+# Scoring still reads up to the scorer's own limit (512); training on the last 64 tokens
+# spends the step on the reply instead of on a long prefix that is not a target. Measured
+# (benchmarks/training/README.md, `defaults --stage lm`, 7 minutes each on two CPU cores, the
+# shared dialogues): 85 / 56 / 36 LoRA steps for 64 / 128 / 256 context tokens, held-out mean
+# ln p per reply token given the full context -3.177 / -3.211 / -3.264 (frozen -3.927).
+TRAINING_CONTEXT_TOKENS = 64
 
 
 class CausalLMTask:
     name = "lm"
 
-    def __init__(self, model, tokenizer, settings, *, max_context_tokens: int = 256,
+    def __init__(self, model, tokenizer, settings, *, max_context_tokens: int = TRAINING_CONTEXT_TOKENS,
                  max_reply_tokens: int = MAX_REPLY_TOKENS, max_examples_per_dialogue: int | None = None):
         """``model``: a transformers causal LM (or a peft model over one); ``tokenizer``: an
         ``LMTokenizer`` (``hf_tokenizer.HFTokenizer``); ``settings``: the scorer's
