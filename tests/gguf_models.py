@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-
 from causal_models import CHATML_WITH_DEFAULT_SYSTEM, make_model
 
 

@@ -2,13 +2,12 @@
 generated data, References reuse, zero-vector conventions and bad input."""
 from __future__ import annotations
 
+import fastamfm
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
-
-import fastamfm
-
 from fastamfm.amfm.adequacy import Adequacy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from oracles.lsi import am_scores, project, twcs_agent_turns, unit_rows
 
 COMBINE = ["max", "mean", "centroid"]

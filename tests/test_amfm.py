@@ -5,14 +5,12 @@ import json
 import math
 import threading
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
+from amfm_helpers import tiny_corpus, tiny_pairs, train_tiny
 from fastamfm import AMFM, combine_scores
 from fastamfm.amfm.scorer import DEFAULT_MODEL_DIR, SETTINGS_FILE
-
-from amfm_helpers import tiny_corpus, tiny_pairs, train_tiny
 
 
 @pytest.fixture(scope="module")
@@ -149,7 +147,7 @@ def test_load_rejects_corrupt_or_foreign_models(scorer, tmp_path):
     data = bytearray((path / "lm.model").read_bytes())
     data[len(data) // 2] ^= 0xFF
     (path / "lm.model").write_bytes(bytes(data))
-    with pytest.raises(fastamfm.FormatError, match="checksum mismatch"):
+    with pytest.raises(fastamfm.FormatError, match="lm.model: SHA-256 differs from amfm.json"):
         AMFM.load(path)
 
     (path / SETTINGS_FILE).write_text("{not json")

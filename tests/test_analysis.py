@@ -4,10 +4,8 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from fastamfm.cli import main
-
 from conftest import REFERENCE_FILES
+from fastamfm.cli import main
 
 pytest.importorskip("matplotlib")
 pytest.importorskip("scipy")

@@ -6,15 +6,13 @@ from __future__ import annotations
 import json
 import struct
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
-from fastamfm.amfm.scorer import SETTINGS_FILE
-from fastamfm.cli import main
-from fastamfm.analysis.ratings import load_rated_turns
-
 from amfm_helpers import train_tiny
+from fastamfm.amfm.scorer import SETTINGS_FILE
+from fastamfm.analysis.ratings import load_rated_turns
+from fastamfm.cli import main
 from vector_files import write_fasttext, write_word2vec
 
 

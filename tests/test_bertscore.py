@@ -3,11 +3,10 @@ references, empty texts, baseline rescaling, References reuse, errors), and the 
 MiniLM against the bert-score package on DSTC-6 sentences."""
 from __future__ import annotations
 
+import fastamfm
 import numpy as np
 import pytest
 from oracles import deep as oracle
-
-import fastamfm
 
 HYPS = ["i can check the flight status", "sorry about the delay", "thanks", "", "the gate is open"]
 REFS = [["please check the flight", "the status is good"], ["sorry"], ["thanks for the help", "no", "hello"],

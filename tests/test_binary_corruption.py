@@ -13,14 +13,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
+from amfm_helpers import tiny_corpus
 from fastamfm import _core
 from fastamfm.amfm.scorer import DEFAULT_MODEL_DIR
-
-from amfm_helpers import tiny_corpus
 from vector_files import write_glove
 
 HERE = Path(__file__).resolve().parent

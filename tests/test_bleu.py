@@ -1,12 +1,11 @@
 """BLEU: pycocoevalcap 1.2 / nlg-eval numbers, summable statistics, sacrebleu smoothing."""
 from __future__ import annotations
 
+import fastamfm
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import fastamfm
 from oracles import nlg as oracle
 
 corpus = oracle.text_strategies()

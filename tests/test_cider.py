@@ -1,11 +1,10 @@
 """CIDEr-D: pycocoevalcap 1.2's Cider (nlg-eval's "CIDEr"), and two-pass streaming."""
 from __future__ import annotations
 
+import fastamfm
 import numpy as np
 import pytest
 from hypothesis import given, settings
-
-import fastamfm
 from oracles import nlg as oracle
 
 corpus = oracle.text_strategies()

@@ -11,14 +11,12 @@ import sys
 import time
 from pathlib import Path
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
+from amfm_helpers import tiny_corpus, tiny_pairs, train_tiny
 from fastamfm import _core, io
 from fastamfm.streaming import score_files
-
-from amfm_helpers import tiny_corpus, tiny_pairs, train_tiny
 
 PYTHON_DIR = Path(fastamfm.__file__).resolve().parents[1]
 ENV = dict(os.environ, PYTHONPATH=str(PYTHON_DIR))

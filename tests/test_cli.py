@@ -10,14 +10,12 @@ import sys
 import time
 from pathlib import Path
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
+from amfm_helpers import tiny_corpus, tiny_pairs, train_tiny
 from fastamfm import AMFM
 from fastamfm.cli import main
-
-from amfm_helpers import tiny_corpus, tiny_pairs, train_tiny
 
 # The folder holding the fastamfm these tests imported (installed, or the developer tree),
 # so subprocesses run the same build.

@@ -4,12 +4,10 @@ from __future__ import annotations
 import json
 import random
 
-import pytest
-
 import fastamfm
-from fastamfm.cli import main
-
+import pytest
 from amfm_helpers import train_tiny
+from fastamfm.cli import main
 from test_compare_systems import _corpus
 
 

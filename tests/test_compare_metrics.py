@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 
+import fastamfm
 import numpy as np
 import pytest
 import scipy.stats
-
-import fastamfm
 from fastamfm.analysis.metric_comparison import williams_test
-
 from oracles import significance as oracle
 
 

@@ -7,15 +7,18 @@ import json
 import math
 import random
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
 from fastamfm.analysis.multiple_testing import adjust_p_values
-from fastamfm.analysis.resampling import bootstrap_draws, bootstrap_scores, randomization_scores, randomization_swaps
+from fastamfm.analysis.resampling import (
+    bootstrap_draws,
+    bootstrap_scores,
+    randomization_scores,
+    randomization_swaps,
+)
 from fastamfm.analysis.system_comparison import ScoredSystems
 from fastamfm.registry import Chunk, MeanStatistics, Metric, Statistics
-
 from oracles import nlg
 from oracles import significance as oracle
 

@@ -12,8 +12,8 @@ import pytest
 pytest.importorskip("transformers", reason="the neural LM tokenizers need transformers")
 
 from causal_models import make_tokenizer  # noqa: E402
-from fastamfm.deep.dialogue_format import DialogueFormat, FormatSettings, _first_true  # noqa: E402
-from fastamfm.deep.hf_tokenizer import HFTokenizer  # noqa: E402
+from fastamfm.neural.dialogue_format import DialogueFormat, FormatSettings, _first_true  # noqa: E402
+from fastamfm.neural.hf_tokenizer import HFTokenizer  # noqa: E402
 
 
 def oracle_prefix(fmt: DialogueFormat, turns: list) -> tuple:

@@ -4,10 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.stats as st
+from fastamfm import cluster_metrics, correlate, metric_correlations
 from hypothesis import given, settings
 from hypothesis import strategies as hst
-
-from fastamfm import cluster_metrics, correlate, metric_correlations
 
 SCIPY = {"pearson": st.pearsonr, "spearman": st.spearmanr, "kendall": st.kendalltau}
 

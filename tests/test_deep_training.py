@@ -14,16 +14,13 @@ pytest.importorskip("torch", reason="training needs torch (fastamfm[train])")
 pytest.importorskip("transformers", reason="training needs transformers (fastamfm[train])")
 
 import fastamfm  # noqa: E402
-from fastamfm.cli import main  # noqa: E402
-from fastamfm.deep.deep_amfm import DeepAMFM  # noqa: E402
-from fastamfm.deep.encoder import SentenceEncoder  # noqa: E402
-from fastamfm.deep.neural_lm import NeuralLM  # noqa: E402
-from fastamfm.deep.lm_training import TRAINING_CONTEXT_TOKENS  # noqa: E402
-
 from causal_models import make_model  # noqa: E402
 from deep_models import build_tiny_bert, write_dialogue_corpus  # noqa: E402
-
-
+from fastamfm.cli import main  # noqa: E402
+from fastamfm.deep.deep_amfm import DeepAMFM  # noqa: E402
+from fastamfm.neural.encoder import SentenceEncoder  # noqa: E402
+from fastamfm.neural.neural_lm import NeuralLM  # noqa: E402
+from fastamfm.training.causal_lm_task import TRAINING_CONTEXT_TOKENS  # noqa: E402
 
 write_corpus = write_dialogue_corpus
 
@@ -52,8 +49,7 @@ def test_encoder_fine_tune_saves_a_loadable_encoder_that_changed(models, tmp_pat
 def test_encoder_fine_tune_adds_masked_lm_where_the_model_has_the_head(models, tmp_path):
     import torch
     import transformers
-
-    from fastamfm.deep.encoder_training import ContrastiveTask, has_mlm_head
+    from fastamfm.training.contrastive_task import ContrastiveTask, has_mlm_head
 
     directory = tmp_path / "bert-mlm"
     build_tiny_bert(directory)
@@ -77,8 +73,7 @@ def test_encoder_fine_tune_adds_masked_lm_where_the_model_has_the_head(models, t
 def test_contrastive_pooling_is_the_scorers(models):
     """The vectors the loss compares are the ones SentenceEncoder.encode returns."""
     import torch
-
-    from fastamfm.deep.encoder_training import ContrastiveTask
+    from fastamfm.training.contrastive_task import ContrastiveTask
 
     for pooling, layer in (("mean", -1), ("cls", 1), ("sum", -1)):
         encoder = SentenceEncoder.load(models["encoder"], pooling=pooling, layer=layer, device="cpu",
@@ -109,10 +104,9 @@ def test_lm_fine_tune_raises_the_likelihood_of_in_domain_replies(models, tmp_pat
 def test_lm_examples_are_the_scorers_requests(models):
     """The training prefix of a reply is exactly the prefix NeuralLM.score conditions it on."""
     import transformers
-
-    from fastamfm.deep.hf_tokenizer import HFTokenizer
-    from fastamfm.deep.lm_training import CausalLMTask
+    from fastamfm.neural.hf_tokenizer import HFTokenizer
     from fastamfm.training import Dialogue
+    from fastamfm.training.causal_lm_task import CausalLMTask
 
     lm = NeuralLM.load(models["lm"], device="cpu")
     task = CausalLMTask(transformers.AutoModelForCausalLM.from_pretrained(models["lm"]),
@@ -128,10 +122,9 @@ def test_lm_examples_keep_the_most_recent_context_tokens(models):
     """A long context is cut for training to the last TRAINING_CONTEXT_TOKENS tokens' turns,
     exactly as a scorer with that limit cuts it (scoring itself keeps its own, longer limit)."""
     import transformers
-
-    from fastamfm.deep.hf_tokenizer import HFTokenizer
-    from fastamfm.deep.lm_training import CausalLMTask
+    from fastamfm.neural.hf_tokenizer import HFTokenizer
     from fastamfm.training import Dialogue
+    from fastamfm.training.causal_lm_task import CausalLMTask
 
     lm = NeuralLM.load(models["lm"], device="cpu")
     cut = NeuralLM.load(models["lm"], device="cpu", max_context_tokens=TRAINING_CONTEXT_TOKENS)
@@ -242,7 +235,7 @@ def test_cli_train_deep_bad_corpus_is_one_error_line(tmp_path, capsys):
 
 def test_resume_skips_a_finished_stage(models, tmp_path):
     """A run whose encoder stage finished before it was stopped redoes only what is left."""
-    from fastamfm.deep.deep_training import _Stage
+    from fastamfm.training.deep_amfm import _Stage
 
     out = tmp_path / "m"
     work = Path(str(out) + ".work")
@@ -276,10 +269,9 @@ def test_dask_workers_load_the_trained_directory(trained, tmp_path):
 def test_lm_loss_projects_only_targets_but_equals_the_models_loss(models):
     import torch
     import transformers
-
-    from fastamfm.deep.hf_tokenizer import HFTokenizer
-    from fastamfm.deep.lm_training import CausalLMTask, with_lora
+    from fastamfm.neural.hf_tokenizer import HFTokenizer
     from fastamfm.training import Dialogue
+    from fastamfm.training.causal_lm_task import CausalLMTask, with_lora
 
     for lora in (None, 4):
         model = transformers.AutoModelForCausalLM.from_pretrained(models["lm"])

@@ -1,11 +1,10 @@
 """Distinct-n over the corpus and per response."""
 from __future__ import annotations
 
+import fastamfm
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import fastamfm
 from oracles import nlg as oracle
 
 texts = st.lists(st.lists(st.sampled_from(["a", "b", "c", "日本", "café"]), max_size=8).map(" ".join),

@@ -19,15 +19,13 @@ import pytest
 distributed = pytest.importorskip("distributed", reason="fastamfm.distributed needs dask[distributed]")
 
 import fastamfm  # noqa: E402
-from fastamfm import AMFM  # noqa: E402
-from fastamfm.cli import main  # noqa: E402
-
+import fastamfm.distributed as fd  # noqa: E402  (an import error of ours fails, never skips)
 from amfm_helpers import tiny_corpus, tiny_pairs, train_tiny  # noqa: E402
 from available_metrics import deep_available, runnable_metric_names  # noqa: E402
+from fastamfm import AMFM  # noqa: E402
+from fastamfm.cli import main  # noqa: E402
 from same_scores import NEURAL_COLUMNS, assert_same_scores  # noqa: E402
 from vector_files import write_glove  # noqa: E402
-
-import fastamfm.distributed as fd  # noqa: E402  (an import error of ours fails, never skips)
 
 PYTHON_DIR = Path(fastamfm.__file__).resolve().parents[1]
 

@@ -5,13 +5,18 @@ import re
 import sys
 from pathlib import Path
 
+import fastamfm
 import numpy as np
 import pytest
+from fastamfm import (
+    References,
+    WordVectors,
+    embedding_average,
+    greedy_matching,
+    vector_extrema,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import fastamfm
-from fastamfm import References, WordVectors, embedding_average, greedy_matching, vector_extrema
 
 sys.path.insert(0, str(Path(__file__).parent))
 from oracles.embedding import Lookup, sentence_scores  # noqa: E402
@@ -264,8 +269,8 @@ def test_from_lsi_with_a_real_lsi_model():
 # --- the CUDA path: its inputs are checked here, its kernels on a GPU ---------------------------
 def _glue_scores(hyps, refs, vectors):
     """Score the token rows cuda_inputs builds with the GPU oracle (numpy)."""
-    from oracles import gpu as oracles_gpu
     from fastamfm.metrics.embedding import cuda_inputs
+    from oracles import gpu as oracles_gpu
 
     (hyp_ids, hyp_off), (ref_ids, ref_off), ref_offsets, table = cuda_inputs(hyps, refs, vectors, "test")
     table = table.astype(np.float64)

@@ -15,9 +15,9 @@ pytest.importorskip("transformers", reason="the neural metrics need transformers
 import fastamfm  # noqa: E402
 from causal_models import make_model  # noqa: E402
 from fastamfm.deep.deep_amfm import DeepAMFM  # noqa: E402
-from fastamfm.deep.encoder import SentenceEncoder  # noqa: E402
 from fastamfm.deep.fm import EMPTY_SCORES, REFERENCE_FREE_FORMULAS, deep_fm  # noqa: E402
-from fastamfm.deep.neural_lm import NeuralLM  # noqa: E402
+from fastamfm.neural.encoder import SentenceEncoder  # noqa: E402
+from fastamfm.neural.neural_lm import NeuralLM  # noqa: E402
 
 EMPTY = ["", "   ", "\t\n ", "\u3000"]
 REAL = ["i like hiking and reading books .", "hello , how are you today ?"]
@@ -102,7 +102,7 @@ WEAK_REFS = [["sounds like a lot of fun , where did you go ?"], ["yes , pepperon
 
 @pytest.fixture(scope="module")
 def packaged():
-    from fastamfm.deep.model_location import ModelNotFound
+    from fastamfm.models.location import ModelNotFound
 
     pytest.importorskip("gguf", reason="reading the packaged GGUF needs gguf (fastamfm[deep])")
     try:

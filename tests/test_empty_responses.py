@@ -3,10 +3,9 @@ is never above the score of a real response (an empty response must not be a rew
 policy can exploit). The rules are listed in docs/bad-input.md ("Empty responses")."""
 from __future__ import annotations
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
 
 EMPTY = ["", "   ", "\t \n"]
 REAL = "happy to check on that flight"

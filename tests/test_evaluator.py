@@ -17,17 +17,21 @@ pytest.importorskip("torch", reason="the evaluator needs torch (fastamfm[deep])"
 pytest.importorskip("transformers", reason="the evaluator needs transformers (fastamfm[deep])")
 
 import fastamfm  # noqa: E402
-from fastamfm.cli import main  # noqa: E402
-from fastamfm.evaluator import NEGATIVE_KINDS  # noqa: E402
-from fastamfm.evaluator import Combination  # noqa: E402
-from fastamfm.evaluator.calibration import calibration_replies, measure_scales  # noqa: E402
-from fastamfm.evaluator.corruption import CORRUPTIONS, corrupt  # noqa: E402
-from fastamfm.evaluator.negatives import Example, NegativeSampler  # noqa: E402
-from fastamfm.evaluator.speaker_tags import strip_speaker  # noqa: E402
-from fastamfm.evaluator.turn_pool import TurnPool, dialogue_key  # noqa: E402
-from fastamfm.training import DialogueCorpus, write_checksums  # noqa: E402
-
 from deep_models import build_tiny_bert, write_dialogue_corpus  # noqa: E402
+from fastamfm.cli import main  # noqa: E402
+from fastamfm.evaluator import Combination  # noqa: E402
+from fastamfm.evaluator.combination import standardisable  # noqa: E402
+from fastamfm.evaluator.speaker_tags import strip_speaker  # noqa: E402
+from fastamfm.training import DialogueCorpus, write_checksums  # noqa: E402
+from fastamfm.training.calibration import calibration_replies, standardizers  # noqa: E402
+from fastamfm.training.corruption import CORRUPTIONS, corrupt  # noqa: E402
+from fastamfm.training.evaluator import CALIBRATION_REPLIES, MIN_HELD_OUT_REPLIES  # noqa: E402
+from fastamfm.training.negatives import (  # noqa: E402
+    NEGATIVE_KINDS,  # noqa: E402
+    Example,
+    NegativeSampler,
+)
+from fastamfm.training.turn_pool import TurnPool, dialogue_key  # noqa: E402
 
 WORDS = "hello thanks please help sorry delay gate bag ticket seat flight check status good day".split()
 HYPS = ["thanks please help", "good day", "sorry delay gate", "check the bag status"]
@@ -125,10 +129,11 @@ def test_training_writes_a_checksummed_directory_with_provenance(trained):
 def test_zscore_scales_are_measured_on_real_replies_and_combine_as_documented(trained):
     ev = trained["evaluator"]
     corpus = DialogueCorpus([str(trained["corpus"])], blocklist=False)
-    contexts, replies, source = calibration_replies(corpus, context_turns=ev.context_turns)
+    contexts, replies, source = calibration_replies(corpus, limit=CALIBRATION_REPLIES, context_turns=ev.context_turns,
+                                                    top_up=MIN_HELD_OUT_REPLIES)
     record = json.loads((trained["out"] / "provenance.json").read_text())["calibration"]
     assert {k: record[k] for k in source} == source
-    scales = measure_scales(ev.components(replies, contexts))
+    scales = standardizers(standardisable(ev.components(replies, contexts)))
     for name, stored in ev.combination.scales.items():
         assert (scales[name].center, scales[name].scale) == pytest.approx((stored.center, stored.scale), rel=1e-5)
     columns = ev.components(HYPS, contexts=CONTEXTS)
@@ -148,7 +153,7 @@ def test_combinations_check_their_settings():
     np.testing.assert_allclose(Combination("mean")(columns), [0.35, 0.7])
     with pytest.raises(ValueError, match="measured scale of relevance, validity, coherence"):
         Combination("zscore")
-    scales = measure_scales(columns)
+    scales = standardizers(standardisable(columns))
     combined = Combination("zscore", 0.5, scales)
     assert Combination.from_json(json.loads(json.dumps(combined.to_json()))) == combined
     assert combined(columns)[1] > combined(columns)[0]

@@ -4,10 +4,9 @@ from __future__ import annotations
 import math
 import re
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
 from lm_corpora import twcs_agent_turns, zipf_corpus
 
 

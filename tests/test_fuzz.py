@@ -13,9 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import fastamfm
+import pytest
 
 pytest.importorskip("atheris", reason="atheris is not installed (pip install atheris)")
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from fuzz.harnesses import HARNESSES
 
 CORPUS = Path(__file__).resolve().parent / "fuzz" / "corpus"

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import collections
 
+import fastamfm
 import numpy as np
 import pytest
 import scipy.sparse
-
-import fastamfm
 from fastamfm import gpu
-
 from oracles import gpu as oracle
 
 needs_cuda = pytest.mark.skipif(not fastamfm.HAS_CUDA, reason="needs a CUDA device and fastamfm._cuda "
-                                f"({fastamfm._backend.cuda_unavailable_reason()})")
+                                f"({fastamfm.runtime.cuda_unavailable_reason()})")
 
 try:
     import cupy
@@ -346,7 +344,7 @@ def test_resident_matrices_give_the_same_scores():
 
 @needs_cuda
 def test_device_array_round_trip_and_poison():
-    device = fastamfm._backend.cuda_module().DeviceArray
+    device = fastamfm.runtime.cuda_module().DeviceArray
     host = np.arange(12, dtype=np.float32).reshape(3, 4)
     np.testing.assert_array_equal(device.from_host(host).to_host(), host)
     assert np.isnan(device.empty((5,), "<f4").to_host()).all()

@@ -3,12 +3,11 @@ same code with xp=numpy against exact SVDs (numpy, scipy) and scikit-learn; on a
 CUDA device with CuPy, the GPU run against the CPU run."""
 from __future__ import annotations
 
+import fastamfm
 import numpy as np
 import pytest
 import scipy.sparse
 import scipy.sparse.linalg
-
-import fastamfm
 from fastamfm.gpu import svd as gpu_svd
 
 try:

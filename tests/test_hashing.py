@@ -1,8 +1,7 @@
 """The token hash against a readable Python oracle: keys must never change."""
+from fastamfm import _core
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from fastamfm import _core
 
 MASK = (1 << 64) - 1
 

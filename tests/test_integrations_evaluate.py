@@ -11,7 +11,6 @@ evaluate = pytest.importorskip("evaluate", reason="the evaluate module needs eva
 
 import fastamfm  # noqa: E402
 import fastamfm.integrations  # noqa: E402
-
 from amfm_helpers import tiny_pairs, train_tiny  # noqa: E402
 
 

@@ -20,12 +20,12 @@ pytest.importorskip("torchmetrics", reason="the torchmetrics integration needs t
                                            "(pip install 'fastamfm[torchmetrics]')")
 
 import fastamfm  # noqa: E402
-from fastamfm.integrations.torchmetrics import RegistryMetric, metric  # noqa: E402
-
 from amfm_helpers import tiny_pairs  # noqa: E402
 from available_metrics import NEURAL_METRICS, deep_available, runnable_metric_names  # noqa: E402
+from fastamfm.integrations.torchmetrics import RegistryMetric, metric  # noqa: E402
 from same_scores import assert_same_scores  # noqa: E402
 from vector_files import write_glove  # noqa: E402
+
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory, request):

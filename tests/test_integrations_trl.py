@@ -11,14 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
+from amfm_helpers import tiny_pairs
 from fastamfm import AMFM
 from fastamfm.integrations.trl import reward_function
-
-from amfm_helpers import tiny_pairs
 
 PYTHON_DIR = Path(fastamfm.__file__).resolve().parents[1]
 
@@ -146,8 +144,8 @@ def tiny_llama(tmp_path_factory):
 @pytest.fixture(scope="module")
 def tiny_deep_amfm(tiny_bert, tiny_llama):
     from fastamfm.deep.deep_amfm import DeepAMFM
-    from fastamfm.deep.encoder import SentenceEncoder
-    from fastamfm.deep.neural_lm import NeuralLM
+    from fastamfm.neural.encoder import SentenceEncoder
+    from fastamfm.neural.neural_lm import NeuralLM
 
     return DeepAMFM(encoder=SentenceEncoder.load(tiny_bert, device="cpu"), lm=NeuralLM.load(tiny_llama, device="cpu"))
 

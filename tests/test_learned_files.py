@@ -5,10 +5,9 @@ too few samples for the reduction. Crafted files are written with the real conta
 (``checked_file``) so that only the meaning of their values is wrong."""
 from __future__ import annotations
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
 from fastamfm.learned import LearnedScorer
 from fastamfm.learned.storage import read_scorer_file, write_scorer_file
 from test_learned import HashEncoder, rated_dialogues

@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 from concurrent.futures import ThreadPoolExecutor
 
-import pytest
-
 import fastamfm
+import pytest
 from lm_corpora import zipf_corpus
 from oracles.lm import BackoffModel, context_sums, katz, kneser_ney, read_arpa
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
 from lm_corpora import zipf_corpus
 
 GOOD_ARPA = """\\data\\

@@ -7,10 +7,9 @@ import math
 import subprocess
 from pathlib import Path
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
 from lm_corpora import twcs_agent_turns, zipf_corpus
 
 kenlm = pytest.importorskip("kenlm", reason="kenlm (the reference scorer) is not installed")

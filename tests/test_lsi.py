@@ -3,15 +3,19 @@ from __future__ import annotations
 
 import os
 
+import fastamfm
 import numpy as np
 import pytest
 import scipy.sparse
-from sklearn.utils.extmath import randomized_svd
-
-import fastamfm
 from fastamfm.amfm.lsi import sparse_randomized_svd
-
-from oracles.lsi import exact_lsi, fitted_vocabulary, project, subspace_cosines, weighted_matrix
+from oracles.lsi import (
+    exact_lsi,
+    fitted_vocabulary,
+    project,
+    subspace_cosines,
+    weighted_matrix,
+)
+from sklearn.utils.extmath import randomized_svd
 
 
 def topic_corpus(n_docs: int, seed: int = 0, n_topics: int = 8, words_per_topic: int = 40) -> list[str]:

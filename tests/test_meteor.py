@@ -7,14 +7,13 @@ import os
 import random
 import threading
 
+import fastamfm
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-import fastamfm
 from fastamfm import _core, meteor_resources
 from fastamfm.metrics.meteor import meteor
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 try:
     RESOURCES = meteor_resources.load()

@@ -19,10 +19,10 @@ pytest.importorskip("transformers", reason="the neural metrics need transformers
 
 import fastamfm  # noqa: E402
 from fastamfm import file_digest as digests  # noqa: E402
-from fastamfm.deep.derived_cache import RECORD  # noqa: E402
-from fastamfm.deep.encoder import SentenceEncoder  # noqa: E402
-from fastamfm.deep.model_location import model_fingerprint  # noqa: E402
-from fastamfm.deep.neural_lm import NeuralLM  # noqa: E402
+from fastamfm.models.derived_cache import RECORD  # noqa: E402
+from fastamfm.models.location import model_fingerprint  # noqa: E402
+from fastamfm.neural.encoder import SentenceEncoder  # noqa: E402
+from fastamfm.neural.neural_lm import NeuralLM  # noqa: E402
 
 SENTENCES = ["hello , how are you today ?", "i like hiking and reading books .", "the weather is nice"]
 CONTEXTS = [["hi"], ["what do you like to do on weekends ?"], ["let's go outside"]]
@@ -163,11 +163,10 @@ def test_damaged_tensor_bytes_are_an_error_not_a_score(tiny_gguf, cache):
 def test_non_finite_log_probabilities_are_an_error_not_a_score(cache, tmp_path):
     """NaN positions from 20 on (GPT-2's position table): the model loads, and scoring a
     long enough text is a FormatError in every metric, never a number."""
-    from safetensors.torch import load_file, save_file
-
     from causal_models import make_model
     from deep_models import build_tiny_bert
     from fastamfm.deep.deep_amfm import DeepAMFM
+    from safetensors.torch import load_file, save_file
 
     directory = make_model(tmp_path / "gpt2", "gpt2")
     weights = load_file(directory / "model.safetensors")

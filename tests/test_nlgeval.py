@@ -3,14 +3,13 @@ from __future__ import annotations
 
 import warnings
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
-from fastamfm import registry
-from oracles import nlg as oracle
 from conftest import REFERENCE_FILES, SYSTEMS
+from fastamfm import registry
 from fastamfm.metrics import nlgeval
+from oracles import nlg as oracle
 
 KEYS = ["Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "ROUGE_L", "CIDEr"]
 
@@ -151,8 +150,11 @@ class _FakeMetric(registry.Metric):
 
 @pytest.fixture()
 def fake_metric_registered(monkeypatch):
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
-    monkeypatch.setattr(registry, "_ALIASES", dict(registry._ALIASES))
+    from fastamfm.registry import table
+
+    registry.names()   # the plugins loaded before the table is copied
+    monkeypatch.setattr(table, "_REGISTRY", dict(table._REGISTRY))
+    monkeypatch.setattr(table, "_ALIASES", dict(table._ALIASES))
     registry.register(_FakeMetric)
 
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import warnings
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
 from fastamfm import NLGEval, meteor_resources
 
 

@@ -7,7 +7,6 @@ import threading
 import time
 
 import pytest
-
 from fastamfm import _core
 
 parallel_sum = _core._testing.parallel_sum

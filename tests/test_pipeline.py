@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import json
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
+from amfm_helpers import tiny_pairs, train_tiny
+from available_metrics import deep_available, meteor_available, runnable_metric_names
 from fastamfm import _core, registry
 from fastamfm.cli import main
 from fastamfm.pipeline import Pipeline
-
-from amfm_helpers import tiny_pairs, train_tiny
-from available_metrics import deep_available, meteor_available, runnable_metric_names
 from same_scores import NEURAL_COLUMNS, assert_same_scores
 
 

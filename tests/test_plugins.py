@@ -1,4 +1,4 @@
-"""Metric plugins (fastamfm.plugins): a metric from a package outside fastamfm, installed as
+"""Metric plugins (fastamfm.registry.plugins): a metric from a package outside fastamfm, installed as
 a real distribution (a dist-info directory with entry_points.txt, the files pip writes),
 runs through ``evaluate``, the command line and Dask workers exactly as a built-in one;
 the built-in metrics are entry points of the same group, in nlg-eval's order."""
@@ -11,11 +11,11 @@ import sys
 import textwrap
 from pathlib import Path
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
-from fastamfm import plugins, registry
+from fastamfm import registry
+from fastamfm.registry import plugins
 
 PYTHON_DIR = Path(fastamfm.__file__).resolve().parents[1]
 

@@ -3,7 +3,6 @@ import json
 
 import numpy as np
 import pytest
-
 from fastamfm.analysis.ratings import load_dstc10_dev, load_rated_turns
 
 

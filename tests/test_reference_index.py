@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import sys
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
 
 faiss = pytest.importorskip("faiss", reason="ReferenceIndex needs faiss (pip install faiss-cpu)")
 

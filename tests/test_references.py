@@ -4,12 +4,11 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import fastamfm
 import pytest
+from fastamfm import _core
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import fastamfm
-from fastamfm import _core
 
 
 def oracle_ngrams(tokens: list[str], n: int) -> Counter:

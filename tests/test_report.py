@@ -7,11 +7,9 @@ import sys
 
 import numpy as np
 import pytest
-
+from amfm_helpers import tiny_pairs, train_tiny
 from fastamfm import tune
 from fastamfm.analysis.report import write_report
-
-from amfm_helpers import tiny_pairs, train_tiny
 
 pytest.importorskip("matplotlib")
 

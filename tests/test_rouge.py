@@ -1,12 +1,11 @@
 """ROUGE-L: pycocoevalcap 1.2 / nlg-eval numbers, rouge-score's multi-reference rule."""
 from __future__ import annotations
 
+import fastamfm
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import fastamfm
 from oracles import nlg as oracle
 
 corpus = oracle.text_strategies()

@@ -13,13 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
 from fastamfm import io, limits
 from fastamfm.analysis.ratings import load_rated_turns
-
 from vector_files import write_fasttext, write_glove
 
 PYTHON_DIR = Path(fastamfm.__file__).resolve().parents[1]

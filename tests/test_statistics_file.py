@@ -7,13 +7,17 @@ import hashlib
 import json
 import struct
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
 from amfm_helpers import tiny_pairs
-from fastamfm.checked_file import read_checked_file, write_checked_file
-from fastamfm.distributed.statistics import FILE_MAGIC, FILE_VERSION, read_statistics_file, write_statistics_file
+from fastamfm.distributed.statistics import (
+    FILE_MAGIC,
+    FILE_VERSION,
+    read_statistics_file,
+    write_statistics_file,
+)
+from fastamfm.io.checked_file import read_checked_file, write_checked_file
 
 
 def pickle_calling(module: str, name: str, argument: str) -> bytes:

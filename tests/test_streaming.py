@@ -3,14 +3,12 @@ from __future__ import annotations
 
 import json
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
+from amfm_helpers import tiny_pairs, train_tiny
 from fastamfm.pipeline import Pipeline
 from fastamfm.streaming import score_files
-
-from amfm_helpers import tiny_pairs, train_tiny
 
 
 @pytest.fixture(scope="module")

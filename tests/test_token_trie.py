@@ -3,10 +3,9 @@ ancestors, rows respect their capacity, shared prefixes are stored once."""
 from __future__ import annotations
 
 import numpy as np
+from fastamfm.neural.token_trie import TokenTrie
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from fastamfm.deep.token_trie import TokenTrie
 
 sequences = st.lists(st.lists(st.integers(0, 4), min_size=1, max_size=9).map(tuple), min_size=1, max_size=25)
 

@@ -1,12 +1,11 @@
 """The C++ tokenizer against the readable Python oracle (tests/oracles/text.py)."""
 from __future__ import annotations
 
+import fastamfm
 import pytest
+from fastamfm import _core
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import fastamfm
-from fastamfm import _core
 from oracles.text import tokenize as oracle
 
 PRESETS = [("whitespace", False), ("whitespace", True), ("amfm", False)]

@@ -11,11 +11,18 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 import fastamfm
-from fastamfm.training import (Blocklist, DialogueCorpus, DialogueHashSet, TrainingSettings, read_dialogues,
-                               utterance_hash, verify_directory, write_checksums)
+import pytest
+from fastamfm.training import (
+    Blocklist,
+    DialogueCorpus,
+    DialogueHashSet,
+    TrainingSettings,
+    read_dialogues,
+    utterance_hash,
+    verify_directory,
+    write_checksums,
+)
 
 HERE = Path(__file__).resolve().parent
 DIALOGUES = [["hello , how are you today ?", "i am fine , thank you very much .", "what do you like to do ?"],
@@ -177,11 +184,10 @@ def tiny_lm(tmp_path_factory):
 
 def _train_tiny(model_dir, corpus_file, work, **settings):
     import transformers
-
-    from fastamfm.deep.dialogue_format import FormatSettings
-    from fastamfm.deep.hf_tokenizer import HFTokenizer
-    from fastamfm.deep.lm_training import CausalLMTask
+    from fastamfm.neural.dialogue_format import FormatSettings
+    from fastamfm.neural.hf_tokenizer import HFTokenizer
     from fastamfm.training import set_seed, train
+    from fastamfm.training.causal_lm_task import CausalLMTask
 
     set_seed(0)
     model = transformers.AutoModelForCausalLM.from_pretrained(model_dir)

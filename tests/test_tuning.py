@@ -4,11 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.stats as st
-
+from amfm_helpers import tiny_corpus, tiny_pairs, train_tiny
 from fastamfm import AMFM, tune
 from fastamfm.amfm.tuning import TUNED_NOTE
-
-from amfm_helpers import tiny_corpus, tiny_pairs, train_tiny
 
 
 @pytest.fixture(scope="module")

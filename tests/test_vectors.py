@@ -5,10 +5,9 @@ import os
 import sys
 from pathlib import Path
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
 from fastamfm import FormatError, WordVectors
 from fastamfm.metrics.vectors import CACHE_SUFFIX, cache_path_for
 

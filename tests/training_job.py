@@ -18,11 +18,10 @@ def main() -> None:
     slow = float(sys.argv[sys.argv.index("--slow") + 1]) if "--slow" in sys.argv else 0.0
     import safetensors.torch
     import transformers
-
-    from fastamfm.deep.dialogue_format import FormatSettings
-    from fastamfm.deep.hf_tokenizer import HFTokenizer
-    from fastamfm.deep.lm_training import CausalLMTask
+    from fastamfm.neural.dialogue_format import FormatSettings
+    from fastamfm.neural.hf_tokenizer import HFTokenizer
     from fastamfm.training import DialogueCorpus, TrainingSettings, set_seed, train
+    from fastamfm.training.causal_lm_task import CausalLMTask
 
     class SlowTask(CausalLMTask):
         def loss(self, model, batch):

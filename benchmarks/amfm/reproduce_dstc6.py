@@ -39,8 +39,17 @@ import time
 import fastamfm
 from fastamfm import AMFM, correlate
 
-from benchmarks.shared_data import (DSTC6, SYSTEMS, TWCS, dstc6_human, dstc6_objective, dstc6_references,
-                                    dstc6_style_agent_turns, dstc6_systems, require)
+from benchmarks.shared_data import (
+    DSTC6,
+    SYSTEMS,
+    TWCS,
+    dstc6_human,
+    dstc6_objective,
+    dstc6_references,
+    dstc6_style_agent_turns,
+    dstc6_systems,
+    require,
+)
 
 FIXED = {"dims": 10, "weighting": "counts", "order": 2, "smoothing": "katz", "lam": 0.8, "mean": "arithmetic",
          "am_combine": "max", "fm_combine": "mean", "tokenize": "whitespace"}

@@ -12,10 +12,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-
 from fastamfm import AMFM
 
-from benchmarks.shared_data import TWCS, dstc6_references, dstc6_style_agent_turns, dstc6_systems
+from benchmarks.shared_data import (
+    TWCS,
+    dstc6_references,
+    dstc6_style_agent_turns,
+    dstc6_systems,
+)
 
 AM_TOLERANCE = 1e-5  # float32 U_k, float64 sums on both sides
 FM_TOLERANCE = 1e-4  # kenlm stores float32 log-probabilities

@@ -60,7 +60,7 @@ def main() -> None:
                                                                  "llamacpp extra: transformers)")
     args = parser.parse_args()
     from fastamfm.deep.deep_amfm import DeepAMFM
-    from fastamfm.deep.neural_lm import NeuralLM
+    from fastamfm.neural.neural_lm import NeuralLM
 
     scorer = DeepAMFM(lm=NeuralLM.load(device="cpu", engine=args.engine), device="cpu")
     rng = np.random.default_rng(args.seed)

@@ -23,11 +23,10 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-from scipy.stats import pearsonr, spearmanr
-
 import fastamfm
+import numpy as np
 from fastamfm.analysis.ratings import load_dstc10_dev
+from scipy.stats import pearsonr, spearmanr
 
 from benchmarks.deep.correlation_tables import correlations, print_table
 from benchmarks.shared_data import SHARED_DATA
@@ -151,7 +150,7 @@ def main() -> None:
                              "after a change of lambda or calibration then scores nothing again")
     args = parser.parse_args()
     from fastamfm.deep.deep_amfm import DeepAMFM
-    from fastamfm.deep.neural_lm import NeuralLM
+    from fastamfm.neural.neural_lm import NeuralLM
 
     scorer = DeepAMFM.default(device="cpu", lm=NeuralLM.load(engine=args.engine, device="cpu"))
     lam = scorer.lam

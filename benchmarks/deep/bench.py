@@ -11,10 +11,9 @@ bert_score.score per system; F1 asserted equal to 1e-4).
 """
 from __future__ import annotations
 
+import fastamfm  # noqa: E402
 import numpy as np
 import pytest
-
-import fastamfm  # noqa: E402
 
 from benchmarks.deep.workloads import cosine_gap, peer_system_scores  # noqa: E402
 

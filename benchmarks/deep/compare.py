@@ -37,9 +37,8 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 import fastamfm
+import numpy as np
 from fastamfm.io import read_lines, read_parallel_files
 
 from benchmarks import REPO
@@ -68,8 +67,7 @@ def matmul_peak(threads: int) -> float:
     import concurrent.futures
 
     import torch
-
-    from fastamfm.deep.runtime import torch_threads
+    from fastamfm.runtime import torch_threads
 
     a = torch.randn(640, 384)
     w = torch.randn(1536, 384)

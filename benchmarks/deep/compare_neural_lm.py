@@ -153,8 +153,7 @@ def timed(fn):
 
 def engine_rows(args) -> None:
     import torch
-
-    from fastamfm.deep.neural_lm import NeuralLM
+    from fastamfm.neural.neural_lm import NeuralLM
 
     reference = NeuralLM.load(args.model, engine="transformers", device="cpu")
     engine = reference._engine

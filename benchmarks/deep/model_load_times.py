@@ -29,7 +29,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.measure import LoadMonitor, Timing, interleaved, print_table, ratio, seconds
+from benchmarks.measure import (
+    LoadMonitor,
+    Timing,
+    interleaved,
+    print_table,
+    ratio,
+    seconds,
+)
 
 REPO = Path(__file__).resolve().parents[2]   # the checkout whose python/ is measured
 
@@ -41,8 +48,8 @@ import json, resource, sys, time
 import torch, transformers
 from transformers import AutoModel, AutoModelForCausalLM, AutoTokenizer
 import transformers.models.bert.modeling_bert, transformers.models.llama.modeling_llama
-from fastamfm.deep.encoder import SentenceEncoder
-from fastamfm.deep.neural_lm import NeuralLM
+from fastamfm.neural.encoder import SentenceEncoder
+from fastamfm.neural.neural_lm import NeuralLM
 
 def cpu():
     usage = resource.getrusage(resource.RUSAGE_SELF)

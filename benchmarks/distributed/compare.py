@@ -82,10 +82,9 @@ def run_warm(client, paths: list, metrics: list, out: Path, partition_size: int,
 
 
 def compare_training(client, workdir: Path, lines: int, repeats: int) -> None:
-    import numpy as np
-
     import fastamfm
     import fastamfm.distributed
+    import numpy as np
 
     rng = np.random.default_rng(0)
     vocab = np.array([f"w{i}" for i in range(20_000)])

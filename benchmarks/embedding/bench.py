@@ -10,10 +10,9 @@ workloads.py.
 """
 from __future__ import annotations
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
 
 from benchmarks.embedding import workloads as w
 

@@ -12,10 +12,8 @@ import os
 import re
 from pathlib import Path
 
-import numpy as np
-
 import fastamfm
-
+import numpy as np
 from oracles.embedding import Lookup, sentence_scores
 from vector_files import write_glove
 

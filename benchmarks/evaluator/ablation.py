@@ -21,20 +21,16 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-
-from fastamfm.deep.encoder import SentenceEncoder
-from fastamfm.evaluator import DEFAULT_NEGATIVES
-from fastamfm.evaluator.calibration import zscore_combination
 from fastamfm.evaluator.combination import Combination
 from fastamfm.evaluator.evaluator import Evaluator
 from fastamfm.evaluator.head import build_head, head_settings
-from fastamfm.evaluator.negatives import NegativeSampler
-from fastamfm.evaluator.task import EvaluatorTask
-from fastamfm.evaluator.training import DEFAULT_BASE, DEFAULTS
-from fastamfm.evaluator.turn_pool import TurnPool, dialogue_key
 from fastamfm.evaluator.turn_vectors import TurnVectors
+from fastamfm.neural.encoder import SentenceEncoder
 from fastamfm.training import DialogueCorpus, TrainingSettings, set_seed, train
+from fastamfm.training.evaluator import DEFAULT_BASE, DEFAULTS, zscore_combination
+from fastamfm.training.evaluator_task import EvaluatorTask
+from fastamfm.training.negatives import DEFAULT_NEGATIVES, NegativeSampler
+from fastamfm.training.turn_pool import TurnPool, dialogue_key
 
 from benchmarks.deep.correlation_tables import correlations
 from benchmarks.evaluator.workloads import FOUR, dstc10_sets

@@ -21,10 +21,9 @@ minutes on two CPU cores, most of it DeepAMFM's. The side-by-side table with the
 """
 from __future__ import annotations
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
 
 from benchmarks.evaluator import workloads as w
 from benchmarks.shared_data import SHARED_DATA
@@ -50,7 +49,9 @@ def evaluator_dir(request, tmp_path_factory):
     if found is not None:
         return found
     base = request.getfixturevalue("minilm_dir")          # skips without torch or the package
-    from deep_models import write_dialogue_corpus        # tests/ (on the path: benchmarks/__init__.py)
+    from deep_models import (
+        write_dialogue_corpus,  # tests/ (on the path: benchmarks/__init__.py)
+    )
 
     root = tmp_path_factory.mktemp("evaluator")
     corpus = write_dialogue_corpus(root / "corpus.txt", 120)
@@ -62,7 +63,7 @@ def evaluator_dir(request, tmp_path_factory):
 @pytest.fixture(scope="module")
 def deep_amfm():
     pytest.importorskip("torch", reason="DeepAMFM needs the deep extra: pip install 'fastamfm[deep]'")
-    from fastamfm.deep.model_location import ModelNotFound
+    from fastamfm.models.location import ModelNotFound
 
     try:
         return fastamfm.DeepAMFM.default(device="cpu")

@@ -22,9 +22,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import numpy as np
-
 import fastamfm
+import numpy as np
 from fastamfm.evaluator import Combination
 
 from benchmarks.deep.correlation_tables import correlations, print_table

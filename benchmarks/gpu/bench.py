@@ -7,14 +7,20 @@ GPU rows skip without a CUDA device (or without a faiss GPU build).
 """
 from __future__ import annotations
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
 from fastamfm import gpu
 
-from benchmarks.gpu.workloads import (RaggedCorpus, brute_force_top1, clustered_vectors, cpu_am_scores,
-                                      cpu_embedding_average, cpu_greedy_matching, unit_rows)
+from benchmarks.gpu.workloads import (
+    RaggedCorpus,
+    brute_force_top1,
+    clustered_vectors,
+    cpu_am_scores,
+    cpu_embedding_average,
+    cpu_greedy_matching,
+    unit_rows,
+)
 
 needs_cuda = pytest.mark.skipif(not fastamfm.HAS_CUDA, reason="needs a CUDA device")
 

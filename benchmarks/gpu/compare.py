@@ -18,15 +18,21 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
-
 import fastamfm
+import numpy as np
 from fastamfm import gpu
 
 from benchmarks import measure
-from benchmarks.gpu.workloads import (RaggedCorpus, brute_force_top1, clustered_vectors, cpu_am_scores,
-                                      cpu_cosine_over_references, cpu_embedding_average, cpu_greedy_matching,
-                                      cpu_vector_extrema)
+from benchmarks.gpu.workloads import (
+    RaggedCorpus,
+    brute_force_top1,
+    clustered_vectors,
+    cpu_am_scores,
+    cpu_cosine_over_references,
+    cpu_embedding_average,
+    cpu_greedy_matching,
+    cpu_vector_extrema,
+)
 
 try:
     import cupy
@@ -54,7 +60,7 @@ def skipped(title: str, reason: str) -> None:
 
 
 def cosine_bandwidth(args) -> None:
-    cuda = fastamfm._backend.cuda_module()
+    cuda = fastamfm.runtime.cuda_module()
     copy_gbps = cuda.copy_bandwidth_gbps(1 << 30, 20)
     print(f"\n== cosine max-over-references bandwidth on {cuda.device_description(0)}")
     print(f"  device-to-device copy: {copy_gbps:8.1f} GB/s (read + write)")
@@ -202,7 +208,7 @@ def main() -> None:
         am_scoring(args)
         embedding_metrics(args)
     else:
-        reason = fastamfm._backend.cuda_unavailable_reason()
+        reason = fastamfm.runtime.cuda_unavailable_reason()
         for title in ("cosine kernel bandwidth", "AM scoring and reward latency", "embedding metrics"):
             skipped(title, reason)
     faiss_search(args)

@@ -12,13 +12,17 @@ the timings swing by 5x; ``OPENBLAS_NUM_THREADS=1`` gives stable numbers.
 """
 from __future__ import annotations
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
 from fastamfm.learned import LearnedScorer, linear
 from fastamfm.learned.adem import design_matrix, fit_adem, reduce
-from fastamfm.learned.encoders import LsiEncoder, context_vectors, encode_texts, reference_vectors
+from fastamfm.learned.encoders import (
+    LsiEncoder,
+    context_vectors,
+    encode_texts,
+    reference_vectors,
+)
 from fastamfm.learned.pca import Pca
 
 N = 10_000

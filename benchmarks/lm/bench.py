@@ -9,13 +9,12 @@ CPU time, peak memory and the 10M-token synthetic corpus. Workloads: workloads.p
 """
 from __future__ import annotations
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
+from lm_corpora import twcs_agent_turns
 
 from benchmarks.lm import workloads as w
-from lm_corpora import twcs_agent_turns
 
 pytest.importorskip("kenlm")
 

@@ -21,11 +21,11 @@ import tempfile
 from pathlib import Path
 
 import fastamfm
+from lm_corpora import twcs_agent_turns
 
 from benchmarks import measure
 from benchmarks.lm import workloads as w
 from benchmarks.shared_data import DSTC6, TWCS, dstc6_references, dstc6_systems, require
-from lm_corpora import twcs_agent_turns
 
 
 def section_training(corpora: dict, workdir: Path, memory: str) -> None:

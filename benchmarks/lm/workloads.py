@@ -11,13 +11,12 @@ import math
 import sys
 from pathlib import Path
 
-import numpy as np
-
 import fastamfm
+import numpy as np
+from lm_corpora import zipf_corpus  # tests/lm_corpora.py
 
 from benchmarks import measure
 from benchmarks.shared_data import REPO
-from lm_corpora import zipf_corpus  # tests/lm_corpora.py
 
 IRSTLM_TLM = Path("/usr/lib/irstlm/bin/tlm")
 

@@ -9,10 +9,9 @@ same thing.
 """
 from __future__ import annotations
 
+import fastamfm
 import numpy as np
 import pytest
-
-import fastamfm
 
 from benchmarks.lsi import workloads as w
 

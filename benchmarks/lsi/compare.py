@@ -101,7 +101,6 @@ def compare_ooc(sizes: list[int], max_memory: int) -> None:
 
 def compare_am(repeats: int, dims: int) -> None:
     import fastamfm
-
     from oracles.lsi import twcs_agent_turns
 
     require(DSTC6)

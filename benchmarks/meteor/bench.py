@@ -11,9 +11,8 @@ processes on both sides).
 """
 from __future__ import annotations
 
-import pytest
-
 import fastamfm
+import pytest
 from fastamfm import _core, meteor_resources
 
 from benchmarks.meteor import workloads as w

@@ -22,13 +22,20 @@ import json
 import tempfile
 from pathlib import Path
 
-import numpy as np
-
 import fastamfm
+import numpy as np
 
 from benchmarks import measure
 from benchmarks.meteor import workloads as w
-from benchmarks.shared_data import DSTC6, REPO, SYSTEMS, dstc6_objective, dstc6_references, dstc6_systems, require
+from benchmarks.shared_data import (
+    DSTC6,
+    REPO,
+    SYSTEMS,
+    dstc6_objective,
+    dstc6_references,
+    dstc6_systems,
+    require,
+)
 
 
 def conformance(results: dict, jar: dict, table: dict, systems: dict) -> None:

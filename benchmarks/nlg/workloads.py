@@ -6,9 +6,8 @@ reference). Each pair of functions computes the same numbers (``check_*`` assert
 """
 from __future__ import annotations
 
-import numpy as np
-
 import fastamfm
+import numpy as np
 from fastamfm.io import read_lines
 
 from benchmarks.shared_data import REFERENCE_FILES, SYSTEM_FILES

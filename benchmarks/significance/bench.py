@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.significance import workloads as w
 from benchmarks.shared_data import DSTC6
+from benchmarks.significance import workloads as w
 
 needs_dstc6 = pytest.mark.skipif(not DSTC6.exists(), reason=f"{DSTC6} is absent (needs ../shared/data)")
 SYSTEMS = ["S_1", "S_2", "S_5", "S_9", "S_10"]   # a 5-system slice: sacrebleu takes minutes for all 20

@@ -18,8 +18,8 @@ import math
 import numpy as np
 
 from benchmarks import measure
-from benchmarks.significance import workloads as w
 from benchmarks.shared_data import DSTC6, require
+from benchmarks.significance import workloads as w
 
 RESAMPLES = 1000
 FOUR = ["bleu", "meteor", "rouge_l", "cider"]

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 import fastamfm
+import pytest
 
 from benchmarks.streaming import workloads as w
 

@@ -17,8 +17,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchmarks.training.workloads import (example_batches, sentence_transformers_step, trainer_step,
-                                           transformers_lm_step, write_pair_corpus)
+from benchmarks.training.workloads import (
+    example_batches,
+    sentence_transformers_step,
+    trainer_step,
+    transformers_lm_step,
+    write_pair_corpus,
+)
 
 STEPS = 4
 ENCODER_BATCH = 16
@@ -41,14 +46,14 @@ def corpus(twcs_dir, tmp_path_factory):
 # --- the contrastive encoder task ------------------------------------------------------
 @pytest.fixture(scope="module")
 def encoder_settings():
-    from fastamfm.deep.fine_tuning import ENCODER_DEFAULTS
     from fastamfm.training import TrainingSettings
+    from fastamfm.training.fine_tuning import ENCODER_DEFAULTS
 
     return TrainingSettings(**{**ENCODER_DEFAULTS, "batch_size": ENCODER_BATCH, "warmup_steps": 0, "max_steps": STEPS})
 
 
 def contrastive_task(directory):
-    from fastamfm.deep.encoder_training import ContrastiveTask
+    from fastamfm.training.contrastive_task import ContrastiveTask
 
     return ContrastiveTask(directory, pooling="mean", layer=-1, normalize=True)
 
@@ -78,7 +83,7 @@ def seeded(make_step):
 
 @pytest.fixture(scope="module")
 def encoder_expected(minilm_dir, encoder_settings, encoder_batches):
-    from fastamfm.deep.encoder_training import TRAIN_MAX_LENGTH
+    from fastamfm.training.contrastive_task import TRAIN_MAX_LENGTH
 
     (step,), _ = seeded(lambda: sentence_transformers_step(minilm_dir, encoder_settings.learning_rate,
                                                            max_length=TRAIN_MAX_LENGTH, temperature=0.05))()
@@ -96,7 +101,7 @@ def test_fastamfm_trainer_encoder_steps(benchmark, minilm_dir, encoder_settings,
 @pytest.mark.benchmark(group="training-encoder")
 def test_sentence_transformers_encoder_steps(benchmark, minilm_dir, encoder_settings, encoder_batches,
                                              encoder_expected):
-    from fastamfm.deep.encoder_training import TRAIN_MAX_LENGTH
+    from fastamfm.training.contrastive_task import TRAIN_MAX_LENGTH
 
     result = benchmark.pedantic(
         lambda step: run_steps(step, encoder_batches), rounds=ROUNDS, iterations=1,
@@ -113,10 +118,9 @@ def small_lm(tmp_path_factory):
     pytest.importorskip("torch", reason="the training suite needs the train extra")
     import torch
     import transformers
-
-    from fastamfm.deep.fine_tuning import lm_directory
-    from fastamfm.deep.model_location import ModelNotFound
-    from fastamfm.deep.neural_lm import NeuralLM
+    from fastamfm.models.location import ModelNotFound
+    from fastamfm.neural.neural_lm import NeuralLM
+    from fastamfm.training.fine_tuning import lm_directory
 
     try:
         full = lm_directory(NeuralLM.load(device="cpu"))
@@ -133,8 +137,8 @@ def small_lm(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def lm_settings():
-    from fastamfm.deep.fine_tuning import LM_DEFAULTS, LORA_LEARNING_RATE
     from fastamfm.training import TrainingSettings
+    from fastamfm.training.fine_tuning import LM_DEFAULTS, LORA_LEARNING_RATE
 
     return TrainingSettings(**{**LM_DEFAULTS, "learning_rate": LORA_LEARNING_RATE, "batch_size": LM_BATCH,
                                "warmup_steps": 0, "max_steps": STEPS})
@@ -143,17 +147,16 @@ def lm_settings():
 def lora_model(directory):
     import torch
     import transformers
-
-    from fastamfm.deep.lm_training import with_lora
+    from fastamfm.training.causal_lm_task import with_lora
 
     model = transformers.AutoModelForCausalLM.from_pretrained(str(directory), dtype=torch.float32)
     return with_lora(model, LORA_RANK, seed=0)
 
 
 def lm_task(directory):
-    from fastamfm.deep.hf_tokenizer import HFTokenizer
-    from fastamfm.deep.lm_training import CausalLMTask
-    from fastamfm.deep.neural_lm import NeuralLM
+    from fastamfm.neural.hf_tokenizer import HFTokenizer
+    from fastamfm.neural.neural_lm import NeuralLM
+    from fastamfm.training.causal_lm_task import CausalLMTask
 
     settings = NeuralLM.load(directory, device="cpu").settings
     return CausalLMTask(lora_model(directory), HFTokenizer.load(directory), settings)

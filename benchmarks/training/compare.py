@@ -23,8 +23,12 @@ import os
 import resource
 import time
 
-from benchmarks.training.workloads import (example_batches, sentence_transformers_step, trainer_step,
-                                           transformers_lm_step)
+from benchmarks.training.workloads import (
+    example_batches,
+    sentence_transformers_step,
+    trainer_step,
+    transformers_lm_step,
+)
 
 
 def cpu_seconds() -> float:
@@ -55,14 +59,18 @@ def main() -> None:
     args = parser.parse_args()
     import torch
     import transformers
-
-    from fastamfm.deep.encoder_training import TRAIN_MAX_LENGTH, ContrastiveTask
-    from fastamfm.deep.fine_tuning import ENCODER_DEFAULTS, LM_DEFAULTS, LORA_LEARNING_RATE, lm_directory
-    from fastamfm.deep.hf_tokenizer import HFTokenizer
-    from fastamfm.deep.lm_training import CausalLMTask, with_lora
-    from fastamfm.deep.model_location import model_directory
-    from fastamfm.deep.neural_lm import NeuralLM
+    from fastamfm.models.location import model_directory
+    from fastamfm.neural.hf_tokenizer import HFTokenizer
+    from fastamfm.neural.neural_lm import NeuralLM
     from fastamfm.training import DialogueCorpus, TrainingSettings
+    from fastamfm.training.causal_lm_task import CausalLMTask, with_lora
+    from fastamfm.training.contrastive_task import TRAIN_MAX_LENGTH, ContrastiveTask
+    from fastamfm.training.fine_tuning import (
+        ENCODER_DEFAULTS,
+        LM_DEFAULTS,
+        LORA_LEARNING_RATE,
+        lm_directory,
+    )
 
     torch.set_num_threads(os.cpu_count() or 1)
     corpus = DialogueCorpus(args.corpus)

@@ -41,6 +41,7 @@ def parse_setting(text: str) -> dict:
 def encoder_rows(encoder, sets: dict) -> dict:
     """{row: {set: (Spearman, Pearson) x100}} of Deep AM with references and reference-free."""
     import fastamfm
+
     from benchmarks.deep.correlation_tables import correlations
 
     rows: dict = {}
@@ -55,8 +56,8 @@ def encoder_rows(encoder, sets: dict) -> dict:
 
 def reload(base, out: Path):
     """The trained model read back with the base model's scoring settings (as DeepAMFM.train does)."""
-    from fastamfm.deep.encoder import SentenceEncoder
-    from fastamfm.deep.neural_lm import NeuralLM
+    from fastamfm.neural.encoder import SentenceEncoder
+    from fastamfm.neural.neural_lm import NeuralLM
 
     if isinstance(base, SentenceEncoder):
         return SentenceEncoder.load(out, pooling=base.pooling, layer=base.layer, normalize=base.normalize,
@@ -78,10 +79,10 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=SHARED_DATA)
     args = parser.parse_args()
     from fastamfm.analysis.ratings import load_dstc10_dev
-    from fastamfm.deep.deep_training import held_out_replies
-    from fastamfm.deep.encoder import SentenceEncoder
-    from fastamfm.deep.fine_tuning import as_corpus
-    from fastamfm.deep.neural_lm import NeuralLM
+    from fastamfm.neural.encoder import SentenceEncoder
+    from fastamfm.neural.neural_lm import NeuralLM
+    from fastamfm.training.deep_amfm import held_out_replies
+    from fastamfm.training.fine_tuning import as_corpus
 
     corpus = as_corpus(args.corpus)
     print(f"corpus: {corpus.scan().describe()}", file=sys.stderr, flush=True)

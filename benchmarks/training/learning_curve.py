@@ -21,7 +21,13 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.training.seed_experiment import cached_parts, correlations, load_dstc6, print_rows, system_means
+from benchmarks.training.seed_experiment import (
+    cached_parts,
+    correlations,
+    load_dstc6,
+    print_rows,
+    system_means,
+)
 from benchmarks.training.twcs_corpus import write_corpus
 
 

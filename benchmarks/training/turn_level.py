@@ -51,8 +51,8 @@ def main() -> None:
     if args.topical_chat_out:
         write_topical_chat(args.data, args.topical_chat_out)
         return
-    from fastamfm.deep.deep_amfm import DeepAMFM
     from fastamfm.analysis.ratings import load_dstc10_dev
+    from fastamfm.deep.deep_amfm import DeepAMFM
 
     sets = load_dstc10_dev(args.data / "dstc10_dev")
     means = {}

@@ -43,7 +43,6 @@ def trainer_step(task, settings, device: str = "cpu"):
     with the task's loss), driven batch by batch outside its loop so that both sides train on
     the same batches and only the steps are timed."""
     import transformers
-
     from fastamfm.training.trainer import _Meter, _trainer_classes
 
     _, _, TaskTrainer = _trainer_classes()
@@ -78,7 +77,9 @@ def sentence_transformers_step(directory, learning_rate: float, *, max_length: i
     + ``torch.optim.AdamW`` on (turn, reply) columns."""
     import torch
     from sentence_transformers import SentenceTransformer
-    from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
+    from sentence_transformers.sentence_transformer.losses import (
+        MultipleNegativesRankingLoss,
+    )
 
     model = SentenceTransformer(str(directory), device=device)
     model.max_seq_length = max_length

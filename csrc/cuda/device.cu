@@ -26,6 +26,8 @@ void check(int status, const char* what) {
 
 void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
 
+void set_device(int device) { check(cudaSetDevice(device), "cudaSetDevice"); }
+
 std::string device_description(int device) {
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");

@@ -14,6 +14,8 @@ using Stream = std::uintptr_t;
 
 // Number of usable CUDA devices; 0 when there is no driver or no device.
 int device_count();
+// Makes `device` the current device of the calling thread (cudaSetDevice); throws on a bad index.
+void set_device(int device);
 // "NVIDIA H100 80GB HBM3 (sm_90, 79 GiB)" or throws std::runtime_error.
 std::string device_description(int device);
 // Throws std::runtime_error with the CUDA error string when status is an error.

@@ -9,6 +9,7 @@ namespace py = pybind11;
 PYBIND11_MODULE(_cuda, m) {
   m.doc() = "fastamfm CUDA kernels";
   m.def("device_count", &fastamfm::cuda::device_count);
+  m.def("set_device", &fastamfm::cuda::set_device, py::arg("device"));
   m.def("device_description", &fastamfm::cuda::device_description, py::arg("device") = 0);
   using namespace fastamfm::cuda::bindings;
   register_device(m);

@@ -1,7 +1,7 @@
 """fastamfm: AM-FM and the nlg-eval dialogue metrics with a C++ (and CUDA) core.
 
 Every metric is registered once (``fastamfm.registry``; built-in and third-party metrics
-alike are entry points of the group ``fastamfm.metrics``, see ``fastamfm.plugins``) and
+alike are entry points of the group ``fastamfm.metrics``, see ``fastamfm.registry.plugins``) and
 every entry point --
 ``evaluate``, ``compute_metrics``/``NLGEval``, ``score_files`` and the CLI, ``tune``,
 ``correlate`` -- scores through the one pipeline (``fastamfm.pipeline``) and returns a
@@ -9,25 +9,45 @@ every entry point --
 """
 from __future__ import annotations
 
-from . import io, limits, registry
-from ._backend import HAS_CUDA, resolve_device
+from . import _deprecated, io, limits, registry
 from ._version import __version__
-from .amfm import AMFM, LsiModel, NgramLM, TokenScores, adequacy, combine_scores, fluency, tune
+from .amfm import (
+    AMFM,
+    LsiModel,
+    NgramLM,
+    TokenScores,
+    adequacy,
+    combine_scores,
+    fluency,
+    tune,
+)
 from .analysis.correlation import cluster_metrics, correlate, metric_correlations
 from .analysis.metric_comparison import compare_metrics
 from .analysis.system_comparison import compare_systems
 from .errors import FormatError
-from .evaluate import evaluate
 from .hypotheses import Hypotheses
-from .metrics import (BleuStatistics, DocumentFrequencies, bleu, cider, distinct, embedding_average, greedy_matching,
-                      meteor, meteor_resources, rouge_l, vector_extrema)
+from .metrics import (
+    BleuStatistics,
+    DocumentFrequencies,
+    bleu,
+    cider,
+    distinct,
+    embedding_average,
+    greedy_matching,
+    meteor,
+    meteor_resources,
+    rouge_l,
+    vector_extrema,
+)
 from .metrics.nlgeval import NLGEval, compute_individual_metrics, compute_metrics
 from .metrics.vectors import WordVectors
-from .pipeline import Pipeline
+from .pipeline import Pipeline, evaluate
 from .references import References
 from .result import MetricResult
+from .runtime import HAS_CUDA, resolve_device
 from .streaming import score_files
-from .tokenize import PRESETS as TOKENIZER_PRESETS, tokenize
+from .tokenize import PRESETS as TOKENIZER_PRESETS
+from .tokenize import tokenize
 
 __all__ = [
     "AMFM",
@@ -92,17 +112,20 @@ __all__ = [
 _LAZY = {
     "LearnedScorer": ("fastamfm.learned.scorer", "LearnedScorer"),
     "ReferenceIndex": ("fastamfm.gpu.reference_index", "ReferenceIndex"),
-    "SentenceEncoder": ("fastamfm.deep.encoder", "SentenceEncoder"),
+    "SentenceEncoder": ("fastamfm.neural.encoder", "SentenceEncoder"),
     "bertscore": ("fastamfm.deep.bertscore", "bertscore"),
     "deep_am": ("fastamfm.deep.deep_am", "deep_am"),
     "DeepAMFM": ("fastamfm.deep.deep_amfm", "DeepAMFM"),
-    "NeuralLM": ("fastamfm.deep.neural_lm", "NeuralLM"),
-    "NeuralTokenScores": ("fastamfm.deep.neural_lm", "NeuralTokenScores"),
+    "NeuralLM": ("fastamfm.neural.neural_lm", "NeuralLM"),
+    "NeuralTokenScores": ("fastamfm.neural.neural_lm", "NeuralTokenScores"),
     "deep_fm": ("fastamfm.deep.fm", "deep_fm"),
     "tune_deep": ("fastamfm.deep.tuning", "tune_deep"),
     "Evaluator": ("fastamfm.evaluator.evaluator", "Evaluator"),
-    "train_evaluator": ("fastamfm.evaluator.training", "train_evaluator"),
+    "train_evaluator": ("fastamfm.training.evaluator", "train_evaluator"),
 }
+
+
+_deprecated.install()
 
 
 def __getattr__(name: str):

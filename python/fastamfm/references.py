@@ -73,14 +73,14 @@ class References(DerivedState):
     @classmethod
     def from_files(cls, paths, **options) -> "References":
         """K parallel reference files (nlg-eval layout): line i of each file is a reference of segment i."""
-        from .io import read_line_columns
+        from .io.readers import read_line_columns
 
         return cls.from_columns(read_line_columns(paths), **options)
 
     @classmethod
     def from_jsonl(cls, path, **options) -> "References":
         """The ``refs`` of jsonl records ``{"hyp": ..., "refs": [...]}``."""
-        from .io import read_jsonl
+        from .io.readers import read_jsonl
 
         _, refs = read_jsonl(path)
         return cls(refs, **options)

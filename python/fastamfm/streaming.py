@@ -33,9 +33,10 @@ from pathlib import Path
 
 from . import _core
 from ._version import __version__
-from .file_digest import file_digest
-from .io import (AtomicWriter, discard_on_input_error, iter_jsonl_records, iter_parallel_chunks, join_if_started,
-                 relocate_chunk_error, start_thread, write_text_atomic)
+from .io.atomic import AtomicWriter, discard_on_input_error, write_text_atomic
+from .io.readers import iter_jsonl_records, iter_parallel_chunks, relocate_chunk_error
+from .io.signals import join_if_started, start_thread
+from .models.file_digest import file_digest
 from .pipeline import Pipeline
 from .references import References
 

@@ -16,9 +16,8 @@ import shutil
 import struct
 import tempfile
 
-import numpy as np
-
 import fastamfm
+import numpy as np
 from fastamfm import _core, io
 from fastamfm.analysis.ratings import load_rated_turns
 
@@ -87,7 +86,7 @@ def repair_meteor_cache(data: bytes) -> bytes:
 
 
 def repair_checked_file(data: bytes) -> bytes:
-    """A ``fastamfm.checked_file``: the last 32 bytes are the SHA-256 of everything before them."""
+    """A ``fastamfm.io.checked_file``: the last 32 bytes are the SHA-256 of everything before them."""
     if len(data) < 32:
         return data
     return data[:-32] + hashlib.sha256(data[:-32]).digest()

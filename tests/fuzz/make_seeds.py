@@ -10,9 +10,8 @@ import json
 import tempfile
 from pathlib import Path
 
-import numpy as np
-
 import fastamfm
+import numpy as np
 from fastamfm import _core
 
 CORPUS = Path(__file__).resolve().parent / "corpus"

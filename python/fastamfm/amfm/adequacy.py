@@ -21,12 +21,12 @@ from typing import Optional
 import numpy as np
 
 from .. import _core
-from .._backend import resolve_device
 from .._validation import check_choice, check_workers
-from .lsi import LsiModel
-from .model_option import FromAMFMModel
 from ..registry import Chunk, MeanStatistics, Metric, register
 from ..result import MetricResult, make_signature
+from ..runtime import cuda_module, is_cuda, resolve_device
+from .lsi import LsiModel
+from .model_option import FromAMFMModel
 
 __all__ = ["Adequacy", "adequacy", "COMBINE_MODES"]
 
@@ -51,7 +51,7 @@ class Adequacy(FromAMFMModel, Metric):
         self.dims = lsi.check_dims(dims, "adequacy")
         self.workers = check_workers(workers, "adequacy")
         self.device = resolve_device(device)
-        if self.device == "cuda" and combine == "centroid":
+        if is_cuda(self.device) and combine == "centroid":
             raise ValueError("adequacy: combine='centroid' has no CUDA kernel; use device='cpu' or "
                              "combine='max'/'mean'")
 
@@ -81,8 +81,10 @@ class Adequacy(FromAMFMModel, Metric):
         def compute():
             hyp_vectors = self.hypothesis_vectors(batch.hyps)
             ref_vectors = self.reference_vectors(batch.refs)
-            if self.device == "cuda":
+            if is_cuda(self.device):
                 from .. import gpu
+
+                cuda_module(self.device)      # its GPU current in this thread: the kernels run there
 
                 return np.asarray(gpu.cosine_over_references(hyp_vectors, ref_vectors, batch.refs.offsets_array,
                                                              combine=self.combine, clip=True), dtype=np.float64)

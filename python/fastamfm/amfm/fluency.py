@@ -26,10 +26,10 @@ import numpy as np
 
 from .. import _core
 from .._validation import check_choice, check_workers
-from .lm import NgramLM
-from .model_option import FromAMFMModel
 from ..registry import Chunk, MeanStatistics, Metric, register
 from ..result import MetricResult, make_signature
+from .lm import NgramLM
+from .model_option import FromAMFMModel
 
 NORMALIZATIONS = ("per-word", "inverse-perplexity")
 COMBINES = ("mean", "max", "maxmin")

@@ -219,7 +219,7 @@ class NgramLM:
         if vocab is None:
             return []
         if isinstance(vocab, (str, os.PathLike)):
-            from ..io import read_lines
+            from ..io.readers import read_lines
 
             return [w for line in read_lines(vocab) for w in line.split()]
         words = as_text_list(vocab, "vocab")
@@ -238,7 +238,7 @@ class NgramLM:
             if not needs_unicode:
                 counter.add_file(path)
                 return
-            from ..io import iter_parallel_chunks
+            from ..io.readers import iter_parallel_chunks
 
             for (chunk,) in iter_parallel_chunks([path], CORPUS_CHUNK_LINES):
                 counter.add(prepare_texts(chunk, tokenizer, "corpus"))

@@ -316,7 +316,7 @@ class LsiModel:
         _core.resolve_workers(workers)
         tokenizer = make_tokenizer(tokenize, lowercase)
 
-        from ..io import cleanup_on_signals
+        from ..io.signals import cleanup_on_signals
 
         # The spill directory goes on errors, Ctrl-C and SIGTERM alike.
         with cleanup_on_signals(), tempfile.TemporaryDirectory(prefix="fastamfm-lsi-", dir=tmp_dir) if max_memory \

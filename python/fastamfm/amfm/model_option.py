@@ -10,6 +10,16 @@ class FromAMFMModel:
 
     # Options besides model= and workers= that of_scorer takes.
     extra_options: ClassVar[tuple] = ()
+    model_kind: ClassVar[str] = "amfm"
+
+    @classmethod
+    def load_model(cls, path, **settings):
+        """The AM-FM scorer of directory ``path`` (or "default"), its saved settings
+        overridden by ``settings`` (``AMFM.with_settings``)."""
+        from .scorer import resolve_model
+
+        scorer = resolve_model(path)
+        return scorer.with_settings(**settings) if settings else scorer
 
     @classmethod
     def option_names(cls) -> tuple:

@@ -15,10 +15,8 @@ A system (corpus) score is the mean of its sentence scores, for AM, FM and AM-FM
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
 import threading
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
@@ -26,10 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import registry
 from .._validation import as_text_list
 from .._version import __version__
 from ..references import References
-from .. import registry
 from ..result import MetricResult, make_signature
 
 MEANS = ("arithmetic", "geometric", "harmonic")
@@ -37,6 +35,9 @@ AM_COMBINES = ("max", "mean", "centroid")
 FM_COMBINES = ("mean", "max", "maxmin")
 FM_NORMALIZATIONS = ("per-word", "inverse-perplexity")
 FM_OOV_POLICIES = ("skip", "score")
+# An AM-FM model is a model directory of kind "amfm" (fastamfm.models.directory): amfm.json
+# holds the settings and the SHA-256 of lsi.model and lm.model.
+MODEL_KIND = "amfm"
 MODEL_FORMAT = "fastamfm-amfm"
 MODEL_FORMAT_VERSION = 1
 SETTINGS_FILE = "amfm.json"
@@ -98,14 +99,6 @@ class AMFMSettings:
                 raise ValueError(f"dims must be a positive integer or None, got {self.dims!r}")
             if self.dims > lsi_dims:
                 raise ValueError(f"dims={self.dims} but the LSI model has only {lsi_dims} dimensions")
-
-
-def _digest(path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 class AMFM:
@@ -180,7 +173,8 @@ class AMFM:
         """Load a directory written by ``save``; ``overrides`` replace saved settings.
         ``mmap=False`` copies both models into memory (a file changed or truncated
         later cannot affect the scorer); by default they are memory-mapped."""
-        from ..io import read_json_file
+        from ..io.readers import read_json_file
+        from ..models.directory import verify_directory
         from .lm import NgramLM
         from .lsi import LsiModel
 
@@ -200,15 +194,11 @@ class AMFM:
         digests, saved = manifest.get("sha256"), manifest.get("settings", {})
         if not isinstance(digests, dict) or not isinstance(saved, dict):
             raise _format_error(f"{manifest_path}: 'sha256' and 'settings' must be JSON objects")
-        for key, name in (("lsi", LSI_FILE), ("lm", LM_FILE)):
-            file = path / name
-            if not file.exists():
+        for name in (LSI_FILE, LM_FILE):
+            if not (path / name).exists():
                 raise _format_error(f"{path}: missing {name}")
-            expected = digests.get(key)
-            if not isinstance(expected, str) or not re.fullmatch(r"[0-9a-f]{64}", expected):
-                raise _format_error(f"{manifest_path}: sha256 of {name} is {expected!r}, not a SHA-256 hex digest")
-            if _digest(file) != expected:
-                raise _format_error(f"{file}: checksum mismatch (the file is corrupt or was replaced)")
+        # AM-FM directories keep their checksums in their manifest (models.directory checks them).
+        verify_directory(path, {LSI_FILE: digests.get("lsi"), LM_FILE: digests.get("lm")}, listing=manifest_path)
         unknown = set(overrides) - set(AMFMSettings.__dataclass_fields__) - {"combine"}
         if unknown:
             raise TypeError(f"unknown AM-FM settings {sorted(unknown)}")
@@ -236,7 +226,7 @@ class AMFM:
                 if not (DEFAULT_MODEL_DIR / SETTINGS_FILE).exists():
                     raise FileNotFoundError(
                         f"the packaged default AM-FM model is missing from {DEFAULT_MODEL_DIR}; rebuild it with "
-                        "python -m fastamfm.build_default_model --topical-chat DIR --out " + str(DEFAULT_MODEL_DIR))
+                        "python -m fastamfm.amfm.build_default_model --topical-chat DIR --out " + str(DEFAULT_MODEL_DIR))
                 _DEFAULT = cls.load(DEFAULT_MODEL_DIR)
             return _DEFAULT
 
@@ -253,17 +243,19 @@ class AMFM:
                 raise FileExistsError(f"{path} exists and is not a directory")
             if any(path.iterdir()) and not (path / SETTINGS_FILE).exists():
                 raise FileExistsError(f"{path} is a non-empty directory that holds no AM-FM model; not replacing it")
-        from ..io import atomic_directory
+        from ..io.atomic import atomic_directory
+        from ..models.directory import file_sha256
 
         with atomic_directory(path) as tmp:
             self._lsi.save(tmp / LSI_FILE)
             self._lm.save(tmp / LM_FILE)
             manifest = {
                 "format": MODEL_FORMAT,
+                "kind": MODEL_KIND,
                 "format_version": MODEL_FORMAT_VERSION,
                 "fastamfm_version": __version__,
                 "settings": asdict(self._settings),
-                "sha256": {"lsi": _digest(tmp / LSI_FILE), "lm": _digest(tmp / LM_FILE)},
+                "sha256": {"lsi": file_sha256(tmp / LSI_FILE), "lm": file_sha256(tmp / LM_FILE)},
             }
             (tmp / SETTINGS_FILE).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
 

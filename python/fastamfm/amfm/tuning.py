@@ -20,11 +20,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import as_text_list
-from .adequacy import Adequacy
-from .scorer import AMFM, MEANS, combine_scores
 from ..analysis.correlation import _coefficient
-from .fluency import Fluency
 from ..references import References
+from .adequacy import Adequacy
+from .fluency import Fluency
+from .scorer import AMFM, MEANS, combine_scores
 
 TUNED_NOTE = ("TUNED ON THE EVALUATION DATA: each row's correlation is measured on the same human ratings "
               "used to choose among the rows, so the best row is an optimistic, in-sample figure.")

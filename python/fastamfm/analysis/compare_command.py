@@ -64,7 +64,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     from .. import registry
-    from ..io import read_line_columns, read_lines
+    from ..io.readers import read_line_columns, read_lines
     from ..references import References
     from .system_comparison import compare_systems
 

@@ -30,7 +30,13 @@ import math
 
 import numpy as np
 
-from .correlation import _aligned, _bootstrap_samples, _check_methods, _coefficient, _stats
+from .correlation import (
+    _aligned,
+    _bootstrap_samples,
+    _check_methods,
+    _coefficient,
+    _stats,
+)
 from .multiple_testing import adjust_p_values, check_correction
 from .resampling import check_resamples, check_seed
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import format_error
-from ..io import check_text_field, iter_json_lines, read_json_file
+from ..io.readers import check_text_field, iter_json_lines, read_json_file
 
 # The aspect each DSTC-10 set is usually judged on (the track's convention).
 USUAL_ASPECTS = ("appropriateness", "Overall", "relevance")

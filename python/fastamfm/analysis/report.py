@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..io import write_text_atomic
+from ..io.atomic import write_text_atomic
 from .comparison_figures import forest_figure, significance_figure, significance_html
 from .correlation import METHODS, cluster_metrics, correlate, metric_correlations
 from .metric_comparison import compare_metrics

@@ -27,9 +27,18 @@ import numpy as np
 from ..pipeline import Pipeline
 from ..references import References
 from .multiple_testing import adjust_p_values, check_correction
-from .resampling import (bootstrap_draws, bootstrap_p_value, bootstrap_scores, check_confidence, check_resamples,
-                         check_seed, percentile_interval, randomization_p_value, randomization_scores,
-                         randomization_swaps)
+from .resampling import (
+    bootstrap_draws,
+    bootstrap_p_value,
+    bootstrap_scores,
+    check_confidence,
+    check_resamples,
+    check_seed,
+    percentile_interval,
+    randomization_p_value,
+    randomization_scores,
+    randomization_swaps,
+)
 
 METHODS = ("bootstrap", "randomization")
 

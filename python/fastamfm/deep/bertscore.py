@@ -32,11 +32,17 @@ from pathlib import Path
 
 import numpy as np
 
+from ..neural.encoder import (
+    DEFAULT_MODEL,
+    SentenceEncoder,
+    TokenEmbeddings,
+    load_encoder,
+    padded_rows,
+)
+from ..neural.tokenization import tokenizer_max_length
 from ..result import MetricResult, make_signature
-from .encoder import DEFAULT_MODEL, SentenceEncoder, TokenEmbeddings, load_encoder, padded_rows
+from ..runtime import import_torch, torch_threads
 from .inputs import ReferenceTexts
-from .runtime import import_torch, torch_threads
-from .tokenization import tokenizer_max_length
 
 COLUMNS = ("precision", "recall", "f1")
 
@@ -231,7 +237,7 @@ def load_bertscore_encoder(model, device: str, workers: int) -> SentenceEncoder:
     limit (``model_max_length``), as bert-score truncates."""
     if isinstance(model, SentenceEncoder):
         return model
-    from .model_location import model_directory
+    from ..models.location import model_directory
 
     return load_encoder(model, device=device, workers=workers,
                         max_length=tokenizer_max_length(model_directory(model)))

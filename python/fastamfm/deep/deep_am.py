@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
+from ..neural.encoder import DEFAULT_MODEL, SentenceEncoder
 from ..result import MetricResult, make_signature
-from .encoder import DEFAULT_MODEL, SentenceEncoder
 from .inputs import ReferenceTexts, empty_responses
 
 COMBINES = ("max", "mean", "centroid")

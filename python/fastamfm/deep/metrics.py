@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import threading
 
+from ..models.location import ModelNotFound, model_directory
+from ..neural.encoder import DEFAULT_MODEL, SentenceEncoder, load_encoder
 from ..registry import Chunk, MeanStatistics, Metric, register
 from ..result import MetricResult
+from ..runtime import missing_reason
 from . import bertscore as bertscore_module
 from . import deep_am as deep_am_module
-from .encoder import DEFAULT_MODEL, SentenceEncoder, load_encoder
 from .inputs import ReferenceTexts, context_turns
-from .model_location import ModelNotFound, model_directory
-from .runtime import missing_reason
 
 DEEP_AM_MODES = ("auto", "references", "context")
 

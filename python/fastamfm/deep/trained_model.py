@@ -1,8 +1,9 @@
-"""A trained DeepAMFM model directory and how it is read back.
+"""A trained DeepAMFM: a model directory of kind ``deep_amfm`` (``fastamfm.models.directory``)
+and how it is read back.
 
     DIR/encoder/          the sentence encoder (a Hugging Face directory)
     DIR/lm/               the causal LM (a Hugging Face directory, LoRA merged)
-    DIR/deep_amfm.json    how to score with them: pooling, chat format, calibration, lambdas, formulas
+    DIR/deep_amfm.json    the manifest: pooling, chat format, calibration, lambdas, formulas
     DIR/provenance.json   where it came from (``fastamfm.training.provenance``)
     DIR/checksums.json    SHA-256 of every file, checked before loading
 
@@ -15,20 +16,26 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import format_error
+from ..models.directory import (
+    has_kind,
+    manifest_path,
+    read_manifest,
+    verify_directory,
+    write_manifest,
+)
 
-MANIFEST = "deep_amfm.json"
-FORMAT = "fastamfm-deep-amfm"
+KIND = "deep_amfm"
 VERSION = 1
 
 
 def is_trained_directory(path) -> bool:
-    return Path(path).is_dir() and (Path(path) / MANIFEST).is_file()
+    return has_kind(path, KIND)
 
 
-def manifest(scorer, encoder, lm_settings, calibration) -> dict:
-    """What ``load_trained`` needs, from the scorer the directory was calibrated with."""
-    return {
-        "format": FORMAT, "version": VERSION,
+def write_trained_manifest(directory, scorer, encoder, lm_settings, calibration) -> None:
+    """``DIR/deep_amfm.json``: what ``load_trained`` needs, from the scorer the directory was
+    calibrated with (its encoder and LM stored as ``DIR/encoder`` and ``DIR/lm``)."""
+    write_manifest(directory, KIND, VERSION, {
         "encoder": {"path": "encoder", "pooling": encoder.pooling, "layer": encoder.layer,
                     "normalize": encoder.normalize, "max_length": encoder.max_length},
         "lm": {"path": "lm", "style": lm_settings.style, "context_turns": lm_settings.context_turns,
@@ -41,30 +48,23 @@ def manifest(scorer, encoder, lm_settings, calibration) -> dict:
         "scoring": {"am_context": scorer.am_context_mode, "recency": scorer.recency,
                     "fm_formula": scorer.fm_formula, "fm_combine": scorer.fm_combine,
                     "fm_context_formula": scorer.fm_context_formula},
-    }
-
-
-def _read_manifest(directory: Path) -> dict:
-    from ..training.manifest import read_manifest
-
-    return read_manifest(directory / MANIFEST, FORMAT, VERSION)
+    })
 
 
 def load_trained(scorer_class, directory, *, device: str = "auto", lam: float | None = None, workers: int = -1,
                  engine: str = "transformers", dtype: str = "float32", **settings):
     """The ``scorer_class`` (``DeepAMFM``, which passes itself) of a trained directory
     (``DeepAMFM.train``'s output)."""
-    from ..training import verify_directory
+    from ..neural.encoder import SentenceEncoder
+    from ..neural.neural_lm import NeuralLM
     from .calibration import Calibration, Standardizer
-    from .encoder import SentenceEncoder
-    from .neural_lm import NeuralLM
 
     directory = Path(directory)
     if not is_trained_directory(directory):
-        raise FileNotFoundError(f"{directory}: not a trained DeepAMFM directory (no {MANIFEST}; "
+        raise FileNotFoundError(f"{directory}: not a trained DeepAMFM directory (no {KIND}.json; "
                                 f"make one with fastamfm train --deep)")
     verify_directory(directory)
-    data = _read_manifest(directory)
+    data = read_manifest(directory, KIND, VERSION)
     try:
         enc, lm, cal = data["encoder"], data["lm"], data["calibration"]
         calibration = Calibration(**{name: Standardizer(float(c), float(s)) for name, (c, s) in cal.items()},
@@ -78,7 +78,7 @@ def load_trained(scorer_class, directory, *, device: str = "auto", lam: float | 
                                   system_prompt=lm["system_prompt"])
         options = {**data["scoring"], **settings}
     except (KeyError, TypeError) as exc:
-        raise format_error(directory / MANIFEST, f"malformed manifest ({type(exc).__name__}: {exc})") from None
+        raise format_error(manifest_path(directory, KIND), f"malformed manifest ({type(exc).__name__}: {exc})") from None
     scorer = scorer_class(encoder=encoder, lm=neural_lm, device=device, calibration=calibration, workers=workers,
                       **options)
     if lam is not None:

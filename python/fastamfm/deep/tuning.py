@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import as_text_list
-from ..analysis.correlation import _coefficient
 from ..amfm.tuning import DEFAULT_LAMS, TuningResult, _targets
+from ..analysis.correlation import _coefficient
 from .deep_amfm import CONTEXT_FORMULAS, DeepAMFM
 from .fm import REFERENCE_FORMULAS
 

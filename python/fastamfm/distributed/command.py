@@ -15,7 +15,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..io import write_text_atomic
+from ..io.atomic import write_text_atomic
 from .scoring import score
 
 log = logging.getLogger("fastamfm")

@@ -29,8 +29,8 @@ import shutil
 from pathlib import Path
 
 from ..errors import format_error
-from ..file_digest import stream_digest
-from ..io import AtomicWriter, write_text_atomic
+from ..io.atomic import AtomicWriter, write_text_atomic
+from ..models.file_digest import stream_digest
 from .statistics import read_statistics_file, write_statistics_file
 
 MANIFEST = "manifest.json"

@@ -25,8 +25,8 @@ import os
 from dataclasses import dataclass
 
 from .. import _core
-from ..file_digest import file_digest
-from ..io import check_record
+from ..io.readers import check_record
+from ..models.file_digest import file_digest
 from ..references import References
 from ..streaming import _read_contexts
 

@@ -8,10 +8,10 @@ None, lists, tuples, dicts of them).
 
 Model options:
 
-- ``model`` (AM, FM, AM-FM): ``"default"`` (the packaged model), an AM-FM model
-  directory (``AMFM.save``), a DeepAMFM directory (``DeepAMFM.train``, for ``deep_amfm``), an evaluator
-  directory (``train_evaluator``, for ``evaluator``), or ``{"path": DIR or "default", "lam": ..., ...}`` with
-  settings that override the saved ones (``AMFM.with_settings``).
+- ``model``: ``"default"`` (the packaged AM-FM model) or a model directory of any kind the
+  registry knows (an AM-FM model from ``AMFM.save``, a DeepAMFM from ``DeepAMFM.train``, an
+  evaluator from ``train_evaluator``, a plugin metric's model), or ``{"path": DIR or
+  "default", ...}`` with settings for its loader (``lam=`` for AM-FM...).
 - ``vectors`` (embedding metrics): a word-vector file (GloVe, word2vec, fastText), or
   ``{"path": FILE, "lowercase": ..., "oov": ..., "format": ...}`` (``WordVectors.load``).
 """
@@ -32,24 +32,13 @@ PLAIN_TYPES = (str, int, float, bool, type(None))
 
 
 def load_model(option: str, spec):
-    """The object a model spec names (called once per worker and spec by ``WorkerModels``)."""
+    """The object a model spec names (called once per worker and spec by ``WorkerModels``):
+    a ``model`` directory of any kind through the registry (``registry.load_model``: the
+    metric owning the directory's kind loads it, a plugin's included)."""
     path, settings = (spec["path"], {k: v for k, v in spec.items() if k != "path"}) if isinstance(spec, dict) \
         else (spec, {})
     if option == "model":
-        from ..amfm.scorer import resolve_model
-        from ..deep.trained_model import is_trained_directory
-        from ..evaluator.model_directory import is_evaluator_directory
-
-        if path != "default" and is_evaluator_directory(path):     # a train_evaluator directory (evaluator)
-            from ..evaluator.metric import load_evaluator
-
-            return load_evaluator(path, **settings)
-        if path != "default" and is_trained_directory(path):       # a DeepAMFM.train directory (deep_amfm)
-            from ..deep.deep_amfm import DeepAMFM
-
-            return DeepAMFM.load(path, **settings)
-        scorer = resolve_model(path)
-        return scorer.with_settings(**settings) if settings else scorer
+        return registry.load_model(path, **settings)
     if option == "vectors":
         from ..metrics.vectors import WordVectors
 

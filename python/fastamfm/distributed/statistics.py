@@ -28,8 +28,8 @@ import operator
 
 import numpy as np
 
-from ..checked_file import read_checked_file, write_checked_file
 from ..errors import format_error
+from ..io.checked_file import read_checked_file, write_checked_file
 from ..metrics import DocumentFrequencies
 from ..registry import Statistics
 

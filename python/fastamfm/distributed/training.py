@@ -25,9 +25,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from ..amfm.scorer import AMFM
 from ..amfm.lm import NgramLM
 from ..amfm.lsi import LsiModel, count_documents
+from ..amfm.scorer import AMFM
 from .partitions import Partition, index_file
 from .workers import register
 

@@ -1,5 +1,5 @@
-"""The dialogue evaluator: trained on conversations, self-supervised, then (optionally)
-fitted to ratings through ``fastamfm.LearnedScorer``.
+"""The dialogue evaluator: a trained scorer of responses given their dialogue context, and
+(optionally) fitted to ratings through ``fastamfm.LearnedScorer``.
 
     ev = fastamfm.train_evaluator(["dialogues.jsonl.bz2"], out="evaluator-dir", max_minutes=60)
     ev = fastamfm.Evaluator.load("evaluator-dir")
@@ -10,33 +10,37 @@ fitted to ratings through ``fastamfm.LearnedScorer``.
     fastamfm score --evaluator DIR --hyp H.txt --context C.txt [--ref R.txt]
 
 What it is: a small head (``head.py``) over the vectors of a frozen packaged sentence
-encoder, trained to tell each real next turn from negatives (``negatives.py``: random
-turns, turns of the same dialogue out of place, retrieval-hard turns, generic replies,
-corrupted turns) with two sub-scores, relevance and validity; a third, coherence, is the
-frozen encoder's own cosine of the response with its context. ``combination.py`` joins the
-three on one scale measured on held-out replies of the training corpus
-(``calibration.py``). Files: ``turn_pool`` (where negatives come from), ``corruption``, ``turn_vectors``
-(encoding once per text), ``task`` (the ``fastamfm.training`` task), ``training``,
-``model_directory`` (the checksummed directory), ``evaluator`` (loading and scoring),
-``metric`` (the registry's ``evaluator``), ``command`` (the CLI).
+encoder with two sub-scores, relevance and validity; a third, coherence, is the frozen
+encoder's own cosine of the response with its context. ``combination.py`` joins the three
+on one scale measured on held-out replies of the training corpus. Files here: the
+model and its scoring -- ``model_directory`` (the checksummed directory of kind
+``evaluator``), ``evaluator`` (loading and scoring), ``head``, ``combination``,
+``turn_vectors`` (encoding once per text), ``speaker_tags``, ``metric`` (the registry's
+``evaluator``). How it is trained (the recipe, its negatives, its task, the calibration)
+lives with every other trainer in ``fastamfm.training`` (``training/evaluator.py``).
 """
 from __future__ import annotations
 
+import importlib
+
+from .._deprecated import warn_moved
 from .combination import Combination
-from .negatives import DEFAULT_NEGATIVES, NEGATIVE_KINDS, SUB_SCORES
+
+# Names that moved to fastamfm.training with the recipe (still answered here, with a warning).
+_MOVED = {"train_evaluator": "fastamfm.training.evaluator", "DEFAULT_NEGATIVES": "fastamfm.training.negatives",
+          "NEGATIVE_KINDS": "fastamfm.training.negatives", "SUB_SCORES": "fastamfm.evaluator.head"}
 
 
 def __getattr__(name: str):
-    # torch is imported only when an evaluator is trained or loaded.
+    # torch is imported only when an evaluator is loaded.
     if name == "Evaluator":
         from .evaluator import Evaluator
 
         return Evaluator
-    if name == "train_evaluator":
-        from .training import train_evaluator
-
-        return train_evaluator
+    if name in _MOVED:
+        warn_moved(f"fastamfm.evaluator.{name}", f"{_MOVED[name]}.{name}")
+        return getattr(importlib.import_module(_MOVED[name]), name)
     raise AttributeError(f"module 'fastamfm.evaluator' has no attribute {name!r}")
 
 
-__all__ = ["Combination", "DEFAULT_NEGATIVES", "Evaluator", "NEGATIVE_KINDS", "SUB_SCORES", "train_evaluator"]
+__all__ = ["Combination", "Evaluator"]

@@ -31,26 +31,18 @@ import numpy as np
 
 from ..result import MetricResult, make_signature
 from .combination import Combination
-from .model_directory import ENCODER, is_evaluator_directory, load_head_tensors, read_manifest
-from .negatives import SUB_SCORES
+from .head import SUB_SCORES
+from .model_directory import (
+    ENCODER,
+    is_evaluator_directory,
+    load_head_tensors,
+    read_manifest,
+)
 from .turn_vectors import TurnVectors
 
 # The frozen encoder's own sub-score beside the head's.
 COHERENCE = "coherence"
 COLUMNS = ("evaluator",) + SUB_SCORES + (COHERENCE, "reference")
-
-
-def _fingerprint(directory: Path) -> str:
-    """16 hex digits naming what scores: the checksums of every file but the provenance
-    (which records when and where it was trained, not what was trained)."""
-    import hashlib
-    import json
-
-    from ..training import CHECKSUMS, PROVENANCE
-
-    sums = json.loads((directory / CHECKSUMS).read_text(encoding="utf-8"))
-    listing = json.dumps({name: value for name, value in sums.items() if name != PROVENANCE}, sort_keys=True)
-    return hashlib.sha256(listing.encode()).hexdigest()[:16]
 
 
 class DialogueEncoder:
@@ -90,9 +82,9 @@ class Evaluator:
     def load(cls, directory, *, device: str = "auto", workers: int = -1) -> "Evaluator":
         """The evaluator in ``directory`` (``train_evaluator``'s output). Every file is
         checked against ``checksums.json`` first; a changed file is a ``FormatError``."""
-        from ..deep.encoder import SentenceEncoder
         from ..errors import format_error
-        from ..training import verify_directory
+        from ..models.directory import content_fingerprint, verify_directory
+        from ..neural.encoder import SentenceEncoder
         from .head import build_head
 
         directory = Path(directory)
@@ -111,7 +103,7 @@ class Evaluator:
                 raise ValueError(f"the head reads {head.dim}-dimensional vectors, the encoder gives {encoder.dim}")
             head = head.to(encoder.device).eval().requires_grad_(False)
             return cls(directory=directory, encoder=encoder, head=head, manifest=manifest,
-                       fingerprint=_fingerprint(directory))
+                       fingerprint=content_fingerprint(directory))
         except (KeyError, TypeError, ValueError, RuntimeError) as exc:
             raise format_error(directory, f"unusable evaluator directory ({type(exc).__name__}: {exc})") from None
 
@@ -152,7 +144,7 @@ class Evaluator:
 
     def components(self, hyps, contexts=None, refs=None) -> dict:
         """Every column (``COLUMNS``; ``reference`` only with ``refs``) as float64 arrays."""
-        from ..deep.runtime import import_torch
+        from ..runtime import import_torch
 
         hyps, contexts, references = self._inputs(hyps, contexts, refs)
         n = len(hyps)
@@ -196,7 +188,7 @@ class Evaluator:
 
     def reward(self, hyps, contexts=None, refs=None):
         """The ``evaluator`` column as a float32 torch tensor on the evaluator's device."""
-        from ..deep.runtime import import_torch
+        from ..runtime import import_torch
 
         values = self.components(hyps, contexts, refs)["evaluator"].astype(np.float32)
         return import_torch().from_numpy(values).to(self.device)
@@ -204,7 +196,7 @@ class Evaluator:
     def project(self, sentences: list) -> np.ndarray:
         """Dialogue vectors (unit length) of ``sentences``: the frozen encoder's vectors
         through the head's learned projection."""
-        from ..deep.runtime import import_torch
+        from ..runtime import import_torch
 
         torch = import_torch()
         vectors = self._vectors.lookup(list(sentences))

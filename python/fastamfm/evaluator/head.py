@@ -4,7 +4,7 @@ packaged encoder.
 Inputs per example: the context vector ``c`` (the context turns' unit vectors averaged
 with weight decay**k for the turn k places before the last, re-normalised, as Deep AM
 does), the last turn's vector ``l`` and the response's vector ``r``. Outputs: one logit
-per sub-score (``negatives.SUB_SCORES``, in that order):
+per sub-score (``SUB_SCORES``, in that order):
 
 - ``relevance``: an MLP over the interaction of the projected vectors
   (``P c ⊙ P r``, ``P l ⊙ P r``, ``|P c − P r|``) and the raw cosines cos(c, r), cos(l, r)
@@ -25,10 +25,14 @@ each turn is encoded once (forward only) and the head's steps cost next to nothi
 """
 from __future__ import annotations
 
+# The head's outputs, in order; training labels each example with one value per sub-score.
+SUB_SCORES = ("relevance", "validity")
+
+
 def build_head(dim: int, *, projection: int = 128, hidden: int = 256):
     """A freshly initialised ``EvaluatorHead`` for ``dim``-dimensional sentence vectors
     (seed torch before calling for a reproducible initialisation)."""
-    from ..deep.runtime import import_torch
+    from ..runtime import import_torch
 
     torch = import_torch()
     nn = torch.nn

@@ -44,6 +44,11 @@ class EvaluatorMetric(Metric):
     aliases = ("dialogue_evaluator",)
     needs_references = False
     needs_contexts = True
+    model_kind = "evaluator"
+
+    @classmethod
+    def load_model(cls, path, **settings):
+        return load_evaluator(path, **settings)
 
     def __init__(self, *, model=None, device: str = "auto", workers: int = -1):
         reason = self.missing(model=model)
@@ -60,7 +65,7 @@ class EvaluatorMetric(Metric):
             return ("the evaluator metric needs a trained evaluator: train one with `fastamfm train --evaluator "
                     "--corpus F --out DIR` and pass evaluator={'model': DIR} (CLI: --evaluator DIR)")
         if isinstance(model, (str, os.PathLike)):
-            from ..deep.runtime import missing_reason
+            from ..runtime import missing_reason
 
             reason = missing_reason()
             if reason is not None:

@@ -1,5 +1,5 @@
-"""The trained evaluator's directory, written by ``train_evaluator`` and read by
-``Evaluator.load``:
+"""The trained evaluator's directory (a model directory of kind ``evaluator``:
+``fastamfm.models.directory``), written by ``train_evaluator`` and read by ``Evaluator.load``:
 
     DIR/encoder/            the frozen base encoder (a copy of the packaged model's files)
     DIR/head.safetensors    the trained head's tensors
@@ -16,16 +16,14 @@ Nothing in the directory runs code: safetensors, JSON and tokenizer files, read 
 """
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
-from ..io import write_text_atomic
+from ..models import directory
 
-MANIFEST = "evaluator.json"
+KIND = "evaluator"
 HEAD = "head.safetensors"
 ENCODER = "encoder"
-FORMAT = "fastamfm-evaluator"
 # Version 2: the coherence sub-score and the zscore combination with its measured scales.
 VERSION = 2
 # Files of a Hugging Face encoder directory that scoring reads (weights, configuration,
@@ -36,12 +34,12 @@ _ENCODER_FILES = ("config.json", "model.safetensors", "tokenizer.json", "tokeniz
 
 
 def is_evaluator_directory(path) -> bool:
-    return Path(path).is_dir() and (Path(path) / MANIFEST).is_file()
+    return directory.has_kind(path, KIND)
 
 
-def copy_encoder(source: Path, directory: Path) -> None:
-    """The base encoder's files into ``directory/encoder`` (safetensors weights only)."""
-    target = directory / ENCODER
+def copy_encoder(source: Path, out: Path) -> None:
+    """The base encoder's files into ``out/encoder`` (safetensors weights only)."""
+    target = out / ENCODER
     target.mkdir(parents=True, exist_ok=True)
     if not (source / "model.safetensors").is_file():
         raise ValueError(f"{source}: the evaluator's base encoder needs safetensors weights (model.safetensors)")
@@ -54,27 +52,24 @@ def copy_encoder(source: Path, directory: Path) -> None:
         shutil.copyfile(pooling, target / "1_Pooling" / "config.json")
 
 
-def save_head(head, directory: Path) -> None:
+def save_head(head, out: Path) -> None:
     from safetensors.torch import save_file
 
     tensors = {name: value.detach().cpu().contiguous() for name, value in head.state_dict().items()}
-    temporary = directory / (HEAD + ".tmp")
+    temporary = out / (HEAD + ".tmp")
     save_file(tensors, str(temporary))
-    temporary.replace(directory / HEAD)
+    temporary.replace(out / HEAD)
 
 
-def load_head_tensors(directory: Path) -> dict:
+def load_head_tensors(path: Path) -> dict:
     from safetensors.torch import load_file
 
-    return load_file(str(directory / HEAD))
+    return load_file(str(path / HEAD))
 
 
-def write_manifest(directory: Path, manifest: dict) -> None:
-    write_text_atomic(directory / MANIFEST, json.dumps({"format": FORMAT, "version": VERSION, **manifest},
-                                                       indent=1, sort_keys=True) + "\n")
+def write_manifest(out: Path, manifest: dict) -> None:
+    directory.write_manifest(out, KIND, VERSION, manifest)
 
 
-def read_manifest(directory: Path) -> dict:
-    from ..training.manifest import read_manifest as read_versioned
-
-    return read_versioned(directory / MANIFEST, FORMAT, VERSION)
+def read_manifest(path: Path) -> dict:
+    return directory.read_manifest(path, KIND, VERSION)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._backend import cuda_module
+from ..runtime import cuda_module
 from .arrays import Placement
 
 __all__ = [

@@ -118,7 +118,7 @@ class Placement:
         """What a kernel receives: the CuPy array itself, or an uploaded DeviceArray."""
         if self.on_device or is_resident(arr):
             return arr
-        from .._backend import cuda_module
+        from ..runtime import cuda_module
 
         return cuda_module().DeviceArray.from_host(np.ascontiguousarray(arr))
 
@@ -126,7 +126,7 @@ class Placement:
         """A float32 device buffer for intermediate results (NaN-filled in host mode)."""
         if self.on_device:
             return self.xp.empty(shape, dtype=np.float32)
-        from .._backend import cuda_module
+        from ..runtime import cuda_module
 
         return cuda_module().DeviceArray.empty(tuple(shape), "<f4")
 

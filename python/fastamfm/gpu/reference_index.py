@@ -11,16 +11,15 @@ clusters the pool into ``nlist`` lists and searches the ``nprobe`` nearest ones
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 
-from pathlib import Path
-
-from .._backend import resolve_device
 from .._core import FormatError
 from .._validation import as_text_list
-from ..io import write_text_atomic
+from ..io.atomic import write_text_atomic
 from ..result import MetricResult, make_signature
+from ..runtime import parse_device, resolve_device
 
 __all__ = ["ReferenceIndex"]
 
@@ -173,7 +172,7 @@ class ReferenceIndex:
                 "device='cuda' needs a FAISS build with GPU support, but the installed faiss has none "
                 "(faiss-cpu); install faiss-gpu (e.g. pip install faiss-gpu-cu12) or use device='cpu'")
         self._gpu_resources = faiss.StandardGpuResources()
-        return faiss.index_cpu_to_gpu(self._gpu_resources, 0, index)
+        return faiss.index_cpu_to_gpu(self._gpu_resources, parse_device(self._device)[1] or 0, index)
 
     def _vectors(self, data, name: str, dims: int | None = None) -> np.ndarray:
         if hasattr(data, "__len__") and len(data) == 0:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._backend import resolve_device
+from ..runtime import resolve_device
 
 __all__ = ["lsi_components", "randomized_svd"]
 

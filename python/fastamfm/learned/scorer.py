@@ -27,7 +27,13 @@ from ..errors import format_error
 from ..result import MetricResult, make_signature
 from . import adem as adem_module
 from . import columns as columns_module
-from .encoders import context_vectors, describe_encoder, encode_texts, reference_vectors, resolve_encoder
+from .encoders import (
+    context_vectors,
+    describe_encoder,
+    encode_texts,
+    reference_vectors,
+    resolve_encoder,
+)
 from .file_checks import checked_adem, checked_stack
 from .stack import fit_stack
 from .storage import read_scorer_file, write_scorer_file

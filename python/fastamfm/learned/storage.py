@@ -8,7 +8,7 @@ and reads the same on any platform. Files are written atomically. What the value
 """
 from __future__ import annotations
 
-from ..checked_file import read_checked_file, write_checked_file
+from ..io.checked_file import read_checked_file, write_checked_file
 
 MAGIC = b"FASTAMFM-LEARNED"
 FORMAT_VERSION = 1

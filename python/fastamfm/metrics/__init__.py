@@ -4,7 +4,7 @@ word vectors; ``meteor_resources.py``: METEOR's synonyms and paraphrases) and nl
 own API over the pipeline (``nlgeval.py``: ``compute_metrics``, ``NLGEval``).
 
 The registry lists the metrics in nlg-eval's order: the order of their entry points in
-pyproject.toml (``fastamfm.plugins``), not of the imports below.
+pyproject.toml (``fastamfm.registry.plugins``), not of the imports below.
 """
 from __future__ import annotations
 

@@ -35,11 +35,11 @@ import os
 import numpy as np
 
 from .. import _core
-from .._backend import resolve_device
 from .._validation import check_choice, check_workers
 from ..references import References
 from ..registry import Chunk, MeanStatistics, Metric, register
 from ..result import make_signature
+from ..runtime import cuda_module, is_cuda, resolve_device
 from ..tokenize import prepare_texts
 from .vectors import WordVectors
 
@@ -105,7 +105,7 @@ class _EmbeddingMetric(Metric):
         self.vectors = vectors
         self.empty = check_choice(empty, "empty", EMPTY_POLICIES, self.name)
         self.device = resolve_device(device)
-        if self.device == "cuda" and empty != "error":
+        if is_cuda(self.device) and empty != "error":
             raise ValueError(f"{self.name}: empty={empty!r} is only supported on device='cpu'")
         self.workers = check_workers(workers, self.name)
 
@@ -126,8 +126,10 @@ class _EmbeddingMetric(Metric):
 
         def compute():
             hyps, refs = batch.hyps.texts, batch.refs
-            if self.device == "cuda":
+            if is_cuda(self.device):
                 from .. import gpu
+
+                cuda_module(self.device)      # its GPU current in this thread: the kernels run there
 
                 hyp_rows, ref_rows, ref_offsets, table = cuda_inputs(hyps, refs, self.vectors, self.name)
                 return {k: np.asarray(getattr(gpu, _KERNELS[k])(hyp_rows, ref_rows, ref_offsets, table),

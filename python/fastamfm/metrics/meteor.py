@@ -20,10 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _core
-from . import meteor_resources
 from .._validation import check_workers
 from ..registry import Chunk, Metric, SentenceStatistics, Statistics, register
 from ..result import MetricResult, make_signature
+from . import meteor_resources
 
 STAGES = ("exact", "stem", "synonym", "paraphrase")
 # Columns of the jar's 23 statistics (lengths, function words, 4 x 4 stage counts, then these).

@@ -20,8 +20,8 @@ import zipfile
 from pathlib import Path
 
 from .. import _core
-from ..cache_dir import cache_dir
-from ..io import cleanup_on_signals
+from ..io.cache_dir import cache_dir
+from ..io.signals import cleanup_on_signals
 
 JAR_NAME = "meteor-1.5.jar"
 PARAPHRASE_NAME = "paraphrase-en.gz"

@@ -16,7 +16,7 @@ import os
 import warnings
 
 from .. import registry
-from ..io import read_line_columns, read_lines
+from ..io.readers import read_line_columns, read_lines
 from ..pipeline import Pipeline
 from ..references import References
 

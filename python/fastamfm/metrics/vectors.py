@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import _core
-from ..cache_dir import cache_dir as default_cache_dir
+from ..io.cache_dir import cache_dir as default_cache_dir
 
 FORMATS = ("auto", "glove", "word2vec", "fasttext")
 OOV_POLICIES = ("mean", "skip", "zero")
@@ -54,7 +54,7 @@ def cache_path_for(source, cache_dir=None) -> Path:
 def _ensure_cache(source: str, fmt: str, cache_file: Path, workers: int) -> None:
     """Build the cache unless a current one is there (a stale or other-version one is rebuilt)."""
     if not _core.vector_cache_is_current(str(cache_file), source, fmt):
-        from ..io import cleanup_on_signals
+        from ..io.signals import cleanup_on_signals
 
         cache_file.parent.mkdir(parents=True, exist_ok=True)
         with cleanup_on_signals():  # SIGTERM stops the build and removes its temporary file

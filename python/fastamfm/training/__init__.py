@@ -47,23 +47,21 @@ Output::
 """
 from __future__ import annotations
 
+from ..models.directory import (
+           CHECKSUMS,
+           PROVENANCE,
+           verify_directory,
+           write_checksums,
+           write_provenance,
+)
 from .blocklist import Blocklist, default_blocklist_path, utterance_hash
-from .checksummed_directory import CHECKSUMS, verify_directory, write_checksums
 from .corpus import CorpusCounts, Dialogue, DialogueCorpus
 from .corpus_formats import FORMATS, corpus_format, read_dialogues
 from .dialogue_hashes import DialogueHashSet, dialogue_hash
-from .provenance import PROVENANCE, provenance, versions, write_provenance
+from .provenance import provenance, versions
 from .settings import TrainingSettings
 from .task import TrainingTask
-from .trainer import TrainingRun, train
-
-
-def set_seed(seed: int) -> None:
-    """Seed Python, numpy and torch (before building a task's model: its random initialisation)."""
-    from ..deep.runtime import import_transformers
-
-    import_transformers().set_seed(seed)
-
+from .trainer import TrainingRun, set_seed, train
 
 __all__ = ["Blocklist", "CHECKSUMS", "CorpusCounts", "Dialogue", "DialogueCorpus", "DialogueHashSet", "FORMATS",
            "PROVENANCE", "TrainingRun", "TrainingSettings", "TrainingTask", "corpus_format", "default_blocklist_path",

@@ -61,7 +61,7 @@ class DialogueCorpus:
     """Corpus files as streams of ``Dialogue``s (see the module docstring)."""
 
     def __init__(self, paths, *, blocklist=None, held_out: float = 0.02, max_held_out: int = 400,
-                 deduplicate: bool = True):
+                 min_held_out: int = 0, deduplicate: bool = True):
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
         self.paths = [Path(p) for p in paths]
@@ -77,12 +77,23 @@ class DialogueCorpus:
         self.blocklist = Blocklist.resolve(blocklist)
         self.held_out_fraction = float(held_out)
         self.max_held_out = max_held_out
+        if isinstance(min_held_out, bool) or not isinstance(min_held_out, int) or min_held_out < 0:
+            raise ValueError(f"DialogueCorpus: min_held_out must be a non-negative int, got {min_held_out!r}")
+        self.min_held_out = min_held_out
         self.deduplicate = deduplicate
         self._counts: CorpusCounts | None = None
 
+    @classmethod
+    def of(cls, corpus, **options) -> "DialogueCorpus":
+        """``corpus`` itself when it is a ``DialogueCorpus`` (its own settings kept), else a
+        corpus over the file(s) it names, with ``options`` (``blocklist``, ``held_out``...)."""
+        if isinstance(corpus, DialogueCorpus):
+            return corpus
+        return cls(corpus, **options)
+
     def describe(self) -> dict:
         return {"files": [str(p) for p in self.paths], "formats": [corpus_format(p) for p in self.paths],
-                "held_out": self.held_out_fraction, "max_held_out": self.max_held_out,
+                "held_out": self.held_out_fraction, "max_held_out": self.max_held_out, "min_held_out": self.min_held_out,
                 "deduplicate": self.deduplicate, "blocklist": str(self.blocklist.path) if self.blocklist.path else None,
                 "blocklist_sha256": self.blocklist.digest, "blocklist_hashes": len(self.blocklist)}
 
@@ -122,9 +133,20 @@ class DialogueCorpus:
                 yield dialogue
 
     def scan(self) -> CorpusCounts:
-        """One pass over every file: the counts and the corpus hash (kept: later calls are free)."""
+        """One pass over every file: the counts and the corpus hash (kept: later calls are free).
+        A small corpus whose ``held_out`` fraction gives fewer than ``min_held_out`` dialogues
+        holds out more (at most a fifth of it), decided here, before any dialogue is trained on."""
         if self._counts is not None:
             return self._counts
+        counts = self._count()
+        if counts.held_out < self.min_held_out and counts.dialogues_read > 2 * self.min_held_out:
+            self.held_out_fraction = min(0.2, max(self.held_out_fraction,
+                                                  1.5 * self.min_held_out / counts.dialogues_read))
+            counts = self._count()
+        self._counts = counts
+        return counts
+
+    def _count(self) -> CorpusCounts:
         counts = CorpusCounts(files=len(self.paths))
         for split, dialogue in self._classified(counts):
             if split == "held_out":
@@ -140,5 +162,4 @@ class DialogueCorpus:
         counts.content_sha256 = digest.hexdigest()
         if counts.training_dialogues == 0:
             raise ValueError(f"DialogueCorpus: no dialogue left to train on ({counts.describe()})")
-        self._counts = counts
         return counts

@@ -1,6 +1,7 @@
-"""The provenance file of a trained model: where it came from, enough to redo it.
+"""The provenance of a trained model: where it came from, enough to redo it.
 
-``write_provenance(directory, ...)`` writes ``provenance.json``: the base models (path
+``provenance(...)`` is the record a recipe writes as ``provenance.json`` of its model
+directory (``models.directory.write_provenance``): the base models (path
 and fingerprint), the corpus (files, formats, SHA-256 of their bytes, the counts of one
 pass: read, dropped by the blocklist, duplicates, held out, trained on), the blocklist
 (path, SHA-256, size), the settings of each stage, each stage's ``TrainingRun`` (steps,
@@ -11,14 +12,9 @@ from __future__ import annotations
 
 import datetime
 import importlib.metadata
-import json
 import os
 import platform
-from pathlib import Path
 
-from ..io import write_text_atomic
-
-PROVENANCE = "provenance.json"
 _PACKAGES = ("fastamfm", "torch", "transformers", "accelerate", "peft", "tokenizers", "numpy")
 
 
@@ -46,9 +42,3 @@ def provenance(*, base_models: dict, corpus, stages: dict, settings: dict, extra
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
         **(extra or {}),
     }
-
-
-def write_provenance(directory, record: dict) -> Path:
-    path = Path(directory) / PROVENANCE
-    write_text_atomic(path, json.dumps(record, indent=1, sort_keys=True, default=str) + "\n")
-    return path

@@ -33,8 +33,14 @@ from collections import deque
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..io import write_text_atomic
-from .checkpoints import STAGING_PREFIX, checkpoints, latest_checkpoint, publish, remove_staging
+from ..io.atomic import write_text_atomic
+from .checkpoints import (
+    STAGING_PREFIX,
+    checkpoints,
+    latest_checkpoint,
+    publish,
+    remove_staging,
+)
 from .example_stream import ExampleStream
 from .progress import TrainingProgress
 from .settings import TrainingSettings
@@ -173,6 +179,13 @@ def _trainer_classes():
     return ExamplesDataset, Budget, TaskTrainer
 
 
+def set_seed(seed: int) -> None:
+    """Seed Python, numpy and torch (before building a task's model: its random initialisation)."""
+    from ..runtime import import_transformers
+
+    import_transformers().set_seed(seed)
+
+
 def _read_run_state(checkpoint: Path | None) -> dict:
     if checkpoint is None or not (checkpoint / RUN_STATE).is_file():
         return {}
@@ -186,7 +199,12 @@ def train(task, corpus, settings: TrainingSettings, *, directory, resume: bool =
     from the newest complete checkpoint there (none: start afresh); without it, earlier
     checkpoints there are removed first. Returns a ``TrainingRun``; the trained weights
     are in ``task.model``."""
-    from ..deep.runtime import available_cores, import_torch, import_transformers, resolve_torch_device
+    from ..runtime import (
+        available_cores,
+        import_torch,
+        import_transformers,
+        resolve_torch_device,
+    )
 
     settings.check()
     check_task(task)

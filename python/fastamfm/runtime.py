@@ -1,0 +1,177 @@
+"""What this process can run on: the one device rule, the CUDA module of fastamfm's own
+kernels, the optional torch stack, and threads.
+
+Devices: every ``device=`` of the package follows one rule (``parse_device``):
+``"cpu"``, ``"cuda"`` (the first GPU), ``"cuda:N"`` (GPU N) or ``"auto"`` (a GPU when
+one answers, else the CPU). Asking for a GPU that is not there is an error naming why,
+never a silent fallback to the CPU. Two backends read it:
+
+- fastamfm's CUDA kernels (``resolve_device``, ``cuda_module``): ``HAS_CUDA`` is true
+  only when the compiled ``fastamfm._cuda`` module imports *and* a CUDA device answers;
+- torch (``resolve_torch_device``), for the neural metrics and training: a GPU is there
+  when torch sees one.
+
+The optional torch stack (the ``deep`` extra) is imported through ``import_torch`` /
+``import_transformers``: a missing extra is an ImportError that says what to install,
+and nothing ever reaches for the network (models come from local directories or
+installed packages).
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import threading
+from contextlib import contextmanager
+
+INSTALL_HINT = ('pip install "fastamfm[deep]" from a checkout, or ".[deep]" (for a CPU-only torch, install it '
+                'from the CPU index first: pip install torch --index-url https://download.pytorch.org/whl/cpu)')
+DEVICE_RULE = "'cpu', 'cuda', 'cuda:N' or 'auto'"
+_CUDA_INDEX = re.compile(r"cuda:(\d+)")
+
+
+def parse_device(device) -> tuple:
+    """``device`` -> (kind, index): ("cpu", None), ("auto", None), ("cuda", None) or ("cuda", N);
+    anything else is a ValueError stating the rule."""
+    if device in ("cpu", "cuda", "auto"):
+        return device, None
+    match = _CUDA_INDEX.fullmatch(device) if isinstance(device, str) else None
+    if match is None:
+        raise ValueError(f"device must be {DEVICE_RULE}, got {device!r}")
+    return "cuda", int(match[1])
+
+
+# --- fastamfm's own CUDA kernels -------------------------------------------------------
+
+_cuda_module = None
+_cuda_problem = "fastamfm was built without CUDA (no CUDA toolkit at build time, or FASTAMFM_CUDA=OFF)"
+
+try:
+    _candidate = importlib.import_module("fastamfm._cuda")
+except ImportError as exc:  # built without CUDA, or the CUDA runtime is missing
+    if "No module named" not in str(exc):
+        _cuda_problem = f"fastamfm._cuda failed to import: {exc}"
+else:
+    if _candidate.device_count() > 0:
+        _cuda_module = _candidate
+    else:
+        _cuda_problem = "fastamfm._cuda is built but no CUDA device answered (no GPU or no driver)"
+
+HAS_CUDA: bool = _cuda_module is not None
+
+
+def resolve_device(device: str) -> str:
+    """A user's ``device=`` for fastamfm's CUDA kernels -> ``"cpu"``, ``"cuda"`` (GPU 0) or
+    ``"cuda:N"``; "auto" picks the GPU when ``HAS_CUDA``."""
+    kind, index = parse_device(device)
+    if kind == "auto":
+        return "cuda" if HAS_CUDA else "cpu"
+    if kind == "cpu":
+        return "cpu"
+    if not HAS_CUDA:
+        raise RuntimeError(f"device={device!r} requested but CUDA is unavailable: {_cuda_problem}")
+    count = _cuda_module.device_count()
+    if index is not None and index >= count:
+        raise RuntimeError(f"device={device!r} requested but only {count} CUDA device(s) answer")
+    return "cuda" if not index else f"cuda:{index}"
+
+
+def is_cuda(device: str) -> bool:
+    """Whether a resolved device names a GPU."""
+    return device.startswith("cuda")
+
+
+def cuda_module(device: str | None = None):
+    """The loaded ``fastamfm._cuda`` module; raises the reason when unavailable. With a
+    ``device`` ("cuda", "cuda:N"), that GPU is made current in this thread first (kernels
+    then run there); without one, the thread's current GPU stays."""
+    resolved = resolve_device("cuda" if device is None else device)
+    if device is not None:
+        if not is_cuda(resolved):
+            raise ValueError(f"cuda_module: {device!r} is not a CUDA device")
+        _cuda_module.set_device(parse_device(resolved)[1] or 0)
+    return _cuda_module
+
+
+def cuda_unavailable_reason() -> str | None:
+    return None if HAS_CUDA else _cuda_problem
+
+
+# --- the optional torch stack -------------------------------------------------------------
+
+def import_torch():
+    """``torch``, or an ImportError naming the extra to install."""
+    try:
+        import torch
+    except ImportError:
+        raise ImportError(f"the neural metrics need PyTorch and transformers: {INSTALL_HINT}") from None
+    return torch
+
+
+def import_transformers():
+    """``transformers``, or an ImportError naming the extra to install."""
+    import_torch()
+    try:
+        import transformers
+    except ImportError:
+        raise ImportError(f"the neural metrics need the transformers package: {INSTALL_HINT}") from None
+    # Never reach for the network: models come from local directories or installed packages.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    return transformers
+
+
+def missing_reason() -> str | None:
+    """Why the neural metrics cannot run here (for ``Metric.missing``), or None."""
+    try:
+        import_transformers()
+    except ImportError as exc:
+        return str(exc)
+    return None
+
+
+def resolve_torch_device(device: str) -> str:
+    """A user's ``device=`` for torch -> "cpu", "cuda" or "cuda:N"; "auto" takes the GPU
+    when torch sees one."""
+    kind, index = parse_device(device)
+    torch = import_torch()
+    if kind == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if kind == "cpu":
+        return "cpu"
+    if not torch.cuda.is_available():
+        raise RuntimeError(f"device={device!r} requested but torch sees no CUDA device "
+                           f"(torch {torch.__version__}, built for CUDA: {torch.version.cuda})")
+    if index is not None and index >= torch.cuda.device_count():
+        raise RuntimeError(f"device={device!r} requested but torch sees {torch.cuda.device_count()} CUDA device(s)")
+    return device
+
+
+# --- threads ----------------------------------------------------------------------------
+
+def available_cores() -> int:
+    """Cores this process may run on (its CPU affinity, not the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+_THREADS_LOCK = threading.Lock()
+
+
+@contextmanager
+def torch_threads(count: int):
+    """Run a block with torch's intra-op thread count set to ``count``, then restore it.
+    The count is process-wide, so concurrent blocks take turns (a lock) instead of
+    resetting each other's setting."""
+    torch = import_torch()
+    with _THREADS_LOCK:
+        before = torch.get_num_threads()
+        if count != before:
+            torch.set_num_threads(count)
+        try:
+            yield
+        finally:
+            if count != before:
+                torch.set_num_threads(before)

@@ -1,0 +1,95 @@
+"""The shape every training recipe shares (``DeepAMFMRecipe``, ``EvaluatorRecipe``, and a
+plugin's): one recipe trains one kind of model directory from dialogue corpora.
+
+    class MyRecipe(Recipe):
+        kind = "my_kind"                 # the directory it writes: DIR/my_kind.json, scored by the
+                                         # registry metric whose model_kind is "my_kind"
+        default_minutes = 30.0           # the budget when none is given
+        @classmethod
+        def train(cls, corpus, out, **settings): ...   # -> the loaded model
+
+and is found by the registry under its kind (an entry point of ``fastamfm.recipes``), so
+``fastamfm train``, ``DeepAMFM.train`` and ``fastamfm.train_evaluator`` reach it the same way.
+
+``RecipeRun`` is what every recipe does around its own stages:
+
+- the corpus opened once (``DialogueCorpus.of``: paths or a corpus, the blocklist applied);
+- a work folder beside the output (``DIR.work``) for the stages' checkpoints: kept when a
+  run is interrupted, so that ``resume=True`` goes on from there; removed when the model is
+  written, and when the run fails before anything was saved in it (nothing to resume);
+- the time budget: minutes used and left across the stages;
+- the output: written whole with its provenance and checksums (``models.directory.written``).
+"""
+from __future__ import annotations
+
+import logging
+import shutil
+import time
+from pathlib import Path
+
+from ..models.directory import write_provenance, written
+from .corpus import DialogueCorpus
+
+log = logging.getLogger("fastamfm")
+
+
+class Recipe:
+    """Base of the training recipes (see the module docstring)."""
+
+    kind: str = ""
+    default_minutes: float = 40.0
+
+    @classmethod
+    def train(cls, corpus, out, **settings):
+        raise NotImplementedError
+
+
+class RecipeRun:
+    """One run of a recipe (see the module docstring); a context manager."""
+
+    def __init__(self, what: str, out, *, max_minutes: float | None, max_steps: int | None, resume: bool):
+        if max_minutes is None and max_steps is None:
+            raise ValueError(f"{what}: give a budget: max_minutes and/or max_steps")
+        self.what = what
+        self.out = Path(out)
+        self.work = Path(str(self.out) + ".work")
+        self.max_minutes = max_minutes
+        self.max_steps = max_steps
+        self.resume = resume
+        self.started = time.monotonic()
+        self._work_existed = self.work.exists()
+
+    def __enter__(self) -> "RecipeRun":
+        if not self.resume and self.work.exists():
+            shutil.rmtree(self.work)
+            self._work_existed = False
+        self.work.mkdir(parents=True, exist_ok=True)
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        # A failed run leaves its work folder for --resume only if something was saved in it.
+        if exc_type is not None and not self._work_existed and not any(p.is_file() for p in self.work.rglob("*")):
+            shutil.rmtree(self.work, ignore_errors=True)
+        return False
+
+    def corpus(self, corpus, **options) -> DialogueCorpus:
+        return DialogueCorpus.of(corpus, **options)
+
+    def minutes_used(self) -> float:
+        return (time.monotonic() - self.started) / 60
+
+    def minutes_left(self, reserve: float = 0.0) -> float | None:
+        """What the budget has left after ``reserve`` minutes are kept back (None: no time budget)."""
+        if self.max_minutes is None:
+            return None
+        return self.max_minutes - reserve - self.minutes_used()
+
+    def write(self, fill, provenance: dict) -> Path:
+        """The model directory: ``fill(staging)`` writes the kind's files and manifest, then the
+        provenance (with the run's total time) and the checksums; the work folder goes."""
+        with written(self.out) as staging:
+            fill(staging)
+            write_provenance(staging, {**provenance, "total_seconds": time.monotonic() - self.started})
+        shutil.rmtree(self.work, ignore_errors=True)
+        log.info("%s in %.1f min: %s", self.what, self.minutes_used(), self.out)
+        return self.out
