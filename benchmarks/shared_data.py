@@ -17,6 +17,7 @@ from benchmarks import REPO
 SHARED_DATA = Path(os.environ.get("FASTAMFM_SHARED_DATA", REPO.parent / "shared" / "data"))
 DSTC6 = SHARED_DATA / "dstc6_t2_evaluation"
 TWCS = SHARED_DATA / "twcs_airlines"
+TOPICAL_CHAT = SHARED_DATA / "topical_chat"
 SYSTEMS = [f"S_{i}" for i in range(1, 21)]
 REFERENCE_FILES = [DSTC6 / "references" / "original_refs.txt"] + [
     DSTC6 / "references" / f"refgen_result{i}.txt" for i in range(1, 11)]

@@ -77,6 +77,24 @@ NgramCounts counts_from_state(const py::tuple& state) {
 }  // namespace
 
 void register_lm(py::module_& m) {
+  // NgramCounts first: NgramCounter.finish returns it, and a signature names only types
+  // registered before it.
+  py::class_<NgramCounts>(m, "NgramCounts",
+                          "The n-gram counts of (a part of) a corpus: picklable, merged with merge_ngram_counts")
+      .def_property_readonly("order", [](const NgramCounts& c) { return c.orders.size(); })
+      .def_property_readonly("vocabulary_size", [](const NgramCounts& c) { return c.words.size(); })
+      .def_property_readonly("sentences", [](const NgramCounts& c) { return c.sentences; })
+      .def_property_readonly("tokens", [](const NgramCounts& c) { return c.tokens; })
+      .def_property_readonly("spilled_runs", [](const NgramCounts& c) { return c.spilled_runs; })
+      .def("counts",
+           [](const NgramCounts& c) {
+             std::vector<size_t> sizes;
+             for (const GramArray& grams : c.orders) sizes.push_back(grams.size());
+             return sizes;
+           },
+           "Number of distinct n-grams of each order")
+      .def(py::pickle(&counts_state, &counts_from_state));
+
   py::class_<NgramCounter>(m, "NgramCounter")
       .def(py::init([](int order, size_t memory_budget, std::string temp_dir, int workers, const Tokenizer& tokenizer,
                        const std::vector<std::string>& vocabulary) {
@@ -117,21 +135,6 @@ void register_lm(py::module_& m) {
       .def_property_readonly("tokens", &NgramCounter::tokens)
       .def_property_readonly("spilled_runs", &NgramCounter::spilled_runs);
 
-  py::class_<NgramCounts>(m, "NgramCounts",
-                          "The n-gram counts of (a part of) a corpus: picklable, merged with merge_ngram_counts")
-      .def_property_readonly("order", [](const NgramCounts& c) { return c.orders.size(); })
-      .def_property_readonly("vocabulary_size", [](const NgramCounts& c) { return c.words.size(); })
-      .def_property_readonly("sentences", [](const NgramCounts& c) { return c.sentences; })
-      .def_property_readonly("tokens", [](const NgramCounts& c) { return c.tokens; })
-      .def_property_readonly("spilled_runs", [](const NgramCounts& c) { return c.spilled_runs; })
-      .def("counts",
-           [](const NgramCounts& c) {
-             std::vector<size_t> sizes;
-             for (const GramArray& grams : c.orders) sizes.push_back(grams.size());
-             return sizes;
-           },
-           "Number of distinct n-grams of each order")
-      .def(py::pickle(&counts_state, &counts_from_state));
 
   m.def(
       "merge_ngram_counts",

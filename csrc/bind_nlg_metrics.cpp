@@ -161,6 +161,7 @@ py::dict distinct(const EncodedHypotheses& hyps, const std::vector<int>& orders,
 }  // namespace
 
 void register_nlg_metrics(py::module_& m) {
+  m.attr("MAX_NGRAM_ORDER") = kMaxNgramOrder;
   py::class_<EncodedHypotheses, std::shared_ptr<EncodedHypotheses>>(m, "EncodedHypotheses")
       .def(py::init(&encode), py::arg("hyps"), py::arg("tokenizer"), py::arg("max_order"), py::arg("workers") = -1)
       .def_property_readonly("size", [](const EncodedHypotheses& h) { return h.tokens.size(); })
@@ -204,7 +205,6 @@ void register_nlg_metrics(py::module_& m) {
   m.def("rouge_l_text", &rouge_l_text, py::arg("hyps"), py::arg("flat_refs"), py::arg("segment_offsets"),
         py::arg("tokenizer"), py::arg("split_like_pycoco"), py::arg("beta"), py::arg("multi_ref"), py::arg("workers"),
         "ROUGE-L straight from text (one-shot: no reference tables kept).");
-  m.def("cider", &cider, py::arg("hyps"), py::arg("model"), py::arg("sigma"), py::arg("workers"));
   m.def("distinct", &distinct, py::arg("hyps"), py::arg("orders"), py::arg("workers"));
 
   py::class_<DocumentFrequency, std::shared_ptr<DocumentFrequency>>(m, "DocumentFrequency")
@@ -267,6 +267,8 @@ void register_nlg_metrics(py::module_& m) {
              return without_gil([&] { return std::make_shared<CiderReferenceModel>(refs, df, workers, check); });
            }),
            py::arg("refs"), py::arg("document_frequency"), py::arg("workers") = -1);
+  // After its model's class: a signature names only types registered before it.
+  m.def("cider", &cider, py::arg("hyps"), py::arg("model"), py::arg("sigma"), py::arg("workers"));
 }
 
 }  // namespace fastamfm::bindings

@@ -41,14 +41,11 @@ void register_errors(py::module_& m);
 void register_limits(py::module_& m);
 void register_text(py::module_& m);
 void register_references(py::module_& m);
-void register_testing(py::module_& m);
 void register_embedding(py::module_& m);
 void register_lsi(py::module_& m);
 void register_lm(py::module_& m);
 void register_nlg_metrics(py::module_& m);
 void register_meteor(py::module_& m);
 void register_flatten_references(py::module_& m);
-void register_hash_testing(py::module_& m);
-void register_checksum_testing(py::module_& m);
 
 }  // namespace fastamfm::bindings

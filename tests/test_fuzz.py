@@ -17,6 +17,7 @@ import fastamfm
 import pytest
 
 pytest.importorskip("atheris", reason="atheris is not installed (pip install atheris)")
+pytest.importorskip("fastamfm._testing", reason="fastamfm was built without its test hooks (FASTAMFM_TEST_HOOKS=ON; the README's test command builds them)")
 
 from fuzz.harnesses import HARNESSES  # noqa: E402
 

@@ -1,6 +1,8 @@
 """The package's import graph: no import circle (every import statement counted, those
-inside functions too), the registry imports no metric module, and ``import fastamfm``
-imports neither torch nor any plugin machinery.
+inside functions too), none between folders either (a folder -- ``training/``, ``deep/``...
+-- is one room: its modules' imports are its imports), the training machinery above the
+models it trains, the registry importing no metric module, and ``import fastamfm``
+importing neither torch nor any plugin machinery.
 
 The same check from the command line, for anyone changing imports:
 
@@ -66,6 +68,21 @@ def import_graph(root: Path = PACKAGE) -> dict:
     return graph
 
 
+def room(module: str) -> str:
+    """The folder a module lives in (``fastamfm.training.trainer`` -> ``fastamfm.training``);
+    a top-level module is a room of its own."""
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+def folder_graph(graph: dict) -> dict:
+    """{room: {rooms it imports}}: the module graph with each folder drawn as one node."""
+    rooms: dict = {}
+    for module, targets in graph.items():
+        rooms.setdefault(room(module), set()).update(room(t) for t in targets if room(t) != room(module))
+    return rooms
+
+
 def import_circles(graph: dict) -> list:
     """The strongly connected components of more than one module (Tarjan), and modules
     importing themselves."""
@@ -103,6 +120,26 @@ def test_no_import_circle():
     assert import_circles(import_graph()) == []
 
 
+def test_no_circle_between_folders():
+    assert import_circles(folder_graph(import_graph())) == []
+
+
+# What training code trains and what it is built on: models, engines, metrics, storage.
+# None of them may import training (DeepAMFM.train, SentenceEncoder.fine_tune, NeuralLM.fine_tune
+# reach their recipes through the registry's entry points, as metrics are reached).
+BELOW_TRAINING = ("fastamfm.deep", "fastamfm.neural", "fastamfm.evaluator", "fastamfm.models", "fastamfm.registry",
+                  "fastamfm.io", "fastamfm.runtime", "fastamfm.amfm", "fastamfm.metrics", "fastamfm.learned")
+
+
+def test_training_sits_above_the_models_it_trains():
+    rooms = folder_graph(import_graph())
+    for name in BELOW_TRAINING:
+        assert "fastamfm.training" not in rooms[name], f"{name} imports fastamfm.training"
+    # the check can fail: deep/ importing training/ closes a folder circle with the recipes' imports
+    assert "fastamfm.deep" in rooms["fastamfm.training"]
+    assert import_circles({**rooms, "fastamfm.deep": rooms["fastamfm.deep"] | {"fastamfm.training"}})
+
+
 def test_the_graph_sees_imports_inside_functions():
     """The check can fail: a function-level import is an edge like any other."""
     graph = import_graph()
@@ -113,7 +150,8 @@ def test_the_graph_sees_imports_inside_functions():
 def test_the_registry_imports_no_metric_module():
     graph = import_graph()
     metric_packages = ("fastamfm.metrics", "fastamfm.amfm", "fastamfm.deep", "fastamfm.learned")
-    for module in ("fastamfm.registry", "fastamfm.registry.plugins", "fastamfm.batch", "fastamfm.pipeline"):
+    for module in ("fastamfm.registry", "fastamfm.registry.table", "fastamfm.registry.metric",
+                   "fastamfm.registry.statistics", "fastamfm.registry.plugins", "fastamfm.batch", "fastamfm.pipeline"):
         assert not [m for m in graph[module] if m.startswith(metric_packages)], module
 
 
@@ -136,5 +174,8 @@ if __name__ == "__main__":
     found = import_circles(import_graph())
     for circle in found:
         print(f"import circle of {len(circle)} modules: {' '.join(circle)}")
-    print(f"{len(found)} import circles in {PACKAGE}")
-    sys.exit(1 if found else 0)
+    folders = import_circles(folder_graph(import_graph()))
+    for circle in folders:
+        print(f"import circle of {len(circle)} folders: {' '.join(circle)}")
+    print(f"{len(found)} import circles of modules, {len(folders)} of folders in {PACKAGE}")
+    sys.exit(1 if found or folders else 0)

@@ -155,3 +155,98 @@ def test_a_copy_neither_installed_nor_in_a_checkout_says_so(tmp_path, monkeypatc
     monkeypatch.setattr(plugins, "_owns_this_package", lambda distribution: False)
     with pytest.raises(plugins.PluginError, match="neither installed .* nor inside a source checkout"):
         plugins.entry_points()
+
+
+WEIGHTS_MODULE = '''
+"""An out-of-tree metric scoring with a model directory of its own kind ("word_weights"):
+each response scores the sum of its words' weights."""
+import numpy as np
+
+from fastamfm.models import directory
+from fastamfm.registry import Chunk, MeanStatistics, Metric
+from fastamfm.result import make_signature
+
+KIND = "word_weights"
+
+
+def save(weights, out):
+    with directory.written(out) as staging:
+        directory.write_manifest(staging, KIND, 1, {"weights": weights})
+
+
+class WordWeights(Metric):
+    name = "word_weights"
+    columns = ("WordWeights",)
+    needs_references = False
+    model_kind = KIND
+
+    def __init__(self, *, model=None):
+        self.weights = self.load_model(model) if isinstance(model, str) else model
+
+    @classmethod
+    def load_model(cls, path, **settings):
+        directory.verify_directory(path)
+        return directory.read_manifest(path, KIND, 1)["weights"]
+
+    def signature(self):
+        return make_signature("word_weights", words=len(self.weights))
+
+    def update(self, batch):
+        scores = [sum(self.weights.get(w, 0.0) for w in batch.hyps[i].split()) for i in range(len(batch))]
+        columns = {"WordWeights": np.asarray(scores, dtype=np.float64)}
+        return Chunk(columns, MeanStatistics.of(columns))
+'''
+WEIGHTS = {"flight": 2.0, "noon": 0.5, "thanks": 1.0, "number": 3.0}
+WEIGHTED = [2.5, 1.0, 3.0]
+
+
+@pytest.fixture(scope="module")
+def weights_plugin(tmp_path_factory) -> dict:
+    """A plugin whose metric needs a model directory, installed, and one such directory
+    written with fastamfm.models.directory (manifest of its kind, checksums)."""
+    site = tmp_path_factory.mktemp("weights_site")
+    (site / "fastamfm_weights_plugin.py").write_text(WEIGHTS_MODULE)
+    dist_info = site / "fastamfm_weights_plugin-1.0.dist-info"
+    dist_info.mkdir()
+    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: fastamfm-weights-plugin\nVersion: 1.0\n")
+    (dist_info / "entry_points.txt").write_text(
+        "[fastamfm.metrics]\nword_weights = fastamfm_weights_plugin:WordWeights\n")
+    model = tmp_path_factory.mktemp("weights_model") / "my_weights"
+    code = f"import fastamfm_weights_plugin as p; p.save({WEIGHTS!r}, {str(model)!r})"
+    _run(site, ["-c", code], site)
+    return {"site": site, "model": model}
+
+
+def test_a_plugin_model_directory_is_resolved_by_its_kind(weights_plugin, files):
+    site, model = weights_plugin["site"], str(weights_plugin["model"])
+    code = textwrap.dedent(f"""
+        import json, fastamfm
+        from fastamfm import registry
+        res = fastamfm.evaluate({HYPS!r}, metrics=["word_weights"], word_weights={{"model": {model!r}}})
+        print(json.dumps({{"kind": registry.model_kind({model!r}), "loaded": registry.load_model({model!r}),
+                          "scores": res["WordWeights"].tolist()}}))
+    """)
+    out = json.loads(_run(site, ["-c", code], files["root"]).stdout)
+    assert out == {"kind": "word_weights", "loaded": WEIGHTS, "scores": WEIGHTED}
+    # the command line: --model DIR alone scores the metric of the directory's kind
+    proc = _run(site, ["-m", "fastamfm.cli", "-q", "score", "--hyp", files["hyp"], "--context", files["hyp"],
+                       "--model", model, "--no-progress"], files["root"])
+    assert f"WordWeights: {np.mean(WEIGHTED):.6f}" in proc.stdout
+
+
+def test_a_plugin_model_directory_scores_on_a_dask_local_cluster(weights_plugin, files):
+    pytest.importorskip("distributed", reason="fastamfm.distributed needs dask[distributed]")
+    site, model = weights_plugin["site"], str(weights_plugin["model"])
+    code = textwrap.dedent(f"""
+        import json
+        from dask.distributed import Client, LocalCluster
+        import fastamfm.distributed
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                          memory_limit=0) as cluster, Client(cluster) as client:
+            summary = fastamfm.distributed.score(client, [({files["hyp"]!r}, [{files["ref"]!r}])],
+                                                 metrics=["word_weights"], out="weights_parts", partition_size=1,
+                                                 model={model!r})
+        print(json.dumps(summary["corpus"]))
+    """)
+    corpus = json.loads(_run(site, ["-c", code], files["root"]).stdout.strip().splitlines()[-1])
+    assert corpus["WordWeights"] == pytest.approx(np.mean(WEIGHTED), abs=0, rel=1e-15)

@@ -19,8 +19,7 @@ import json
 
 import numpy as np
 
-# tests/conftest.py: benchmarks/__init__.py puts tests/ on the path
-from conftest import DSTC6, REFERENCE_FILES, SYSTEMS, TOPICAL_CHAT
+from benchmarks.shared_data import DSTC6, REFERENCE_FILES, SYSTEMS, TOPICAL_CHAT
 
 
 def topical_chat_turns(samples: int, rng) -> tuple:

@@ -31,8 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-# tests/conftest.py: benchmarks/__init__.py puts tests/ on the path
-from conftest import DSTC6, REFERENCE_FILES, SHARED_DATA
+from benchmarks.shared_data import DSTC6, REFERENCE_FILES, SHARED_DATA
 
 
 def workloads(n_context: int, n_plain: int) -> dict:

@@ -24,6 +24,15 @@ def as_text_list(texts, name: str, *, allow_empty: bool = False) -> list:
     return texts
 
 
+def text_list(texts, name: str, *, allow_empty: bool = False) -> list:
+    """A list of str, with an error naming the first item that is not one."""
+    texts = as_text_list(texts, name, allow_empty=allow_empty)
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise TypeError(f"{name}[{i}] is {type(t).__name__}, expected str")
+    return texts
+
+
 def flatten_references(refs, n_expected: int | None, name: str = "refs") -> tuple[list, list[int]]:
     """Ragged references -> (flat list, segment offsets). Every segment needs >= 1 reference.
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/errors.hpp"
+#include "overlap/ngram_counts.hpp"
 
 namespace fastamfm {
 
@@ -122,7 +123,7 @@ double smoothed_bleu(double hyp_len, double ref_len, const uint64_t* guess, cons
   for (int k = 0; k < order; ++k) any_correct = any_correct || correct[k] > 0;
   if (!any_correct) return 0.0;
 
-  std::array<double, 16> precisions{};  // orders are at most 16
+  std::array<double, kMaxNgramOrder> precisions{};
   double mteval_divisor = 1.0;
   int effective_order = order;
   for (int n = 1; n <= order; ++n) {
@@ -351,7 +352,8 @@ BleuStatistics bleu_statistics_from_text(const TextBatch& hyps, const TextBatch&
   for (size_t i = 0; i < n; ++i)
     if (segment_offsets[i + 1] <= segment_offsets[i])
       throw InputError("bleu: segment " + std::to_string(i) + " has no reference");
-  if (max_order < 1 || max_order > 16) throw InputError("bleu: max_order must be in 1..16");
+  if (max_order < 1 || max_order > kMaxNgramOrder)
+    throw InputError("bleu: max_order must be in 1.." + std::to_string(kMaxNgramOrder));
   const size_t k_orders = static_cast<size_t>(max_order);
   BleuStatistics stats = empty_statistics(n, max_order);
   parallel_for(

@@ -12,8 +12,9 @@ DistinctCounts distinct_ngrams(const TokenizedBatch& texts, const std::vector<in
                                const InterruptCheck& interrupted) {
   if (orders.empty()) throw InputError("distinct: orders is empty");
   for (int order : orders)
-    if (order < 1 || order > 16)
-      throw InputError("distinct: n-gram order must be in 1..16, got " + std::to_string(order));
+    if (order < 1 || order > kMaxNgramOrder)
+      throw InputError("distinct: n-gram order must be in 1.." + std::to_string(kMaxNgramOrder) + ", got " +
+                       std::to_string(order));
   const size_t n = texts.size(), k_orders = orders.size();
   DistinctCounts out;
   out.orders = orders;

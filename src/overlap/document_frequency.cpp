@@ -4,12 +4,14 @@
 #include <string>
 
 #include "common/errors.hpp"
+#include "overlap/ngram_counts.hpp"
 
 namespace fastamfm {
 
 DocumentFrequency::DocumentFrequency(int max_order) : max_order_(max_order) {
-  if (max_order < 1 || max_order > 16)
-    throw InputError("document frequency: n-gram order must be in 1..16, got " + std::to_string(max_order));
+  if (max_order < 1 || max_order > kMaxNgramOrder)
+    throw InputError("document frequency: n-gram order must be in 1.." + std::to_string(kMaxNgramOrder) + ", got " +
+                     std::to_string(max_order));
 }
 
 size_t DocumentFrequency::num_ngrams() const {

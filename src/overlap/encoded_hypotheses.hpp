@@ -19,7 +19,7 @@ struct EncodedHypotheses {
   size_t size() const { return tokens.size(); }
 };
 
-// Throws InputError for an empty batch or a max_order outside 0..16.
+// Throws InputError for an empty batch or a max_order outside 0..kMaxNgramOrder.
 EncodedHypotheses encode_hypotheses(const TextBatch& texts, const Tokenizer& tokenizer, int max_order, int workers,
                                     const InterruptCheck& interrupted = {});
 

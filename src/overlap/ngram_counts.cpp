@@ -25,8 +25,8 @@ void count_ngrams(const TokenId* ids, size_t n_tokens, int order, std::vector<Ng
 NgramTable::NgramTable(const TokenizedBatch& batch, int max_order, int workers,
                        const InterruptCheck& interrupted)
     : max_order_(max_order) {
-  if (max_order < 1 || max_order > 16)
-    throw InputError("n-gram order must be in 1..16, got " + std::to_string(max_order));
+  if (max_order < 1 || max_order > kMaxNgramOrder)
+    throw InputError("n-gram order must be in 1.." + std::to_string(kMaxNgramOrder) + ", got " + std::to_string(max_order));
   constexpr size_t kPartSize = 4096;
   const size_t n = batch.size();
   const size_t parts = part_count(n, kPartSize);

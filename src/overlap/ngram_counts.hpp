@@ -11,6 +11,11 @@
 
 namespace fastamfm {
 
+// The largest n-gram order any metric counts (BLEU, CIDEr, Distinct-n, the reference
+// tables): an n-gram key hashes at most this many tokens. Exposed to Python as
+// _core.MAX_NGRAM_ORDER, which the metrics' option checks read.
+constexpr int kMaxNgramOrder = 16;
+
 struct NgramCount {
   NgramKey key;
   uint32_t count;

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "common/errors.hpp"
+#include "overlap/ngram_counts.hpp"
 
 namespace fastamfm {
 
@@ -22,7 +23,8 @@ ReferenceSet::ReferenceSet(const TextBatch& flat_refs, std::vector<uint64_t> seg
                            Tokenizer tokenizer, int max_order, int workers, const InterruptCheck& interrupted)
     : segment_offsets_(std::move(segment_offsets)), tokenizer_(tokenizer) {
   check_segment_offsets(segment_offsets_, flat_refs.size());
-  if (max_order < 0 || max_order > 16) throw InputError("max_order must be in 0..16, got " + std::to_string(max_order));
+  if (max_order < 0 || max_order > kMaxNgramOrder)
+    throw InputError("max_order must be in 0.." + std::to_string(kMaxNgramOrder) + ", got " + std::to_string(max_order));
   tokens_ = tokenize_batch(flat_refs, tokenizer_, workers, interrupted);
   // AM, FM and the embedding metrics need the tokens only (max_order 0).
   if (max_order > 0) ngrams_ = NgramTable(tokens_, max_order, workers, interrupted);

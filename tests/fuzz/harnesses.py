@@ -18,7 +18,7 @@ import tempfile
 
 import fastamfm
 import numpy as np
-from fastamfm import _core, io
+from fastamfm import _core, _testing, io
 from fastamfm.analysis.ratings import load_rated_turns
 
 SENTENCES = ["w1 w2 w3", "unseenword w2 w1", "", "the cat sat on the mat", "w4 w4 w4 w9"]
@@ -51,7 +51,7 @@ def repair_lm(data: bytes) -> bytes:
     _put(out, 16, len(out))
     _put(out, 24, 0)
     version = struct.unpack_from("<I", out, 8)[0]
-    _put(out, 24, _core._testing.checksum64(bytes(out[376:] if version == 1 else out)))
+    _put(out, 24, _testing.checksum64(bytes(out[376:] if version == 1 else out)))
     return bytes(out)
 
 
@@ -59,7 +59,7 @@ def repair_lsi(data: bytes) -> bytes:
     """LSI file: the last 8 bytes are the checksum of everything before them."""
     if len(data) < 16:
         return data
-    return data[:-8] + struct.pack("<Q", _core._testing.lsi_checksum(data[:-8]))
+    return data[:-8] + struct.pack("<Q", _testing.lsi_checksum(data[:-8]))
 
 
 def repair_vector_cache(data: bytes) -> bytes:
@@ -69,8 +69,8 @@ def repair_vector_cache(data: bytes) -> bytes:
     if len(out) < 144:
         return data
     _put(out, 88, len(out))
-    _put(out, 128, _core._testing.checksum64(bytes(out[144:])))
-    _put(out, 136, _core._testing.checksum64(bytes(out[:136])))
+    _put(out, 128, _testing.checksum64(bytes(out[144:])))
+    _put(out, 136, _testing.checksum64(bytes(out[:136])))
     return bytes(out)
 
 
@@ -81,7 +81,7 @@ def repair_meteor_cache(data: bytes) -> bytes:
         return data
     _put(out, 16, len(out))
     _put(out, 24, 0)
-    _put(out, 24, _core._testing.checksum64(bytes(out)))
+    _put(out, 24, _testing.checksum64(bytes(out)))
     return bytes(out)
 
 

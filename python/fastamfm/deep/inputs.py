@@ -5,17 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_text_list, flatten_references
+from .._validation import flatten_references, text_list
 from ..references import References
 
-
-def text_list(texts, name: str, *, allow_empty: bool = False) -> list:
-    """A list of str, with an error naming the first item that is not one."""
-    texts = as_text_list(texts, name, allow_empty=allow_empty)
-    for i, t in enumerate(texts):
-        if not isinstance(t, str):
-            raise TypeError(f"{name}[{i}] is {type(t).__name__}, expected str")
-    return texts
+__all__ = ["ReferenceTexts", "context_turns", "empty_responses", "text_list"]
 
 
 def empty_responses(texts: list) -> np.ndarray:

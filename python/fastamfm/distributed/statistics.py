@@ -28,6 +28,7 @@ import operator
 
 import numpy as np
 
+from .. import _core
 from ..errors import format_error
 from ..io.checked_file import read_checked_file, write_checked_file
 from ..metrics import DocumentFrequencies
@@ -152,7 +153,7 @@ def _class_name(cls) -> str:
 
 def _document_frequencies(entry: dict, keys: np.ndarray, counts: np.ndarray) -> DocumentFrequencies:
     max_order, (preset, lowercase), segments = entry["max_order"], entry["tokenizer"], entry["segments"]
-    if type(max_order) is not int or not 1 <= max_order <= 16 or type(lowercase) is not bool \
+    if type(max_order) is not int or not 1 <= max_order <= _core.MAX_NGRAM_ORDER or type(lowercase) is not bool \
             or type(segments) is not int or segments < 0:
         raise ValueError(f"max_order {max_order!r}, lowercase {lowercase!r} or segments {segments!r} out of range")
     if keys.dtype != np.dtype("<u8") or counts.dtype != np.dtype("<u4") or keys.shape != counts.shape \

@@ -113,11 +113,6 @@ class Evaluator:
         return self._encoder.device
 
     @property
-    def sentence_encoder(self):
-        """The frozen base ``SentenceEncoder``."""
-        return self._encoder
-
-    @property
     def encoder(self) -> DialogueEncoder:
         """The trained dialogue encoder (for ``LearnedScorer.fit(..., encoder=...)``)."""
         return DialogueEncoder(self)

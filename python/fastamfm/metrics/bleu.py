@@ -76,7 +76,7 @@ class Bleu(Metric):
     def __init__(self, *, max_order: int = 4, ref_length: str = "closest", smooth: str | None = None,
                  smooth_value: float | None = None, tokenize: str = "whitespace", lowercase: bool = False,
                  workers: int = -1):
-        check_int(max_order, "max_order", 1, 16, "bleu")
+        check_int(max_order, "max_order", 1, _core.MAX_NGRAM_ORDER, "bleu")
         check_choice(ref_length, "ref_length", REF_LENGTHS, "bleu")
         if smooth is not None and smooth not in SMOOTHING:
             raise ValueError(f"bleu: smooth must be None (pycocoevalcap) or one of {SMOOTHING}, got {smooth!r}")

@@ -116,7 +116,7 @@ class Cider(Metric):
                  document_frequencies: DocumentFrequencies | None = None, tokenize: str = "whitespace",
                  lowercase: bool = False, workers: int = -1):
         self.sigma = check_positive(sigma, "sigma", "cider")
-        self.max_order = check_int(max_order, "max_order", 1, 16, "cider")
+        self.max_order = check_int(max_order, "max_order", 1, _core.MAX_NGRAM_ORDER, "cider")
         self.tokenizer = make_tokenizer(tokenize, lowercase)
         self.workers = check_workers(workers, "cider")
         if document_frequencies is not None:

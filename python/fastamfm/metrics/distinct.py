@@ -62,8 +62,10 @@ class Distinct(Metric):
         if isinstance(orders, int):
             orders = (orders,)
         orders = tuple(orders)
-        if not orders or any(isinstance(o, bool) or not isinstance(o, int) or not 1 <= o <= 16 for o in orders):
-            raise ValueError(f"distinct: orders must be a non-empty sequence of ints in 1..16, got {orders!r}")
+        if not orders or any(isinstance(o, bool) or not isinstance(o, int) or not 1 <= o <= _core.MAX_NGRAM_ORDER
+                             for o in orders):
+            raise ValueError(f"distinct: orders must be a non-empty sequence of ints in 1..{_core.MAX_NGRAM_ORDER}, "
+                             f"got {orders!r}")
         self.orders = orders
         self.tokenizer = make_tokenizer(tokenize, lowercase)
         self.workers = check_workers(workers, "distinct")

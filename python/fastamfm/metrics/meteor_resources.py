@@ -149,8 +149,3 @@ def load(resources="auto") -> _core.MeteorResources:
         _loaded[key] = _core.MeteorResources.load(str(cached))
         return _loaded[key]
 
-
-def clear_loaded() -> None:
-    """Forget the resources loaded in this process (the cache files stay)."""
-    with _lock:
-        _loaded.clear()

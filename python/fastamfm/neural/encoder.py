@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..deep.inputs import text_list
+from .._validation import text_list
 from ..models.location import model_directory, model_fingerprint
 from ..models.safe_loading import from_pretrained, refuse_non_finite
 from ..runtime import (

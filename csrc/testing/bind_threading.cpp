@@ -1,4 +1,4 @@
-// fastamfm._core._testing: hooks that let the tests drive the threading utility
+// fastamfm._testing: hooks that let the tests drive the threading utility
 // (exception propagation, Ctrl-C, thread-count independence) through real code paths,
 // and the exception mapping with errors no input can provoke safely (out of memory).
 #include <chrono>
@@ -6,12 +6,11 @@
 #include <stdexcept>
 #include <thread>
 
-#include "bindings.hpp"
+#include "testing_bindings.hpp"
 
 namespace fastamfm::bindings {
 
-void register_testing(py::module_& m) {
-  auto t = m.def_submodule("_testing", "test hooks for the threading utility");
+void register_threading_hooks(py::module_& t) {
   t.def(
       "parallel_sum",
       [](size_t n, int workers, int sleep_us, int64_t fail_at) {

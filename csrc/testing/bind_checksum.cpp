@@ -1,15 +1,14 @@
-// fastamfm._core._testing checksums: the fuzz harnesses (tests/fuzz) repair the
+// fastamfm._testing checksums: the fuzz harnesses (tests/fuzz) repair the
 // checksums of mutated binary files so that the fuzzer reaches the structural
 // checks behind them instead of stopping at the checksum every time.
 #include <string>
 
-#include "bindings.hpp"
+#include "testing_bindings.hpp"
 #include "io/checksum.hpp"
 
 namespace fastamfm::bindings {
 
-void register_checksum_testing(py::module_& m) {
-  py::module_ t = m.attr("_testing");
+void register_checksum_hooks(py::module_& t) {
   t.def(
       "checksum64",
       [](const py::bytes& data) {
