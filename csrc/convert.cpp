@@ -1,3 +1,4 @@
+#include <cstring>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -80,6 +81,11 @@ void register_errors(py::module_& m) {
       if (e.line() > 0) error.attr("line") = e.line();
       if (e.column() > 0) error.attr("column") = e.column();
       PyErr_SetObject(format_error.ptr(), error.ptr());
+    } catch (const FileError& e) {
+      // The OSError of the errno: Python picks the subclass (FileNotFoundError, PermissionError...).
+      const std::string reason = std::string(e.what()).substr(e.path().size() + 2) + ": " + std::strerror(e.error_number());
+      py::object error = py::handle(PyExc_OSError)(e.error_number(), decoded(reason), decoded(e.path()));
+      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
     } catch (const Interrupted& e) {
       if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
     } catch (const InputError& e) {

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import threading
+from pathlib import Path
 
 import fastamfm
 import numpy as np
@@ -191,6 +193,25 @@ def test_reward_is_float32_and_thread_safe(scorer):
     assert not errors
     for a, b in zip(results, serial):
         np.testing.assert_array_equal(a, b)
+
+
+def test_the_missing_default_model_error_names_a_command_that_runs(tmp_path, monkeypatch):
+    """The error tells users how to rebuild the packaged model: that command must exist."""
+    import re
+    import subprocess
+    import sys
+
+    from fastamfm.amfm import scorer
+
+    monkeypatch.setattr(scorer, "DEFAULT_MODEL_DIR", tmp_path / "absent")
+    monkeypatch.setattr(scorer, "_DEFAULT", None)
+    with pytest.raises(FileNotFoundError, match="packaged default AM-FM model is missing") as info:
+        AMFM.default()
+    command = re.search(r"python -m (\S+)", str(info.value))
+    assert command, str(info.value)
+    proc = subprocess.run([sys.executable, "-m", command[1], "--help"], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(Path(fastamfm.__file__).resolve().parents[1])})
+    assert proc.returncode == 0 and "--topical-chat" in proc.stdout, proc.stderr
 
 
 def test_default_model_ships_and_scores():

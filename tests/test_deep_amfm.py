@@ -223,7 +223,7 @@ def test_bad_arguments(scorer, lm):
 
 
 def test_default_names_the_missing_models(monkeypatch):
-    from fastamfm.deep import model_location
+    from fastamfm.models import location as model_location
     from fastamfm.models.location import ModelNotFound
 
     monkeypatch.setattr(model_location, "_package_files", lambda distribution: [])

@@ -119,3 +119,30 @@ def test_atomic_writer_leaves_old_file_on_error(tmp_path):
 def test_atomic_write_to_missing_directory_is_clear(tmp_path):
     with pytest.raises(RuntimeError, match="cannot create"):
         io.write_text_atomic(tmp_path / "no" / "such" / "dir.txt", "x")
+
+
+# --- every binary loader reads its file the same way (src/io/mapped_file) -------------------
+_LOADERS = {
+    "LSI model": lambda p, mmap: fastamfm._core.LsiModel.load(p, mmap),
+    "language model": lambda p, mmap: fastamfm._core.NgramModel.load(p, mmap=mmap),
+    "word-vector cache": lambda p, mmap: fastamfm._core.WordVectors.open(p, mmap=mmap),
+    "METEOR resource cache": lambda p, mmap: fastamfm._core.MeteorResources.load(p, mmap),
+    "line reader": lambda p, mmap: fastamfm._core.LineReader(p, 0),
+}
+
+
+@pytest.mark.parametrize("mmap", [True, False])
+@pytest.mark.parametrize("what", sorted(_LOADERS))
+def test_a_file_that_cannot_be_opened_is_the_oserror_of_its_errno(tmp_path, what, mmap):
+    """Missing and directory paths give FileNotFoundError / IsADirectoryError naming the path,
+    from every loader alike (they used to differ: RuntimeError in three, ValueError in one)."""
+    import errno
+
+    missing = tmp_path / "absent.bin"
+    with pytest.raises(FileNotFoundError) as info:
+        _LOADERS[what](str(missing), mmap)
+    assert info.value.filename == str(missing) and info.value.errno == errno.ENOENT
+    assert "cannot open" in info.value.strerror
+    with pytest.raises(IsADirectoryError) as info:
+        _LOADERS[what](str(tmp_path), mmap)
+    assert info.value.filename == str(tmp_path)

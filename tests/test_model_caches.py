@@ -18,7 +18,7 @@ pytest.importorskip("torch", reason="the neural metrics need torch (pip install 
 pytest.importorskip("transformers", reason="the neural metrics need transformers")
 
 import fastamfm  # noqa: E402
-from fastamfm import file_digest as digests  # noqa: E402
+from fastamfm.models import file_digest as digests  # noqa: E402
 from fastamfm.models.derived_cache import RECORD  # noqa: E402
 from fastamfm.models.location import model_fingerprint  # noqa: E402
 from fastamfm.neural.encoder import SentenceEncoder  # noqa: E402
@@ -135,7 +135,7 @@ def test_a_damaged_gguf_conversion_is_rebuilt(tiny_gguf, cache, damage, caplog):
 
 def test_a_sound_gguf_conversion_is_not_rebuilt(tiny_gguf, cache, monkeypatch):
     NeuralLM.load(str(tiny_gguf), device="cpu")
-    from fastamfm.deep import gguf_conversion
+    from fastamfm.neural import gguf_conversion
 
     monkeypatch.setattr(gguf_conversion, "_convert", lambda *a: pytest.fail("converted again"))
     digests._MEMORY.clear()
@@ -155,14 +155,16 @@ def test_damaged_tensor_bytes_are_an_error_not_a_score(tiny_gguf, cache):
     data = bytearray(tiny_gguf.read_bytes())
     data[offset:offset + 64] = np.full(16, np.nan, dtype="<f4").tobytes()
     tiny_gguf.write_bytes(bytes(data))
-    with pytest.raises(fastamfm.FormatError, match=r"tiny.gguf: the model gives non-finite logits") as info:
+    with pytest.raises(fastamfm.FormatError, match=r"tiny.gguf: the model's weights hold NaN or infinity "
+                                                   r"\(model.layers.0.self_attn.q_proj.weight\)") as info:
         NeuralLM.load(str(tiny_gguf), device="cpu")
     assert info.value.path == str(tiny_gguf)
 
 
-def test_non_finite_log_probabilities_are_an_error_not_a_score(cache, tmp_path):
-    """NaN positions from 20 on (GPT-2's position table): the model loads, and scoring a
-    long enough text is a FormatError in every metric, never a number."""
+def test_non_finite_log_probabilities_are_an_error_not_a_score(cache, tmp_path, monkeypatch):
+    """NaN positions from 20 on (GPT-2's position table): refused at load; and where values go
+    non-finite anyway (the load check switched off, as for arithmetic that overflows on some
+    input), scoring a long enough text is a FormatError in every metric, never a number."""
     from causal_models import make_model
     from deep_models import build_tiny_bert
     from fastamfm.deep.deep_amfm import DeepAMFM
@@ -173,6 +175,11 @@ def test_non_finite_log_probabilities_are_an_error_not_a_score(cache, tmp_path):
     name = next(k for k in weights if k.endswith("wpe.weight"))
     weights[name][20:] = float("nan")
     save_file(weights, directory / "model.safetensors", metadata={"format": "pt"})
+    with pytest.raises(fastamfm.FormatError, match=r"gpt2: the model's weights hold NaN or infinity \(.*wpe.weight\)"):
+        NeuralLM.load(str(directory), device="cpu")
+    from fastamfm.neural import transformers_engine
+
+    monkeypatch.setattr(transformers_engine, "refuse_non_finite_weights", lambda model, path: None)
     lm = NeuralLM.load(str(directory), device="cpu")
     assert np.isfinite(lm.score(["hi"])).all()
     long = [" ".join(SENTENCES)] * 2

@@ -1,7 +1,8 @@
 // Exception types of the core. The bindings map them to Python:
 // InputError -> ValueError, FormatError -> fastamfm.FormatError (a ValueError
-// carrying .path, .line and .column), Interrupted -> the pending KeyboardInterrupt,
-// std::bad_alloc -> MemoryError, anything else -> RuntimeError.
+// carrying .path, .line and .column), FileError -> the OSError of its errno
+// (FileNotFoundError, PermissionError...) naming the file, Interrupted -> the pending
+// KeyboardInterrupt, std::bad_alloc -> MemoryError, anything else -> RuntimeError.
 #pragma once
 #include <cstdint>
 #include <stdexcept>
@@ -39,6 +40,20 @@ class FormatError : public std::runtime_error {
   std::string path_;
   uint64_t line_ = 0;
   uint64_t column_ = 0;
+};
+
+// A file the system would not let us open, stat, map or read: missing, a directory,
+// no permission. Not a format problem (the bytes were never seen), so not a FormatError.
+class FileError : public std::runtime_error {
+ public:
+  FileError(const std::string& path, const std::string& action, int error_number)
+      : std::runtime_error(path + ": cannot " + action), path_(path), error_number_(error_number) {}
+  const std::string& path() const { return path_; }
+  int error_number() const { return error_number_; }
+
+ private:
+  std::string path_;
+  int error_number_;
 };
 
 // A long-running call stopped because the caller asked (Ctrl-C in Python).

@@ -1,5 +1,7 @@
 #include "io/line_reader.hpp"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -14,7 +16,12 @@ constexpr size_t kBlock = size_t{1} << 20;
 
 std::FILE* open_or_throw(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+  if (!f) throw FileError(path, "open", errno);
+  struct stat st {};
+  if (::fstat(::fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {  // fopen opens a directory; reading it fails
+    std::fclose(f);
+    throw FileError(path, "read a directory", EISDIR);
+  }
   return f;
 }
 }  // namespace

@@ -17,6 +17,7 @@
 #include "common/errors.hpp"
 #include "io/atomic_file.hpp"
 #include "io/checksum.hpp"
+#include "io/mapped_file.hpp"
 #include "text/utf8.hpp"
 
 namespace fastamfm {
@@ -32,11 +33,11 @@ std::string describe_gram(const LmContent& c, const uint32_t* ids, int n) {
   return s;
 }
 
-// A memory mapping (of a file, or anonymous memory for a model built here).
-struct MappedFile {
+// Anonymous memory for a model built here.
+struct ImageRegion {
   void* address = nullptr;
   size_t bytes = 0;
-  ~MappedFile() {
+  ~ImageRegion() {
     if (address) ::munmap(address, bytes);
   }
 };
@@ -44,8 +45,8 @@ struct MappedFile {
 // Zeroed memory for a model image. Queries jump randomly through tables of tens
 // of megabytes, so with 4 KiB pages nearly every lookup is a TLB miss: transparent
 // huge pages are requested (where the kernel offers them) to avoid that.
-std::shared_ptr<MappedFile> allocate_image(size_t bytes) {
-  auto region = std::make_shared<MappedFile>();
+std::shared_ptr<ImageRegion> allocate_image(size_t bytes) {
+  auto region = std::make_shared<ImageRegion>();
   region->bytes = bytes;
   void* address = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (address == MAP_FAILED) throw std::bad_alloc();
@@ -275,49 +276,16 @@ void validate_image(const std::string& path, const uint8_t* base, size_t bytes) 
 }  // namespace
 
 NgramModel NgramModel::load(const std::string& path, bool use_mmap) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    throw std::runtime_error(path + ": cannot stat: " + std::strerror(err));
-  }
-  const auto bytes = static_cast<size_t>(st.st_size);
-  std::shared_ptr<MappedFile> image;
-  if (bytes == 0) {
-    image = std::make_shared<MappedFile>();
-  } else if (use_mmap) {
-    image = std::make_shared<MappedFile>();
-    void* address = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (address == MAP_FAILED) {
-      const int err = errno;
-      ::close(fd);
-      throw std::runtime_error(path + ": cannot map: " + std::strerror(err));
-    }
-    image->address = address;
-    image->bytes = bytes;
-    ::madvise(address, bytes, MADV_WILLNEED);
-    ::madvise(address, bytes, MADV_HUGEPAGE);  // honoured only where file THP exists
-  } else {
-    // A private copy: later changes to the file (truncation included) cannot reach it.
-    image = allocate_image(bytes);
-    auto* to = static_cast<uint8_t*>(image->address);
-    for (size_t got = 0; got < bytes;) {
-      const ssize_t r = ::read(fd, to + got, bytes - got);
-      if (r <= 0) {
-        const int err = errno;
-        ::close(fd);
-        throw std::runtime_error(path + ": read error: " + (r == 0 ? std::string("the file shrank") : std::strerror(err)));
-      }
-      got += static_cast<size_t>(r);
-    }
-  }
-  ::close(fd);
-  const auto* base = static_cast<const uint8_t*>(image->address);
-  validate_image(path, base, bytes);
+  // Mapped: queries jump through the tables at random, so they are read ahead and backed by
+  // huge pages where possible. Copied: later changes to the file (truncation included)
+  // cannot reach the model.
+  auto image = std::make_shared<MappedFile>(path, use_mmap ? MappedFile::Access::kPrivate
+                                                           : MappedFile::Access::kCopy);
+  if (use_mmap) image->advise_random();
+  const uint8_t* base = image->data();
+  validate_image(path, base, image->size());
   NgramModel model;
-  model.bind(std::shared_ptr<const void>(image, image->address), base);
+  model.bind(std::shared_ptr<const void>(image, base), base);
   model.check_tables(path, model.header_->version == 1);
   return model;
 }

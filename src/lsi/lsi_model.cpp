@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "common/errors.hpp"
+#include "io/mapped_file.hpp"
 #include "io/atomic_file.hpp"
 #include "io/checksum.hpp"
 #include "lsi/vector_clones.hpp"
@@ -58,46 +59,11 @@ struct FileBytes {
 };
 
 FileBytes read_file_bytes(const std::string& path, bool use_mmap) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    throw std::runtime_error(path + ": cannot stat: " + std::strerror(err));
-  }
+  auto file = std::make_shared<MappedFile>(path, use_mmap ? MappedFile::Access::kPrivate : MappedFile::Access::kCopy);
   FileBytes out;
-  out.size = static_cast<size_t>(st.st_size);
-  if (out.size == 0) {
-    ::close(fd);
-    return out;
-  }
-  if (use_mmap) {
-    void* mapped = ::mmap(nullptr, out.size, PROT_READ, MAP_PRIVATE, fd, 0);
-    ::close(fd);
-    if (mapped == MAP_FAILED) throw std::runtime_error(path + ": cannot memory-map: " + std::strerror(errno));
-    const size_t size = out.size;
-    out.owner = std::shared_ptr<const void>(mapped, [size](const void* p) { ::munmap(const_cast<void*>(p), size); });
-    out.data = static_cast<const unsigned char*>(mapped);
-    return out;
-  }
-  // 64-byte aligned storage, so the components can be used in place as when mapped.
-  auto buffer = std::shared_ptr<unsigned char>(
-      static_cast<unsigned char*>(::operator new(out.size, std::align_val_t(64))),
-      [](unsigned char* p) { ::operator delete(p, std::align_val_t(64)); });
-  size_t got = 0;
-  while (got < out.size) {
-    const ssize_t r = ::read(fd, buffer.get() + got, out.size - got);
-    if (r <= 0) {
-      const int err = errno;
-      ::close(fd);
-      throw std::runtime_error(path + ": read error: " + (r == 0 ? std::string("unexpected end") : std::strerror(err)));
-    }
-    got += static_cast<size_t>(r);
-  }
-  ::close(fd);
-  out.data = buffer.get();
-  out.owner = buffer;
+  out.data = file->data();
+  out.size = file->size();
+  out.owner = std::move(file);
   return out;
 }
 

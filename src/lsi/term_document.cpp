@@ -41,7 +41,7 @@ using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 
 FilePtr open_file(const std::string& path, const char* mode) {
   FilePtr f(std::fopen(path.c_str(), mode));
-  if (!f) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+  if (!f) throw FileError(path, "open", errno);
   return f;
 }
 

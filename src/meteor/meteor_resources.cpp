@@ -12,6 +12,7 @@
 #include "common/errors.hpp"
 #include "io/atomic_file.hpp"
 #include "io/checksum.hpp"
+#include "io/mapped_file.hpp"
 
 namespace fastamfm {
 
@@ -275,47 +276,21 @@ std::shared_ptr<const MeteorResources> MeteorResources::build(const MeteorResour
 }
 
 std::shared_ptr<const MeteorResources> MeteorResources::load(const std::string& path, bool use_mmap) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw InputError("cannot open METEOR resource cache '" + path + "': " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || st.st_size < static_cast<off_t>(kHeaderBytes)) {
-    ::close(fd);
+  // Mapped, or a private copy that later changes to the file cannot reach.
+  MappedFile file(path, use_mmap ? MappedFile::Access::kPrivate : MappedFile::Access::kCopy);
+  if (file.size() < kHeaderBytes)
     throw FormatError(path, 0, "byte 0: truncated (a corrupt METEOR resource cache; delete it to rebuild)");
-  }
-  const auto size = static_cast<size_t>(st.st_size);
   std::shared_ptr<MeteorResources> r(new MeteorResources());
-  if (use_mmap) {
-    void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    ::close(fd);
-    if (map == MAP_FAILED) throw InputError("cannot map METEOR resource cache '" + path + "': " + std::strerror(errno));
-    r->map_ = map;
-    r->map_size_ = size;
-    r->attach(static_cast<const char*>(map), size, path);
-    return r;
-  }
-  // A private copy: later changes to the file cannot reach it.
-  r->buffer_.resize(size);
-  for (size_t got = 0; got < size;) {
-    const ssize_t n = ::read(fd, r->buffer_.data() + got, size - got);
-    if (n <= 0) {
-      const int err = errno;
-      ::close(fd);
-      throw std::runtime_error(path + ": read error: " + (n == 0 ? std::string("the file shrank") : std::strerror(err)));
-    }
-    got += static_cast<size_t>(n);
-  }
-  ::close(fd);
-  r->attach(r->buffer_.data(), size, path);
+  r->file_ = std::move(file);
+  r->attach(reinterpret_cast<const char*>(r->file_.data()), r->file_.size(), path);
   return r;
 }
 
-MeteorResources::~MeteorResources() {
-  if (map_ != nullptr) ::munmap(map_, map_size_);
-}
+MeteorResources::~MeteorResources() = default;
 
 void MeteorResources::save(const std::string& path) const {
   AtomicFile file(path);
-  if (map_ != nullptr) file.write(map_, map_size_);
+  if (file_.data() != nullptr) file.write(file_.data(), file_.size());
   else file.write(buffer_);
   file.commit();
 }

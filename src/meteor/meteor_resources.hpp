@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "io/mapped_file.hpp"
 #include "meteor/meteor_flat_arrays.hpp"
 #include "meteor/meteor_string_index.hpp"
 
@@ -84,9 +85,8 @@ class MeteorResources {
   void append_synsets(uint32_t word_id, std::vector<uint32_t>& out) const;
 
   // Owned storage: either an in-memory buffer or a memory map.
-  std::string buffer_;
-  void* map_ = nullptr;
-  size_t map_size_ = 0;
+  std::string buffer_;   // built here
+  MappedFile file_;      // or loaded from a cache file
 
   bool has_paraphrases_ = false;
   StringIndex function_words_;

@@ -189,13 +189,13 @@ std::string corrupt(const std::string& origin, const std::string& what) {
 
 SourceKey source_key(const std::string& path, VectorFormat format) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw std::runtime_error(path + ": cannot stat: " + std::strerror(errno));
+  if (::stat(path.c_str(), &st) != 0) throw FileError(path, "stat", errno);
   SourceKey key;
   key.size = static_cast<uint64_t>(st.st_size);
   key.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   key.format = static_cast<uint32_t>(format);
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+  if (!f) throw FileError(path, "open", errno);
   std::string head(kHeadBytes, '\0');
   head.resize(std::fread(head.data(), 1, head.size(), f));
   std::fclose(f);
@@ -269,34 +269,10 @@ uint32_t WordVectors::find(TokenId id, std::string_view word) const {
 std::shared_ptr<WordVectors> WordVectors::open(const std::string& cache_path, bool use_mmap) {
   auto wv = std::make_shared<WordVectors>();
   wv->origin_ = cache_path;
-  if (use_mmap) {
-    wv->mapping_ = MappedFile(cache_path);
-    wv->attach(wv->mapping_.data(), wv->mapping_.size());
-    return wv;
-  }
-  // A private copy, 8-byte aligned as the image's sections need.
-  const int fd = ::open(cache_path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw std::runtime_error(cache_path + ": cannot open: " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    throw std::runtime_error(cache_path + ": cannot stat: " + std::strerror(err));
-  }
-  const auto bytes = static_cast<size_t>(st.st_size);
-  wv->owned_.reset(new uint64_t[bytes / sizeof(uint64_t) + 1]);
-  auto* to = reinterpret_cast<uint8_t*>(wv->owned_.get());
-  for (size_t got = 0; got < bytes;) {
-    const ssize_t r = ::read(fd, to + got, bytes - got);
-    if (r <= 0) {
-      const int err = errno;
-      ::close(fd);
-      throw std::runtime_error(cache_path + ": read error: " + (r == 0 ? std::string("the file shrank") : std::strerror(err)));
-    }
-    got += static_cast<size_t>(r);
-  }
-  ::close(fd);
-  wv->attach(to, bytes);
+  // Mapped (shared with every process reading the cache), or a private copy that later
+  // changes to the file cannot reach.
+  wv->mapping_ = MappedFile(cache_path, use_mmap ? MappedFile::Access::kShared : MappedFile::Access::kCopy);
+  wv->attach(wv->mapping_.data(), wv->mapping_.size());
   return wv;
 }
 

@@ -1,4 +1,6 @@
-"""Per-response metric columns for the stacked combiner, computed through the public API.
+"""Per-response metric columns for the stacked combiner: registry metrics under the
+stable names a fitted scorer file stores (``SOURCES``: column -> registry metric and
+column), computed by the one pipeline (``fastamfm.Pipeline``) like every other score.
 
 Reference-based columns (need references): ``BLEU-2`` (pycocoevalcap's per-segment
 BLEU-2), ``METEOR`` (1.5; needs its resources), ``ROUGE-L``, ``AM``, ``FM``, ``AM-FM``
@@ -11,8 +13,8 @@ Evaluator columns (need contexts and a trained ``fastamfm.Evaluator``, ``evaluat
 ``Evaluator`` (its combined score, with the references when given), ``Evaluator-relevance``
 and ``Evaluator-validity`` (its sub-scores).
 
-The references are encoded once per call (one ``fastamfm.References`` for the overlap
-metrics, one for AM-FM's tokenizer).
+The references are encoded once per call (one ``fastamfm.References`` shared by the
+pipeline's metrics).
 """
 from __future__ import annotations
 
@@ -24,7 +26,13 @@ REFERENCE_COLUMNS = ("BLEU-2", "METEOR", "ROUGE-L", "AM", "FM", "AM-FM")
 CONTEXT_COLUMNS = ("AM-context", "FM-context", "LM")
 EVALUATOR_COLUMNS = ("Evaluator", "Evaluator-relevance", "Evaluator-validity")
 COLUMNS = REFERENCE_COLUMNS + CONTEXT_COLUMNS + EVALUATOR_COLUMNS
-_EVALUATOR_KEYS = {"Evaluator": "evaluator", "Evaluator-relevance": "relevance", "Evaluator-validity": "validity"}
+# column -> (registry metric, its column): what each column is in the registry. The
+# "-context" columns are the same metrics with the last context turn as the reference.
+SOURCES = {"BLEU-2": ("bleu", "Bleu_2"), "METEOR": ("meteor", "METEOR"), "ROUGE-L": ("rouge_l", "ROUGE_L"),
+           "AM": ("am", "AM"), "FM": ("fm", "FM"), "AM-FM": ("amfm", "AM-FM"),
+           "AM-context": ("am", "AM"), "FM-context": ("fm", "FM"),
+           "Evaluator": ("evaluator", "evaluator"), "Evaluator-relevance": ("evaluator", "evaluator_relevance"),
+           "Evaluator-validity": ("evaluator", "evaluator_validity")}
 
 
 def default_columns(*, has_refs: bool, has_contexts: bool, has_evaluator: bool = False) -> tuple:
@@ -74,40 +82,43 @@ def _lm_column(lm, hyps: list) -> np.ndarray:
     return np.divide(sums, counts, out=np.zeros(len(hyps)), where=counts > 0)
 
 
+def _registry_columns(names: list, hyps: list, refs, contexts, options: dict) -> dict:
+    """{column: values} of the columns ``names`` whose sources are registry metrics, scored
+    together by one pipeline against ``refs`` (and ``contexts``)."""
+    from ..pipeline import Pipeline
+
+    wanted = [n for n in names if n in SOURCES]
+    if not wanted:
+        return {}
+    metrics = list(dict.fromkeys(SOURCES[n][0] for n in wanted))
+    chosen = {k: v for k, v in options.items() if k in metrics or k == "model" and {"am", "fm", "amfm"} & set(metrics)}
+    scores = Pipeline.from_names(metrics, what="learned columns", strict=True, **chosen).score(hyps, refs, contexts)
+    return {n: scores[SOURCES[n][1]] for n in wanted}
+
+
 def metric_columns(names: Sequence[str], hyps: list, refs=None, contexts=None, *, model=None,
                    evaluator=None) -> dict:
     """``{name: ndarray[n]}`` for the built-in column ``names`` (see the module doc).
     ``model``: the AM-FM model (default: the packaged one); ``evaluator``: the trained
     ``Evaluator`` of the evaluator columns."""
     from ..amfm.scorer import resolve_model
-    from ..metrics.bleu import bleu
-    from ..metrics.meteor import meteor
-    from ..metrics.rouge import rouge_l
     from ..references import References
 
     names = list(names)
     out: dict = {}
     scorer = resolve_model(model) if any(n in ("AM", "FM", "AM-FM", *CONTEXT_COLUMNS) for n in names) else None
-    if any(n in REFERENCE_COLUMNS for n in names):
-        overlap_refs = References(refs, max_order=2)
-        if "BLEU-2" in names:
-            out["BLEU-2"] = np.asarray(bleu(hyps, overlap_refs, max_order=2).sentences)[:, 1]
-        if "METEOR" in names:
-            out["METEOR"] = np.asarray(meteor(hyps, overlap_refs).sentences, dtype=np.float64)
-        if "ROUGE-L" in names:
-            out["ROUGE-L"] = np.asarray(rouge_l(hyps, overlap_refs).sentences, dtype=np.float64)
-        if any(n in ("AM", "FM", "AM-FM") for n in names):
-            result = scorer.score(hyps, refs)
-            out.update({"AM": result.am, "FM": result.fm, "AM-FM": result.amfm})
-    if "AM-context" in names or "FM-context" in names:
+    options = {"model": scorer, "bleu": {"max_order": 2}, "evaluator": {"model": evaluator}}
+    referenced = [n for n in names if n in REFERENCE_COLUMNS or n in EVALUATOR_COLUMNS]
+    if referenced:
+        with_refs = refs if refs is None or any(n in EVALUATOR_COLUMNS for n in referenced) \
+            else References(refs, max_order=2)
+        out.update(_registry_columns(referenced, hyps, with_refs, contexts, options))
+    in_context = [n for n in names if n in ("AM-context", "FM-context")]
+    if in_context:
         last_turns = [[context[-1] if context else ""] for context in contexts]
-        result = scorer.score(hyps, last_turns)
-        out.update({"AM-context": result.am, "FM-context": result.fm})
+        out.update(_registry_columns(in_context, hyps, last_turns, None, options))
     if "LM" in names:
         out["LM"] = _lm_column(scorer.lm, hyps)
-    if any(n in EVALUATOR_COLUMNS for n in names):
-        found = evaluator.components(hyps, contexts, refs)
-        out.update({name: found[key] for name, key in _EVALUATOR_KEYS.items()})
     return {n: np.asarray(out[n], dtype=np.float64) for n in names}
 
 

@@ -108,3 +108,17 @@ def refuse_non_finite(values, path: Path, what: str) -> None:
         finite = bool(import_torch().isfinite(values).all())
     if not finite:
         raise format_error(path, f"the model gives non-finite {what} (NaN or infinity): its weights are damaged")
+
+
+def refuse_non_finite_weights(model, path: Path) -> None:
+    """A ``FormatError`` naming the model at ``path`` and the first tensor of ``model`` (a
+    torch module) that holds NaN or infinity. Checked at load, not only on outputs: some
+    attention kernels turn a NaN score row into zeros (torch's CPU scaled-dot-product
+    attention does), so damaged weights can give finite, wrong numbers."""
+    from ..runtime import import_torch
+
+    torch = import_torch()
+    with torch.inference_mode():
+        for name, tensor in model.state_dict().items():
+            if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+                raise format_error(path, f"the model's weights hold NaN or infinity ({name}): its weights are damaged")

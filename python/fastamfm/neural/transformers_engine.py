@@ -18,7 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..models.safe_loading import from_pretrained, refuse_non_finite
+from ..models.safe_loading import (
+    from_pretrained,
+    refuse_non_finite,
+    refuse_non_finite_weights,
+)
 from ..runtime import import_torch, import_transformers, resolve_torch_device
 from .token_trie import TokenTrie
 
@@ -48,6 +52,7 @@ class TransformersEngine:
                              f"{type(model).__name__} has {type(self._head).__name__}")
         self.max_length = getattr(model.config, "max_position_embeddings", None) or getattr(model.config, "n_positions",
                                                                                                None)
+        refuse_non_finite_weights(model, self.source)
         self._check_head()
 
     @classmethod

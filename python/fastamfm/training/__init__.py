@@ -1,6 +1,21 @@
-"""fastamfm.training: the one training machinery of fastamfm's trainable models
-(``DeepAMFM.train``, ``SentenceEncoder.fine_tune``, ``NeuralLM.fine_tune``, the
-evaluator trainer). Importing it needs neither torch nor transformers.
+"""fastamfm.training: every trainer and recipe of fastamfm's trainable models, in one home.
+Importing it needs neither torch nor transformers.
+
+- the shared trainer: ``trainer`` (``train``, ``TrainingRun``; transformers' Trainer with
+  atomic checkpoints, budgets, resume), ``settings``, ``checkpoints``, ``example_stream``,
+  ``progress``, ``task`` (what a model must provide to be trained);
+- the data: ``corpus`` (``DialogueCorpus``), ``corpus_formats``, ``dialogue_hashes``,
+  ``blocklist`` (decontamination against the rated sets);
+- the tasks: ``contrastive_task`` (sentence encoders), ``causal_lm_task`` (LMs, LoRA),
+  ``evaluator_task`` with ``negatives``, ``corruption`` and ``turn_pool``;
+- the recipes, one per kind of model written (``recipe``: the shape they share; found by the
+  registry as entry points of ``fastamfm.recipes``): ``deep_amfm`` (DeepAMFM.train),
+  ``evaluator`` (train_evaluator), ``fine_tuning`` (SentenceEncoder.fine_tune,
+  NeuralLM.fine_tune); ``calibration`` (the scales measured after training, shared by
+  both), ``provenance``; ``command`` (``fastamfm train --deep / --evaluator``).
+
+Nothing below training imports it (``deep/``, ``neural/``, ``evaluator/`` hold the models it
+trains; ``tests/test_import_graph.py``).
 
 Corpus in::
 
