@@ -273,7 +273,7 @@ def test_cli_deep_scores_deep_amfm_with_the_given_models(lm, tiny_bert, tmp_path
         out = tmp_path / "out.jsonl"
         args = ["-q", "score", "--hyp", str(tmp_path / "h.txt"), *[str(tmp_path / a) if a.endswith(".txt") else a
                                                                      for a in inputs],
-                "--deep", lm_directory(lm), "--encoder", str(tiny_bert), "--lam", "0.3", "--out", str(out),
+                "--deep", "--lm", lm_directory(lm), "--encoder", str(tiny_bert), "--lam", "0.3", "--out", str(out),
                 "--no-progress"]
         assert main(args) == 0
         rows = [json.loads(line) for line in out.read_text().splitlines()]
@@ -282,6 +282,12 @@ def test_cli_deep_scores_deep_amfm_with_the_given_models(lm, tiny_bert, tmp_path
         np.testing.assert_allclose([r["deep_amfm"] for r in rows], want.amfm, atol=1e-5)
         np.testing.assert_allclose([r["deep_amfm_fm"] for r in rows], want.fm, atol=1e-5)
         assert "reference:0.3,context:0.3" in capsys.readouterr().out  # the signature names the λ given
+    # the older spelling --deep MODEL (an LM, not a trained directory) still works, with a warning
+    old = [a for a in args if a != "--lm"]
+    with pytest.warns(FutureWarning, match="--deep MODEL naming a language model is deprecated"):
+        assert main(old) == 0
+    np.testing.assert_allclose([json.loads(line)["deep_amfm"] for line in out.read_text().splitlines()],
+                               want.amfm, atol=1e-5)
 
 
 # --- tuning -----------------------------------------------------------------------------------

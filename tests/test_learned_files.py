@@ -9,7 +9,7 @@ import fastamfm
 import numpy as np
 import pytest
 from fastamfm.learned import LearnedScorer
-from fastamfm.learned.storage import read_scorer_file, write_scorer_file
+from fastamfm.learned.scorer_file import read_scorer_file, write_scorer_file
 from test_learned import HashEncoder, rated_dialogues
 
 

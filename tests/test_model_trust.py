@@ -92,7 +92,7 @@ def test_the_command_line_refuses_remote_code_without_a_prompt_or_a_traceback(ev
     (tmp_path / "h.txt").write_text("hello there\n")
     (tmp_path / "r.txt").write_text("hi there\n")
     evil_llama = plant_remote_code(_copy(tiny_llama, tmp_path, "llama"), tmp_path / "PWNED")
-    for option in (["--metrics", "deep_am", "--encoder", str(evil_bert)], ["--deep", str(evil_llama)]):
+    for option in (["--metrics", "deep_am", "--encoder", str(evil_bert)], ["--deep", "--lm", str(evil_llama)]):
         proc = _run_with_yes_on_stdin([sys.executable, "-m", "fastamfm.cli", "score", "--hyp", "h.txt", "--ref",
                                        "r.txt", *option, "--out", "o.jsonl", "--no-progress"], tmp_path)
         stderr = proc.stderr.decode()

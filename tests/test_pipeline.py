@@ -115,8 +115,8 @@ def test_every_entry_point_gives_the_same_numbers(data, options, metric_names, t
             "--model", str(tmp_path / "model"), "--out", str(out), "--chunk-size", "7", "--no-progress"]
     if "encoder" in options:
         argv += ["--encoder", options["encoder"]]
-    if "lm" in options:  # --deep MODEL sets deep_amfm's LM; the command line has no LM option for deep_fm
-        argv += ["--deep", options["lm"]]
+    if "lm" in options:  # --deep --lm MODEL sets deep_amfm's LM; the command line has no LM option for deep_fm
+        argv += ["--deep", "--lm", options["lm"]]
     assert main(argv) == 0
     lines = out.read_text().splitlines()
     header = lines[0].split("\t")

@@ -46,18 +46,23 @@ class ResponseLength(Metric):
 '''
 
 
+def install_plugin(site: Path, module: str, source: str, entry_points: str) -> Path:
+    """``site`` holding the installed package ``module`` (a single-module distribution): its
+    module and its dist-info (METADATA, entry_points.txt), as ``pip install --target`` lays
+    them out."""
+    (site / f"{module}.py").write_text(source)
+    dist_info = site / f"{module}-1.0.dist-info"
+    dist_info.mkdir()
+    (dist_info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module.replace('_', '-')}\nVersion: 1.0\n")
+    (dist_info / "entry_points.txt").write_text(entry_points)
+    return site
+
+
 @pytest.fixture(scope="module")
 def plugin_site(tmp_path_factory) -> Path:
-    """A directory holding the installed package ``fastamfm-length-plugin``: its module and
-    its dist-info (METADATA, entry_points.txt), as ``pip install --target`` lays them out."""
-    site = tmp_path_factory.mktemp("plugin_site")
-    (site / "fastamfm_length_plugin.py").write_text(PLUGIN_MODULE)
-    dist_info = site / "fastamfm_length_plugin-1.0.dist-info"
-    dist_info.mkdir()
-    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: fastamfm-length-plugin\nVersion: 1.0\n")
-    (dist_info / "entry_points.txt").write_text(
-        "[fastamfm.metrics]\nresponse_length = fastamfm_length_plugin:ResponseLength\n")
-    return site
+    """The installed package ``fastamfm-length-plugin``."""
+    return install_plugin(tmp_path_factory.mktemp("plugin_site"), "fastamfm_length_plugin", PLUGIN_MODULE,
+                          "[fastamfm.metrics]\nresponse_length = fastamfm_length_plugin:ResponseLength\n")
 
 
 @pytest.fixture(scope="module")
@@ -204,13 +209,8 @@ WEIGHTED = [2.5, 1.0, 3.0]
 def weights_plugin(tmp_path_factory) -> dict:
     """A plugin whose metric needs a model directory, installed, and one such directory
     written with fastamfm.models.directory (manifest of its kind, checksums)."""
-    site = tmp_path_factory.mktemp("weights_site")
-    (site / "fastamfm_weights_plugin.py").write_text(WEIGHTS_MODULE)
-    dist_info = site / "fastamfm_weights_plugin-1.0.dist-info"
-    dist_info.mkdir()
-    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: fastamfm-weights-plugin\nVersion: 1.0\n")
-    (dist_info / "entry_points.txt").write_text(
-        "[fastamfm.metrics]\nword_weights = fastamfm_weights_plugin:WordWeights\n")
+    site = install_plugin(tmp_path_factory.mktemp("weights_site"), "fastamfm_weights_plugin", WEIGHTS_MODULE,
+                          "[fastamfm.metrics]\nword_weights = fastamfm_weights_plugin:WordWeights\n")
     model = tmp_path_factory.mktemp("weights_model") / "my_weights"
     code = f"import fastamfm_weights_plugin as p; p.save({WEIGHTS!r}, {str(model)!r})"
     _run(site, ["-c", code], site)

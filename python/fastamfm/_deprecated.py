@@ -43,6 +43,8 @@ MOVED = {
     "fastamfm.evaluator.turn_pool": "fastamfm.training.turn_pool",
     "fastamfm.evaluator.calibration": "fastamfm.training.calibration",
     "fastamfm.evaluator.command": "fastamfm.training.command",
+    "fastamfm.learned.storage": "fastamfm.learned.scorer_file",
+    "fastamfm.learned.file_checks": "fastamfm.learned.scorer_file",
 }
 
 

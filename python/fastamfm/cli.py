@@ -253,8 +253,9 @@ def _score_options(args, names, *, on_cluster: bool) -> dict:
             if registry.model_kind(args.deep) == "deep_amfm":
                 deep["model"] = path(args.deep)      # --deep DIR: a trained DeepAMFM directory
             else:                                   # --deep MODEL: the older spelling of --lm MODEL
+                # FutureWarning: shown to the command's users (a DeprecationWarning would not be)
                 warnings.warn("--deep MODEL naming a language model is deprecated: write --deep --lm MODEL "
-                              "(--deep DIR stays for a directory from 'fastamfm train --deep')", DeprecationWarning)
+                              "(--deep DIR stays for a directory from 'fastamfm train --deep')", FutureWarning)
                 deep["lm"] = path(args.deep)
         if args.lm is not None:
             deep["lm"] = path(args.lm)

@@ -34,9 +34,13 @@ from .encoders import (
     reference_vectors,
     resolve_encoder,
 )
-from .file_checks import checked_adem, checked_stack
+from .scorer_file import (
+    checked_adem,
+    checked_stack,
+    read_scorer_file,
+    write_scorer_file,
+)
 from .stack import fit_stack
-from .storage import read_scorer_file, write_scorer_file
 
 KINDS = ("adem", "stack")
 FILE_KIND = "fastamfm-learned-scorer"

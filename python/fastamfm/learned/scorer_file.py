@@ -1,6 +1,12 @@
-"""What a learned-scorer file's values must be before they become a scorer.
+"""The file of a fitted learned scorer: its format, and what its values must be before they
+become a scorer.
 
-The checksum (``storage.py``) proves a file was not damaged, not that its writer was
+The format: a ``checked_file`` (magic ``FASTAMFM-LEARNED``, format version 1): a JSON
+header saying what the scorer is and its settings, float64/int64 arrays, and a SHA-256
+of everything. Only numbers and JSON are stored (no pickle), so a file is safe to load
+from anyone and reads the same on any platform; files are written atomically.
+
+The checks: the checksum proves a file was not damaged, not that its writer was
 ``save``: a file edited and re-checksummed could hold a NaN alpha, a zero beta, shapes
 that disagree with the settings or with each other. Every field is checked here --
 numbers finite, scales positive, shapes against the sizes the settings give, dims
@@ -13,13 +19,36 @@ import math
 import numpy as np
 
 from ..errors import format_error
+from ..io.checked_file import read_checked_file, write_checked_file
 from .adem import PRIORS, REGULARIZATIONS, AdemModel
 from .columns import check_columns
 from .pca import Pca
 from .stack import WEIGHTINGS, StackModel
 
+MAGIC = b"FASTAMFM-LEARNED"
+FORMAT_VERSION = 1
 # Components of a PCA must be orthonormal columns; this much rounding is allowed.
 _ORTHONORMAL_TOLERANCE = 1e-6
+
+
+def write_scorer_file(path, header: dict, arrays: dict) -> None:
+    """Write ``header`` (JSON-serialisable) and ``arrays`` ({name: float64/int64 ndarray})."""
+    write_checked_file(path, MAGIC, FORMAT_VERSION, header,
+                       {name: _float_or_int(array) for name, array in arrays.items()})
+
+
+def _float_or_int(array):
+    import numpy as np
+
+    array = np.asarray(array)
+    return array.astype("<i8" if np.issubdtype(array.dtype, np.integer) else "<f8", copy=False)
+
+
+def read_scorer_file(path) -> tuple[dict, dict]:
+    """-> (header, {name: ndarray}); a damaged or foreign file is a ``FormatError``
+    naming the file and the problem."""
+    header, arrays = read_checked_file(path, MAGIC, FORMAT_VERSION, "learned-scorer")
+    return header, {name: array.copy() for name, array in arrays.items()}
 
 
 class _Checker:
