@@ -13,6 +13,7 @@ PYBIND11_MODULE(_core, m) {
   register_lsi(m);
   register_lm(m);
   register_nlg_metrics(m);
+  register_generation_metrics(m);
   register_meteor(m);
   register_flatten_references(m);
   register_hash_testing(m);
