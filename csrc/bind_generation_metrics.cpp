@@ -112,8 +112,8 @@ py::tuple chrf_text(py::handle hyps, py::handle flat_refs, const std::vector<uin
   const TextBatch ref_texts = to_text_batch(flat_refs, "references");
   const auto check = python_interrupt_check();
   const ChrfSegments segments = without_gil([&] {
-    const NgramTable h = chrf_ngrams(hyp_texts, options, workers, check);
-    const NgramTable r = chrf_ngrams(ref_texts, options, workers, check);
+    const ChrfTexts h = chrf_texts(hyp_texts, options, workers, check);
+    const ChrfTexts r = chrf_texts(ref_texts, options, workers, check);
     return chrf_segments(h, r, segment_offsets, options, workers, check);
   });
   return py::make_tuple(to_array(segments.scores),
@@ -135,8 +135,8 @@ py::array_t<float> chrf_pairwise_text(py::handle candidates, py::handle refs, in
   const TextBatch r = to_text_batch(refs, "references");
   const auto check = python_interrupt_check();
   auto matrix = without_gil([&] {
-    const NgramTable cn = chrf_ngrams(c, options, workers, check);
-    const NgramTable rn = chrf_ngrams(r, options, workers, check);
+    const ChrfTexts cn = chrf_texts(c, options, workers, check);
+    const ChrfTexts rn = chrf_texts(r, options, workers, check);
     return chrf_pairwise(cn, rn, options, workers, check);
   });
   return adopt_matrix(std::move(matrix), c.size(), r.size());

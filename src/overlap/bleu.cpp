@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/errors.hpp"
+#include "overlap/segment_clipper.hpp"
 
 namespace fastamfm {
 
@@ -298,107 +299,6 @@ BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp
   return segment_statistics(hyps, hyp_ngrams, refs, max_order, ref_length, workers, interrupted,
                             [&](size_t i, int order, auto&& fn) { fn(ref_counts.max_counts(i, order)); });
 }
-
-namespace {
-
-// Clipped n-gram matches of one segment without sorting: the hypothesis n-grams go
-// into a small open-addressing table (it stays in L1), and each reference only
-// probes it, counting the n-grams the hypothesis has. Keys are chained hashes
-// (order n extends order n-1 by one token), consistent within this counter only.
-class SegmentClipper {
- public:
-  explicit SegmentClipper(int max_order) : max_order_(max_order) {}
-
-  void set_hypothesis(const std::vector<TokenId>& ids) {
-    const size_t ngrams = ids.size() * static_cast<size_t>(max_order_);
-    size_t capacity = 64;
-    while (capacity < 2 * ngrams) capacity *= 2;
-    // The table only grows, and only the slots the previous hypothesis used are
-    // dirty: clearing those is far cheaper than wiping the table for every segment.
-    if (capacity > table_.size()) {
-      table_.assign(capacity, Entry{});
-    } else {
-      for (uint32_t slot : used_) table_[slot] = Entry{};
-    }
-    used_.clear();
-    for_each_ngram(ids, [&](NgramKey key, int order) {
-      const size_t slot = find_slot(key);
-      Entry& e = table_[slot];
-      if (!e.used) {
-        e = Entry{key, 0, 0, 0, static_cast<uint8_t>(order), true};
-        used_.push_back(static_cast<uint32_t>(slot));
-      }
-      ++e.hyp_count;
-    });
-  }
-
-  void add_reference(const std::vector<TokenId>& ids) {
-    const size_t n = ids.size();
-    for (size_t i = 0; i < n; ++i) {
-      NgramKey key = ids[i];
-      for (size_t order = 1;; ++order) {
-        Entry& e = table_[find_slot(key)];
-        // An n-gram the hypothesis lacks has no extension it holds: stop here.
-        if (!e.used) break;
-        if (e.ref_count++ == 0) touched_.push_back(static_cast<uint32_t>(&e - table_.data()));
-        if (order == static_cast<size_t>(max_order_) || i + order >= n) break;
-        key = extend_key(key, ids[i + order]);
-      }
-    }
-    for (uint32_t slot : touched_) {
-      Entry& e = table_[slot];
-      e.max_ref = std::max(e.max_ref, e.ref_count);
-      e.ref_count = 0;
-    }
-    touched_.clear();
-  }
-
-  // correct[k] for orders k + 1 = 1..max_order.
-  void correct(uint64_t* out) const {
-    std::fill(out, out + max_order_, uint64_t{0});
-    for (uint32_t slot : used_) {
-      const Entry& e = table_[slot];
-      out[e.order - 1] += std::min(e.hyp_count, e.max_ref);
-    }
-  }
-
- private:
-  struct Entry {
-    NgramKey key = 0;
-    uint32_t hyp_count = 0, max_ref = 0, ref_count = 0;
-    uint8_t order = 0;
-    bool used = false;
-  };
-
-  // The key of an n-gram from its prefix's key and its last token.
-  static NgramKey extend_key(NgramKey prefix, TokenId last) { return mix64(prefix + last * 0x9e3779b97f4a7c15ULL); }
-
-  template <class Fn>
-  void for_each_ngram(const std::vector<TokenId>& ids, Fn&& fn) const {
-    const size_t n = ids.size();
-    for (size_t i = 0; i < n; ++i) {
-      NgramKey key = ids[i];
-      fn(key, 1);
-      for (int order = 2; order <= max_order_ && i + static_cast<size_t>(order) <= n; ++order) {
-        key = extend_key(key, ids[i + static_cast<size_t>(order) - 1]);
-        fn(key, order);
-      }
-    }
-  }
-
-  size_t find_slot(NgramKey key) const {
-    const size_t mask = table_.size() - 1;
-    size_t slot = key & mask;  // keys are mix64 outputs already: their low bits are uniform
-    while (table_[slot].used && table_[slot].key != key) slot = (slot + 1) & mask;
-    return slot;
-  }
-
-  int max_order_;
-  std::vector<Entry> table_;
-  std::vector<uint32_t> used_, touched_;
-};
-
-}  // namespace
 
 namespace {
 

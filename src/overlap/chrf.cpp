@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "common/errors.hpp"
+#include "overlap/segment_clipper.hpp"
 #include "text/tokenizer.hpp"
 #include "text/utf8.hpp"
 
@@ -43,54 +44,91 @@ void split_word(std::string_view w, std::vector<TokenId>& words) {
 
 }  // namespace
 
-NgramTable chrf_ngrams(const TextBatch& texts, const ChrfOptions& options, int workers,
-                       const InterruptCheck& interrupted) {
+ChrfTexts chrf_texts(const TextBatch& texts, const ChrfOptions& options, int workers,
+                     const InterruptCheck& interrupted) {
   check_chrf_options(options);
   const Tokenizer words_of{TokenizerOptions{TokenizerPreset::Whitespace, false}};
-  return NgramTable::build(
-      texts.size(), options.orders(), workers, interrupted,
-      [&](size_t i, std::vector<NgramCount>& entries, std::vector<uint64_t>& sizes) {
-        thread_local std::vector<TokenId> chars, words;
-        thread_local std::vector<NgramKey> keys;
-        thread_local std::string lowered, scratch;
-        std::string_view text = texts[i];
-        if (options.lowercase) {
-          lowered.assign(text);
-          for (char& c : lowered)
-            if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + ('a' - 'A'));
-          text = lowered;
+  constexpr size_t kPartSize = 4096;
+  const size_t n = texts.size();
+  const size_t parts = part_count(n, kPartSize);
+  std::vector<std::vector<TokenId>> chars(parts), words(parts);
+  std::vector<std::vector<uint64_t>> char_lengths(parts), word_lengths(parts);
+  parallel_parts(
+      parts, workers,
+      [&](size_t p) {
+        std::string lowered, scratch;
+        for (size_t i = p * kPartSize; i < std::min(n, (p + 1) * kPartSize); ++i) {
+          std::string_view text = texts[i];
+          if (options.lowercase) {
+            lowered.assign(text);
+            for (char& c : lowered)
+              if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + ('a' - 'A'));
+            text = lowered;
+          }
+          const size_t chars_before = chars[p].size(), words_before = words[p].size();
+          if (options.char_order > 0) {
+            for (size_t pos = 0; pos < text.size();) {
+              const uint32_t cp = decode_utf8(text, pos);
+              if (options.whitespace || !is_python_whitespace(cp)) chars[p].push_back(mix64(cp + 1));
+            }
+          }
+          if (options.word_order > 0)
+            words_of.for_each_token(text, scratch, [&](std::string_view w) { split_word(w, words[p]); });
+          char_lengths[p].push_back(chars[p].size() - chars_before);
+          word_lengths[p].push_back(words[p].size() - words_before);
         }
-        chars.clear();
-        for (size_t pos = 0; pos < text.size();) {
-          const uint32_t cp = decode_utf8(text, pos);
-          if (options.whitespace || !is_python_whitespace(cp)) chars.push_back(cp);
-        }
-        for (int order = 1; order <= options.char_order; ++order) {
-          const size_t before = entries.size();
-          count_ngrams(chars.data(), chars.size(), order, keys, entries);
-          sizes.push_back(entries.size() - before);
-        }
-        if (options.word_order == 0) return;
-        words.clear();
-        words_of.for_each_token(text, scratch, [&](std::string_view w) { split_word(w, words); });
-        for (int order = 1; order <= options.word_order; ++order) {
-          const size_t before = entries.size();
-          count_ngrams(words.data(), words.size(), order, keys, entries);
-          sizes.push_back(entries.size() - before);
-        }
-      });
+      },
+      interrupted);
+  auto join = [&](std::vector<std::vector<TokenId>>& ids, std::vector<std::vector<uint64_t>>& lengths) {
+    std::vector<TokenId> all;
+    std::vector<uint64_t> offsets{0};
+    for (size_t p = 0; p < parts; ++p) {
+      all.insert(all.end(), ids[p].begin(), ids[p].end());
+      for (uint64_t len : lengths[p]) offsets.push_back(offsets.back() + len);
+    }
+    return TokenIdBatch(std::move(all), std::move(offsets));
+  };
+  return ChrfTexts{join(chars, char_lengths), join(words, word_lengths)};
 }
 
-void chrf_pair_statistics(const NgramTable& hyps, size_t h, const NgramTable& refs, size_t r, int orders,
-                          uint64_t* out) {
-  for (int k = 0; k < orders; ++k) {
-    const NgramOverlap o = ngram_overlap(hyps.at(h, k + 1), refs.at(r, k + 1));
-    // sacrebleu counts no hypothesis n-grams of an order its reference has none of.
-    out[3 * k] = o.right_total > 0 ? o.left_total : 0;
-    out[3 * k + 1] = o.right_total;
-    out[3 * k + 2] = o.matched;
+namespace {
+
+// Per-thread state: one clipper for characters, one for words.
+struct ChrfMatcher {
+  const ChrfOptions& options;
+  SegmentClipper chars{options.char_order > 0 ? options.char_order : 1};
+  SegmentClipper words{options.word_order > 0 ? options.word_order : 1};
+  uint64_t matched[16] = {};
+
+  explicit ChrfMatcher(const ChrfOptions& o) : options(o) {}
+
+  void set_hypothesis(const ChrfTexts& hyps, size_t h) {
+    if (options.char_order > 0) chars.set_hypothesis(hyps.chars.ids(h), hyps.chars.num_tokens(h));
+    if (options.word_order > 0) words.set_hypothesis(hyps.words.ids(h), hyps.words.num_tokens(h));
   }
-}
+
+  // [hyp, ref, match] per order, sacrebleu's statistics of the pair.
+  void statistics(const ChrfTexts& hyps, size_t h, const ChrfTexts& refs, size_t r, uint64_t* out) {
+    fill(chars, options.char_order, hyps.chars.num_tokens(h), refs.chars.ids(r), refs.chars.num_tokens(r), out);
+    fill(words, options.word_order, hyps.words.num_tokens(h), refs.words.ids(r), refs.words.num_tokens(r),
+         out + 3 * options.char_order);
+  }
+
+  void fill(SegmentClipper& clipper, int orders, size_t hyp_len, const TokenId* ref, size_t ref_len, uint64_t* out) {
+    if (orders == 0) return;
+    clipper.match(ref, ref_len, matched);
+    for (int k = 0; k < orders; ++k) {
+      const size_t n = static_cast<size_t>(k) + 1;
+      const uint64_t ref_total = ref_len >= n ? ref_len - n + 1 : 0;
+      // sacrebleu counts no hypothesis n-grams of an order its reference has none of.
+      out[3 * k] = ref_total > 0 && hyp_len >= n ? hyp_len - n + 1 : 0;
+      out[3 * k + 1] = ref_total;
+      out[3 * k + 2] = matched[k];
+    }
+  }
+};
+
+}  // namespace
 
 double chrf_score(const uint64_t* statistics, const ChrfOptions& options) {
   constexpr double kEps = 1e-16;
@@ -125,7 +163,7 @@ double chrf_score(const uint64_t* statistics, const ChrfOptions& options) {
   return 0.0;
 }
 
-ChrfSegments chrf_segments(const NgramTable& hyps, const NgramTable& refs, const std::vector<uint64_t>& segment_offsets,
+ChrfSegments chrf_segments(const ChrfTexts& hyps, const ChrfTexts& refs, const std::vector<uint64_t>& segment_offsets,
                            const ChrfOptions& options, int workers, const InterruptCheck& interrupted) {
   const size_t n = hyps.size(), width = 3 * static_cast<size_t>(options.orders());
   if (segment_offsets.size() != n + 1 || segment_offsets.back() != refs.size())
@@ -140,10 +178,12 @@ ChrfSegments chrf_segments(const NgramTable& hyps, const NgramTable& refs, const
       n, workers,
       [&](size_t begin, size_t end) {
         std::vector<uint64_t> stats(width);
+        ChrfMatcher matcher(options);
         for (size_t i = begin; i < end; ++i) {
           double best = -1.0;
+          matcher.set_hypothesis(hyps, i);
           for (size_t r = segment_offsets[i]; r < segment_offsets[i + 1]; ++r) {
-            chrf_pair_statistics(hyps, i, refs, r, options.orders(), stats.data());
+            matcher.statistics(hyps, i, refs, r, stats.data());
             const double f = chrf_score(stats.data(), options);
             if (f > best) {
               best = f;
@@ -157,7 +197,7 @@ ChrfSegments chrf_segments(const NgramTable& hyps, const NgramTable& refs, const
   return out;
 }
 
-std::vector<float> chrf_pairwise(const NgramTable& candidates, const NgramTable& refs, const ChrfOptions& options,
+std::vector<float> chrf_pairwise(const ChrfTexts& candidates, const ChrfTexts& refs, const ChrfOptions& options,
                                  int workers, const InterruptCheck& interrupted) {
   const size_t n = candidates.size(), m = refs.size();
   std::vector<float> out(n * m);
@@ -165,11 +205,14 @@ std::vector<float> chrf_pairwise(const NgramTable& candidates, const NgramTable&
       n, workers,
       [&](size_t begin, size_t end) {
         std::vector<uint64_t> stats(3 * static_cast<size_t>(options.orders()));
-        for (size_t i = begin; i < end; ++i)
+        ChrfMatcher matcher(options);
+        for (size_t i = begin; i < end; ++i) {
+          matcher.set_hypothesis(candidates, i);
           for (size_t j = 0; j < m; ++j) {
-            chrf_pair_statistics(candidates, i, refs, j, options.orders(), stats.data());
+            matcher.statistics(candidates, i, refs, j, stats.data());
             out[i * m + j] = static_cast<float>(chrf_score(stats.data(), options));
           }
+        }
       },
       interrupted, 1);
   return out;

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "overlap/ngram_counts.hpp"
+#include "text/token_id_batch.hpp"
 #include "parallel/parallel.hpp"
 #include "text/text_batch.hpp"
 
@@ -29,14 +29,14 @@ struct ChrfOptions {
 
 void check_chrf_options(const ChrfOptions& options);
 
-// The n-gram counts chrF compares: slot k < char_order holds character (k+1)-grams,
-// slot char_order + k word (k+1)-grams.
-NgramTable chrf_ngrams(const TextBatch& texts, const ChrfOptions& options, int workers,
-                       const InterruptCheck& interrupted = {});
-
-// [hyp, ref, match] per order of hypothesis h against reference r (3 * orders values).
-void chrf_pair_statistics(const NgramTable& hyps, size_t h, const NgramTable& refs, size_t r, int orders,
-                          uint64_t* out);
+// What chrF compares, per text: its characters (whitespace removed unless kept) and
+// its words (chrF++'s split), as well-mixed ids.
+struct ChrfTexts {
+  TokenIdBatch chars, words;
+  size_t size() const { return chars.size(); }
+};
+ChrfTexts chrf_texts(const TextBatch& texts, const ChrfOptions& options, int workers,
+                     const InterruptCheck& interrupted = {});
 
 // chrF on 0..100 from [hyp, ref, match] per order.
 double chrf_score(const uint64_t* statistics, const ChrfOptions& options);
@@ -47,11 +47,11 @@ struct ChrfSegments {
 };
 
 // Hypothesis i against references segment_offsets[i]..segment_offsets[i + 1] of refs.
-ChrfSegments chrf_segments(const NgramTable& hyps, const NgramTable& refs, const std::vector<uint64_t>& segment_offsets,
+ChrfSegments chrf_segments(const ChrfTexts& hyps, const ChrfTexts& refs, const std::vector<uint64_t>& segment_offsets,
                            const ChrfOptions& options, int workers, const InterruptCheck& interrupted = {});
 
 // Sentence chrF of every candidate against every reference, row-major [n * m].
-std::vector<float> chrf_pairwise(const NgramTable& candidates, const NgramTable& refs, const ChrfOptions& options,
+std::vector<float> chrf_pairwise(const ChrfTexts& candidates, const ChrfTexts& refs, const ChrfOptions& options,
                                  int workers, const InterruptCheck& interrupted = {});
 
 }  // namespace fastamfm
