@@ -22,9 +22,12 @@ def _nltk_loop(responses, max_order=4):
             for i in range(len(toks))]
 
 
+@pytest.mark.slow
 def test_dstc6_systems_equal_the_nltk_loop(dstc6_systems):
-    for name in ("S_1", "S_11"):
-        hyps = dstc6_systems[name][:300]
+    # NLTK's loop is quadratic (~20 s for 300 responses): benchmarks/generation/exactness.py
+    # compares whole systems.
+    for name in ("S_1",):
+        hyps = dstc6_systems[name][:200]
         ours = fastamfm.self_bleu(hyps)
         assert ours.sentences.tolist() == _nltk_loop(hyps), name
         assert ours.corpus == pytest.approx(np.mean(_nltk_loop(hyps)), rel=1e-15)

@@ -94,10 +94,10 @@ def _check_ids(flat: np.ndarray, offsets: np.ndarray, vocab_size, what: str) -> 
 
 
 def _inputs(hyps, refs, lengths, ref_lengths, pad_id, vocab_size, keep_empty_refs: bool):
+    if _is_torch(hyps) and _is_torch(refs) and hyps.device != refs.device:
+        raise ValueError(f"hyps are on {hyps.device} but refs on {refs.device}; put both on one device")
     hyps, device = _host(hyps, "hyps")
-    refs, ref_device = _host(refs, "refs")
-    if device is not None and ref_device is not None and device != ref_device:
-        raise ValueError(f"hyps are on {device} but refs on {ref_device}; put both on one device")
+    refs, _ = _host(refs, "refs")
     hyp_flat, hyp_offsets = _sequences(hyps, lengths, pad_id, "hyps")
     n = len(hyp_offsets) - 1
     if n == 0:
