@@ -51,6 +51,10 @@ struct PairScorer {
   // rouge-score's _lcs_table + _backtrack_norec: marks the reference positions of one LCS.
   void mark_lcs(const TokenId* ref, size_t nr, const TokenId* can, size_t nc) {
     const size_t cols = nc + 1;
+    // rouge-score backtracks a full table; past 2^28 cells (1 GiB) say so instead of failing to allocate.
+    if ((nr + 1) > (size_t{1} << 28) / cols)
+      throw InputError("rougeLsum: lines of " + std::to_string(nr) + " and " + std::to_string(nc) +
+                       " tokens need a table of more than 2^28 cells; split the text into shorter lines");
     table.assign((nr + 1) * cols, 0);
     for (size_t i = 1; i <= nr; ++i)
       for (size_t j = 1; j <= nc; ++j)
