@@ -211,9 +211,98 @@ py::array_t<double> self_bleu_text(py::handle texts, const Tokenizer& tokenizer,
   }));
 }
 
+// References prepared once and kept on a fastamfm.References for every later system.
+struct PreparedChrf {
+  ChrfOptions options;
+  ChrfTexts texts;
+};
+
+TokenIdBatch tokenized_ids(py::handle texts, const Tokenizer& tokenizer, int workers, const char* what) {
+  const TextBatch batch = to_text_batch(texts, what);
+  const auto check = python_interrupt_check();
+  return without_gil([&] { return TokenIdBatch::of(tokenize_batch(batch, tokenizer, workers, check)); });
+}
+
+py::tuple sacrebleu_prepared(py::handle hyps, const TokenIdBatch& refs, const std::vector<uint64_t>& segment_offsets,
+                             const Tokenizer& tokenizer, int max_order, const std::string& smooth, double smooth_value,
+                             bool effective_order, int workers) {
+  const BleuSmoothing smoothing = parse_bleu_smoothing(smooth);
+  const TokenIdBatch hyp_ids = tokenized_ids(hyps, tokenizer, workers, "hyps");
+  const auto check = python_interrupt_check();
+  const BleuStatistics stats = without_gil([&] {
+    return bleu_statistics_from_ids(hyp_ids, refs, segment_offsets, max_order, RefLength::Closest, workers, check);
+  });
+  auto sentences = without_gil([&] { return sentence_scores(stats, smoothing, smooth_value, effective_order, false); });
+  return py::make_tuple(to_array(sentences), bleu_statistics_dict(stats));
+}
+
+py::tuple chrf_prepared(py::handle hyps, const PreparedChrf& refs, const std::vector<uint64_t>& segment_offsets,
+                        double beta, bool eps_smoothing, int workers) {
+  ChrfOptions options = refs.options;
+  options.beta = beta;
+  options.eps_smoothing = eps_smoothing;
+  check_chrf_options(options);
+  const TextBatch hyp_texts = to_text_batch(hyps, "hyps");
+  const auto check = python_interrupt_check();
+  const ChrfSegments segments = without_gil([&] {
+    const ChrfTexts h = chrf_texts(hyp_texts, options, workers, check);
+    return chrf_segments(h, refs.texts, segment_offsets, options, workers, check);
+  });
+  return py::make_tuple(to_array(segments.scores),
+                        to_matrix(segments.statistics, hyp_texts.size(), 3 * static_cast<size_t>(options.orders())));
+}
+
+py::array_t<double> rouge_prepared(py::handle hyps, const RougeDocuments& refs,
+                                   const std::vector<uint64_t>& segment_offsets, const Tokenizer& tokenizer,
+                                   const std::vector<int>& types, int workers) {
+  const TextBatch hyp_texts = to_text_batch(hyps, "hyps");
+  const auto check = python_interrupt_check();
+  auto scores = without_gil([&] {
+    const RougeDocuments h = rouge_documents(hyp_texts, tokenizer, workers, check);
+    return rouge_score_segments(h, refs, segment_offsets, types, workers, check);
+  });
+  py::array_t<double> out({hyp_texts.size(), types.size(), size_t{3}});
+  if (!scores.empty()) std::memcpy(out.mutable_data(), scores.data(), scores.size() * sizeof(double));
+  return out;
+}
+
 }  // namespace
 
 void register_generation_metrics(py::module_& m) {
+  py::class_<TokenIdBatch, std::shared_ptr<TokenIdBatch>>(m, "TokenIdBatch")
+      .def(py::init([](py::handle texts, const Tokenizer& tokenizer, int workers) {
+             return std::make_shared<TokenIdBatch>(tokenized_ids(texts, tokenizer, workers, "references"));
+           }),
+           py::arg("texts"), py::arg("tokenizer"), py::arg("workers") = -1,
+           "Token ids of texts under a tokenizer (references prepared once for sacreBLEU).")
+      .def_property_readonly("size", &TokenIdBatch::size);
+  py::class_<PreparedChrf, std::shared_ptr<PreparedChrf>>(m, "ChrfTexts")
+      .def(py::init([](py::handle texts, int char_order, int word_order, bool whitespace, bool lowercase, int workers) {
+             const ChrfOptions options = chrf_options(char_order, word_order, 2.0, whitespace, false, lowercase);
+             const TextBatch batch = to_text_batch(texts, "references");
+             const auto check = python_interrupt_check();
+             return without_gil([&] {
+               return std::make_shared<PreparedChrf>(PreparedChrf{options, chrf_texts(batch, options, workers, check)});
+             });
+           }),
+           py::arg("texts"), py::arg("char_order"), py::arg("word_order"), py::arg("whitespace"), py::arg("lowercase"),
+           py::arg("workers") = -1, "Characters and words of texts as chrF compares them (references prepared once).");
+  py::class_<RougeDocuments, std::shared_ptr<RougeDocuments>>(m, "RougeDocuments")
+      .def(py::init([](py::handle texts, const Tokenizer& tokenizer, int workers) {
+             const TextBatch batch = to_text_batch(texts, "references");
+             const auto check = python_interrupt_check();
+             return without_gil(
+                 [&] { return std::make_shared<RougeDocuments>(rouge_documents(batch, tokenizer, workers, check)); });
+           }),
+           py::arg("texts"), py::arg("tokenizer"), py::arg("workers") = -1,
+           "Tokens and lines of texts as rouge-score reads them (references prepared once).");
+  m.def("sacrebleu", &sacrebleu_prepared, py::arg("hyps"), py::arg("refs"), py::arg("segment_offsets"),
+        py::arg("tokenizer"), py::arg("max_order"), py::arg("smooth"), py::arg("smooth_value"),
+        py::arg("effective_order"), py::arg("workers"), "sacrebleu's BLEU against prepared references.");
+  m.def("chrf", &chrf_prepared, py::arg("hyps"), py::arg("refs"), py::arg("segment_offsets"), py::arg("beta"),
+        py::arg("eps_smoothing"), py::arg("workers"), "sacrebleu's chrF against prepared references.");
+  m.def("rouge_score", &rouge_prepared, py::arg("hyps"), py::arg("refs"), py::arg("segment_offsets"),
+        py::arg("tokenizer"), py::arg("types"), py::arg("workers"), "rouge-score's ROUGE against prepared references.");
   m.def("sacrebleu", &sacrebleu_text, py::arg("hyps"), py::arg("flat_refs"), py::arg("segment_offsets"),
         py::arg("tokenizer"), py::arg("max_order"), py::arg("smooth"), py::arg("smooth_value"),
         py::arg("effective_order"), py::arg("workers"),

@@ -104,9 +104,18 @@ class Chrf(Metric):
 
     def update(self, batch) -> Chunk:
         refs = batch.refs
-        sentences, segments = _core.chrf(lowered(batch.hyps.texts, self.lowercase, "hyps"),
-                                         lowered(refs.flat_texts, self.lowercase, "references"),
-                                         refs.segment_offsets, *self._options(), self.workers)
+        hyps = lowered(batch.hyps.texts, self.lowercase, "hyps")
+        if refs.reusable:
+            # Characters and words of the references, kept for every system scored against them.
+            key = ("chrf.texts", self.char_order, self.word_order, self.whitespace, self.lowercase)
+            prepared = refs.derived(key, lambda: _core.ChrfTexts(lowered(refs.flat_texts, self.lowercase, "references"),
+                                                                 self.char_order, self.word_order, self.whitespace,
+                                                                 self.lowercase, self.workers))
+            sentences, segments = _core.chrf(hyps, prepared, refs.segment_offsets, float(self.beta),
+                                             self.eps_smoothing, self.workers)
+        else:
+            sentences, segments = _core.chrf(hyps, lowered(refs.flat_texts, self.lowercase, "references"),
+                                             refs.segment_offsets, *self._options(), self.workers)
         counts = np.diff(np.asarray(refs.segment_offsets))
         column = self.columns[0]
         stats = ChrfStatistics(tuple(int(x) for x in segments.sum(axis=0)), int(counts.min()), int(counts.max()))

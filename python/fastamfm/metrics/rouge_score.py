@@ -80,8 +80,12 @@ class RougeScore(Metric):
 
     def update(self, batch) -> Chunk:
         refs = batch.refs
-        scores = _core.rouge_score(prepare_texts(batch.hyps.texts, self.tokenizer, "hyps"),
-                                   prepare_texts(refs.flat_texts, self.tokenizer, "references"),
+        texts = prepare_texts(refs.flat_texts, self.tokenizer, "references") if not refs.reusable else None
+        if refs.reusable:
+            # Tokens and lines of the references, kept for every system scored against them.
+            texts = refs.derived(("rouge.documents", self.tokenizer.describe()), lambda: _core.RougeDocuments(
+                prepare_texts(refs.flat_texts, self.tokenizer, "references"), self.tokenizer, self.workers))
+        scores = _core.rouge_score(prepare_texts(batch.hyps.texts, self.tokenizer, "hyps"), texts,
                                    refs.segment_offsets, self.tokenizer, self.codes, self.workers)
         columns = {}
         for k, t in enumerate(self.rouge_types):

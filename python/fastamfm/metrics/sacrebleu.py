@@ -146,12 +146,20 @@ class SacreBleu(Metric):
                                  "case": "lc" if self.lowercase else "mixed", "eff": "yes" if eff else "no",
                                  "tok": self.tokenize, "smooth": self._smooth_text()})
 
+    def _references(self, refs):
+        """The references as text (scored once) or, on a reusable ``References``, their
+        token ids, tokenized once for every system scored against them."""
+        if not refs.reusable:
+            return prepare_texts(refs.flat_texts, self.tokenizer, "references")
+        return refs.derived(("sacrebleu.token_ids", self.tokenizer.describe()), lambda: _core.TokenIdBatch(
+            prepare_texts(refs.flat_texts, self.tokenizer, "references"), self.tokenizer, self.workers))
+
     def update(self, batch) -> Chunk:
         refs = batch.refs
         sentences, segments = _core.sacrebleu(
-            prepare_texts(batch.hyps.texts, self.tokenizer, "hyps"),
-            prepare_texts(refs.flat_texts, self.tokenizer, "references"), refs.segment_offsets, self.tokenizer,
-            self.max_ngram_order, self.smooth_method, self._smooth_arg, self.sentence_effective_order, self.workers)
+            prepare_texts(batch.hyps.texts, self.tokenizer, "hyps"), self._references(refs), refs.segment_offsets,
+            self.tokenizer, self.max_ngram_order, self.smooth_method, self._smooth_arg,
+            self.sentence_effective_order, self.workers)
         counts = np.diff(np.asarray(refs.segment_offsets))
         columns = {"sacreBLEU": sentences}
         return Chunk(columns, SacreBleuStatistics.of_segments(segments, counts), {"segments": segments})
