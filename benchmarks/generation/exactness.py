@@ -5,9 +5,11 @@ sacreBLEU and chrF/chrF++ against sacrebleu, ROUGE against rouge-score (F1, prec
 recall), Self-BLEU against NLTK's loop and fast-bleu, token-id BLEU against TensorBLEU
 (rxlm), on DSTC-6 (all 20 systems x 2000 responses x 11 references) and Topical-Chat
 (each turn of test_freq.json against the turns before and after it). ``--quick``
-compares the first 200 responses of each system.
+compares the first 200 responses of each system; ``--rouge-responses N`` compares ROUGE on
+the first N responses of each system and of Topical-Chat only (rouge-score needs ~5 ms a
+response with 11 references).
 
-    python3 benchmarks/run.py generation exactness [--quick]
+    python3 benchmarks/run.py generation exactness [--quick] [--rouge-responses N]
 """
 from __future__ import annotations
 
@@ -43,6 +45,7 @@ def _worst(pairs) -> tuple:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--rouge-responses", type=int, default=None)
     args = parser.parse_args()
     systems, refs = w.dstc6()
     if args.quick:
@@ -74,9 +77,10 @@ def main() -> None:
 
             scorer = RougeScorer(w.ROUGE_TYPES, use_stemmer=stem)
             pairs = []
+            limit = args.rouge_responses
             for h in sys_.values():
-                mine = fastamfm.rouge(h, rs, use_stemmer=stem)
-                expected = [scorer.score_multi(r, x) for x, r in zip(h, rs)]
+                mine = {k: v[:limit] for k, v in fastamfm.rouge(h, rs, use_stemmer=stem).sentences.items()}
+                expected = [scorer.score_multi(r, x) for x, r in zip(h[:limit], rs[:limit])]
                 for t in w.ROUGE_TYPES:
                     for suffix, attr in (("", "fmeasure"), ("_precision", "precision"), ("_recall", "recall")):
                         pairs.append((mine[t + suffix], [getattr(e[t], attr) for e in expected]))
