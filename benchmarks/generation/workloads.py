@@ -41,8 +41,8 @@ def sacrebleu_systems(systems: dict, refs) -> list:
     references once; sentence scores with effective order (sacrebleu's sentence_bleu)."""
     from sacrebleu.metrics import BLEU
 
-    corpus_metric = BLEU(references=streams(refs))
-    sentence_metric = BLEU(effective_order=True)
+    corpus_metric = BLEU(references=streams(refs), force=True)  # force: no tokenized-period warning
+    sentence_metric = BLEU(effective_order=True, force=True)
     sentence_metric._ref_cache = corpus_metric._ref_cache
     out = []
     for hyps in systems.values():
