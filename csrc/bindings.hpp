@@ -45,6 +45,7 @@ void register_embedding(py::module_& m);
 void register_lsi(py::module_& m);
 void register_lm(py::module_& m);
 void register_nlg_metrics(py::module_& m);
+void register_generation_metrics(py::module_& m);
 void register_meteor(py::module_& m);
 void register_flatten_references(py::module_& m);
 

@@ -14,6 +14,7 @@ PYBIND11_MODULE(_core, m) {
   register_embedding(m);
   register_lsi(m);
   register_lm(m);
+  register_generation_metrics(m);
   register_meteor(m);
   register_flatten_references(m);
 }

@@ -23,8 +23,10 @@ def deep_available() -> bool:
 
 
 def runnable_metric_names() -> list:
-    """Every registered metric that runs from options alone here."""
+    """Every registered metric that runs from options alone here, chunk by chunk (Self-BLEU,
+    a property of the whole set, is left out: tests/test_self_bleu.py scores it)."""
     from fastamfm import registry
 
     return [n for n in registry.names() if n not in ("learned", "evaluator") and (n != "meteor" or meteor_available())
-            and (n not in NEURAL_METRICS or deep_available())]
+            and (n not in NEURAL_METRICS or deep_available())
+            and not getattr(registry.metric_class(n), "whole_set", False)]

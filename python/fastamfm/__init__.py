@@ -26,19 +26,9 @@ from .analysis.metric_comparison import compare_metrics
 from .analysis.system_comparison import compare_systems
 from .errors import FormatError
 from .hypotheses import Hypotheses
-from .metrics import (
-    BleuStatistics,
-    DocumentFrequencies,
-    bleu,
-    cider,
-    distinct,
-    embedding_average,
-    greedy_matching,
-    meteor,
-    meteor_resources,
-    rouge_l,
-    vector_extrema,
-)
+from .metrics import (BleuStatistics, DocumentFrequencies, MbrSelection, SacreBleuStatistics, bleu, chrf, cider,
+                      distinct, embedding_average, greedy_matching, mbr_select, meteor, meteor_resources, pairwise,
+                      rouge, rouge_l, sacrebleu, self_bleu, token_bleu, token_rouge, vector_extrema)
 from .metrics.nlgeval import NLGEval, compute_individual_metrics, compute_metrics
 from .metrics.vectors import WordVectors
 from .pipeline import Pipeline, evaluate
@@ -95,6 +85,16 @@ __all__ = [
     "tokenize",
     "tune",
     "vector_extrema",
+    "MbrSelection",
+    "SacreBleuStatistics",
+    "chrf",
+    "mbr_select",
+    "pairwise",
+    "rouge",
+    "sacrebleu",
+    "self_bleu",
+    "token_bleu",
+    "token_rouge",
     "SentenceEncoder",
     "bertscore",
     "deep_am",

@@ -5,14 +5,11 @@ module by tests/test_core_stub.py (names, classes, members and parameter names m
 regenerate with: python3 tests/test_core_stub.py --write
 """
 from __future__ import annotations
-
 import collections.abc
-import typing
-
 import numpy
 import numpy.typing
-
-__all__: list[str] = ['BleuReferenceCounts', 'CiderReferenceModel', 'CountedDocuments', 'DocumentFrequency', 'EmbeddedReferences', 'EncodedHypotheses', 'FormatError', 'LineReader', 'LsiModel', 'MAX_NGRAM_ORDER', 'MeteorReferences', 'MeteorResources', 'NgramCounter', 'NgramCounts', 'NgramModel', 'ReferenceSet', 'TermDocumentBuilder', 'TermDocumentMatrix', 'TokenSequences', 'Tokenizer', 'WordVectors', 'adequacy_scores', 'bleu', 'bleu_corpus', 'bleu_text', 'build_vector_cache', 'cider', 'count_documents', 'count_lines', 'detect_vector_format', 'distinct', 'embedding_scores', 'exact_sum', 'flatten_ragged', 'fluency_from_probabilities', 'format_score_rows', 'get_limits', 'is_non_ascii_punctuation', 'line_start_offsets', 'merge_ngram_counts', 'meteor_corpus_score', 'meteor_normalize', 'meteor_stem', 'resolve_workers', 'rouge_l', 'rouge_l_split_on_spaces', 'rouge_l_text', 'set_limits', 'split_on_spaces', 'unicode_punctuation_version', 'vector_cache_is_current', 'write_file_atomic']
+import typing
+__all__: list[str] = ['BleuReferenceCounts', 'ChrfTexts', 'CiderReferenceModel', 'CountedDocuments', 'DocumentFrequency', 'EmbeddedReferences', 'EncodedHypotheses', 'FormatError', 'LineReader', 'LsiModel', 'MAX_NGRAM_ORDER', 'MeteorReferences', 'MeteorResources', 'NgramCounter', 'NgramCounts', 'NgramModel', 'ReferenceSet', 'RougeDocuments', 'TermDocumentBuilder', 'TermDocumentMatrix', 'TokenIdBatch', 'TokenSequences', 'Tokenizer', 'WordVectors', 'adequacy_scores', 'bleu', 'bleu_corpus', 'bleu_ids', 'bleu_text', 'build_vector_cache', 'chrf', 'chrf_corpus', 'chrf_pairwise', 'cider', 'count_documents', 'count_lines', 'detect_vector_format', 'distinct', 'embedding_scores', 'exact_sum', 'flatten_ragged', 'fluency_from_probabilities', 'format_score_rows', 'get_limits', 'is_non_ascii_punctuation', 'line_start_offsets', 'merge_ngram_counts', 'meteor_corpus_score', 'meteor_normalize', 'meteor_stem', 'resolve_workers', 'rouge_ids', 'rouge_l', 'rouge_l_split_on_spaces', 'rouge_l_text', 'rouge_pairwise', 'rouge_score', 'sacrebleu', 'sacrebleu_corpus', 'sacrebleu_pairwise', 'self_bleu', 'set_limits', 'split_on_spaces', 'unicode_punctuation_version', 'vector_cache_is_current', 'write_file_atomic']
 class FormatError(ValueError):
     column = None
     line = None
@@ -363,6 +360,24 @@ class NgramModel:
     @property
     def vocabulary_size(self) -> int:
         ...
+class TokenIdBatch:
+    def __init__(self, texts: typing.Any, tokenizer: Tokenizer, workers: typing.SupportsInt | typing.SupportsIndex = -1) -> None:
+        """
+        Token ids of texts under a tokenizer (references prepared once for sacreBLEU).
+        """
+    @property
+    def size(self) -> int:
+        ...
+class ChrfTexts:
+    def __init__(self, texts: typing.Any, char_order: typing.SupportsInt | typing.SupportsIndex, word_order: typing.SupportsInt | typing.SupportsIndex, whitespace: bool, lowercase: bool, workers: typing.SupportsInt | typing.SupportsIndex = -1) -> None:
+        """
+        Characters and words of texts as chrF compares them (references prepared once).
+        """
+class RougeDocuments:
+    def __init__(self, texts: typing.Any, tokenizer: Tokenizer, workers: typing.SupportsInt | typing.SupportsIndex = -1) -> None:
+        """
+        Tokens and lines of texts as rouge-score reads them (references prepared once).
+        """
 class MeteorResources:
     @staticmethod
     def build(function_words: bytes, synsets: bytes, exceptions: bytes, nonbreaking_prefixes: bytes, paraphrases: typing.Any = None) -> MeteorResources:
@@ -414,11 +429,29 @@ def bleu_corpus(hyp_len: typing.SupportsFloat | typing.SupportsIndex, ref_len: t
     """
     Corpus BLEU-1..k from summed statistics (pycocoevalcap's formula).
     """
+def bleu_ids(hyp_ids: typing.Annotated[numpy.typing.ArrayLike, numpy.uint64], hyp_offsets: typing.Annotated[numpy.typing.ArrayLike, numpy.uint64], ref_ids: typing.Annotated[numpy.typing.ArrayLike, numpy.uint64], ref_offsets: typing.Annotated[numpy.typing.ArrayLike, numpy.uint64], segment_offsets: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], max_order: typing.SupportsInt | typing.SupportsIndex, smooth: str, smooth_value: typing.SupportsFloat | typing.SupportsIndex, effective_order: bool, convention: str, workers: typing.SupportsInt | typing.SupportsIndex) -> tuple:
+    """
+    Sentence BLEU of token-id sequences: (scores [n] on 0..100 (sacrebleu) or 0..1 (tensorbleu), statistics).
+    """
 def bleu_text(hyps: typing.Any, flat_refs: typing.Any, segment_offsets: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], tokenizer: Tokenizer, max_order: typing.SupportsInt | typing.SupportsIndex, ref_length: str, smooth: str | None, smooth_value: typing.SupportsFloat | typing.SupportsIndex, workers: typing.SupportsInt | typing.SupportsIndex) -> tuple:
     """
     BLEU straight from text (one-shot: no reference tables kept).
     """
 def build_vector_cache(source: str, format: str, cache_path: str, workers: typing.SupportsInt | typing.SupportsIndex = -1) -> None:
+    ...
+@typing.overload
+def chrf(hyps: typing.Any, refs: ChrfTexts, segment_offsets: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], beta: typing.SupportsFloat | typing.SupportsIndex, eps_smoothing: bool, workers: typing.SupportsInt | typing.SupportsIndex) -> tuple:
+    """
+    sacrebleu's chrF against prepared references.
+    """
+@typing.overload
+def chrf(hyps: typing.Any, flat_refs: typing.Any, segment_offsets: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], char_order: typing.SupportsInt | typing.SupportsIndex, word_order: typing.SupportsInt | typing.SupportsIndex, beta: typing.SupportsFloat | typing.SupportsIndex, whitespace: bool, eps_smoothing: bool, lowercase: bool, workers: typing.SupportsInt | typing.SupportsIndex) -> tuple:
+    """
+    sacrebleu's chrF: (sentence scores [n], statistics [n, 3 * orders]).
+    """
+def chrf_corpus(statistics: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], char_order: typing.SupportsInt | typing.SupportsIndex, word_order: typing.SupportsInt | typing.SupportsIndex, beta: typing.SupportsFloat | typing.SupportsIndex, eps_smoothing: bool) -> float:
+    ...
+def chrf_pairwise(candidates: typing.Any, references: typing.Any, char_order: typing.SupportsInt | typing.SupportsIndex, word_order: typing.SupportsInt | typing.SupportsIndex, beta: typing.SupportsFloat | typing.SupportsIndex, whitespace: bool, eps_smoothing: bool, lowercase: bool, workers: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float32]:
     ...
 def cider(hyps: EncodedHypotheses, model: CiderReferenceModel, sigma: typing.SupportsFloat | typing.SupportsIndex, workers: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
     ...
@@ -478,6 +511,8 @@ def meteor_stem(word: str) -> str:
     """
 def resolve_workers(workers: typing.SupportsInt | typing.SupportsIndex) -> int:
     ...
+def rouge_ids(hyp_ids: typing.Annotated[numpy.typing.ArrayLike, numpy.uint64], hyp_offsets: typing.Annotated[numpy.typing.ArrayLike, numpy.uint64], ref_ids: typing.Annotated[numpy.typing.ArrayLike, numpy.uint64], ref_offsets: typing.Annotated[numpy.typing.ArrayLike, numpy.uint64], segment_offsets: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], types: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], workers: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
+    ...
 def rouge_l(hyps: EncodedHypotheses, refs: ReferenceSet, beta: typing.SupportsFloat | typing.SupportsIndex, multi_ref: str, workers: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
     ...
 def rouge_l_split_on_spaces(hyp_tokens: TokenSequences, ref_tokens: TokenSequences, segment_offsets: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], beta: typing.SupportsFloat | typing.SupportsIndex, multi_ref: str, workers: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
@@ -485,6 +520,36 @@ def rouge_l_split_on_spaces(hyp_tokens: TokenSequences, ref_tokens: TokenSequenc
 def rouge_l_text(hyps: typing.Any, flat_refs: typing.Any, segment_offsets: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], tokenizer: Tokenizer, split_like_pycoco: bool, beta: typing.SupportsFloat | typing.SupportsIndex, multi_ref: str, workers: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
     """
     ROUGE-L straight from text (one-shot: no reference tables kept).
+    """
+def rouge_pairwise(candidates: typing.Any, references: typing.Any, tokenizer: Tokenizer, type: typing.SupportsInt | typing.SupportsIndex, workers: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float32]:
+    ...
+@typing.overload
+def rouge_score(hyps: typing.Any, refs: RougeDocuments, segment_offsets: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], tokenizer: Tokenizer, types: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], workers: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
+    """
+    rouge-score's ROUGE against prepared references.
+    """
+@typing.overload
+def rouge_score(hyps: typing.Any, flat_refs: typing.Any, segment_offsets: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], tokenizer: Tokenizer, types: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], workers: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
+    """
+    rouge-score's ROUGE: [n, types, 3] precision, recall, F1 of the best reference per type.
+    """
+@typing.overload
+def sacrebleu(hyps: typing.Any, refs: TokenIdBatch, segment_offsets: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], tokenizer: Tokenizer, max_order: typing.SupportsInt | typing.SupportsIndex, smooth: str, smooth_value: typing.SupportsFloat | typing.SupportsIndex, effective_order: bool, workers: typing.SupportsInt | typing.SupportsIndex) -> tuple:
+    """
+    sacrebleu's BLEU against prepared references.
+    """
+@typing.overload
+def sacrebleu(hyps: typing.Any, flat_refs: typing.Any, segment_offsets: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], tokenizer: Tokenizer, max_order: typing.SupportsInt | typing.SupportsIndex, smooth: str, smooth_value: typing.SupportsFloat | typing.SupportsIndex, effective_order: bool, workers: typing.SupportsInt | typing.SupportsIndex) -> tuple:
+    """
+    sacrebleu's BLEU: (sentence scores [n] on 0..100, per-segment statistics).
+    """
+def sacrebleu_corpus(hyp_len: typing.SupportsFloat | typing.SupportsIndex, ref_len: typing.SupportsFloat | typing.SupportsIndex, guess: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], correct: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], smooth: str, smooth_value: typing.SupportsFloat | typing.SupportsIndex, effective_order: bool) -> float:
+    ...
+def sacrebleu_pairwise(candidates: typing.Any, references: typing.Any, tokenizer: Tokenizer, max_order: typing.SupportsInt | typing.SupportsIndex, smooth: str, smooth_value: typing.SupportsFloat | typing.SupportsIndex, effective_order: bool, workers: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float32]:
+    ...
+def self_bleu(texts: typing.Any, tokenizer: Tokenizer, max_order: typing.SupportsInt | typing.SupportsIndex, epsilon: typing.SupportsFloat | typing.SupportsIndex, workers: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
+    """
+    Self-BLEU of each text against the others (NLTK method1).
     """
 def set_limits(max_line_bytes: typing.SupportsInt | typing.SupportsIndex, meteor_max_candidates: typing.SupportsInt | typing.SupportsIndex) -> None:
     ...

@@ -82,6 +82,15 @@ class Pipeline:
     def needs_reference_pass(self) -> bool:
         return any(m.reference_pass for m in self.metrics)
 
+    def check_chunked(self, what: str) -> None:
+        """Refuse metrics whose response scores depend on every other response of the call
+        (``whole_set``: Self-BLEU) where the corpus is scored chunk by chunk."""
+        whole = [m.name for m in self.metrics if getattr(m, "whole_set", False)]
+        if whole:
+            raise ValueError(f"{what}: {', '.join(whole)} compares each response with all the others of the set; "
+                             f"scored chunk by chunk it would see only the chunk's. Score the whole set at once "
+                             f"(fastamfm.evaluate, fastamfm.self_bleu)")
+
     def signatures(self) -> dict:
         return {m.name: m.signature() for m in self.metrics}
 

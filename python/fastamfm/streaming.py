@@ -249,6 +249,7 @@ def score_files(out, *, hyp=None, refs=(), contexts=None, jsonl=None, metrics=DE
     if out is not None and out.is_dir():
         raise IsADirectoryError(f"{out} is a directory; give a file path for the output")
     pipeline = Pipeline.from_names(metrics, what="score_files", **options)
+    pipeline.check_chunked("score_files")
     needs_refs = any(m.needs_references for m in pipeline.metrics)
     if jsonl is None and not refs and needs_refs:
         raise ValueError(f"score_files: {', '.join(m.name for m in pipeline.metrics if m.needs_references)} "

@@ -4,6 +4,11 @@
                 pycocoevalcap); ``lowercase=True`` lowercases first.
 ``amfm``        the AM-FM toolkit's normalisation: NFKC, lowercase, punctuation removed
                 except apostrophe, hyphen and ``%``, which become separate tokens.
+``13a``, ``intl``, ``char``, ``zh``
+                sacrebleu's BLEU tokenizers (its ``none`` is ``whitespace``).
+``rouge``, ``rouge-stem``
+                rouge-score's default tokenizer (lowercase, runs of a-z0-9), the second
+                with NLTK's Porter stemmer on tokens longer than three characters.
 
 The C++ core tokenizes ASCII text on its own. For a text with non-ASCII characters,
 the steps that need the Unicode database (NFKC, full lowercasing, recognising
@@ -18,7 +23,7 @@ import unicodedata
 from . import _core
 from ._validation import as_text_list
 
-PRESETS = ("whitespace", "amfm")
+PRESETS = ("whitespace", "amfm", "13a", "intl", "char", "zh", "rouge", "rouge-stem")
 
 
 def make_tokenizer(tokenize: str = "whitespace", lowercase: bool = False) -> _core.Tokenizer:

@@ -1,6 +1,7 @@
 #include "common/exact_sum.hpp"
 
 #include <cmath>
+#include <utility>
 
 namespace fastamfm {
 
@@ -51,6 +52,38 @@ ExactSum exact_sum(const double* values, size_t n) {
     add_shifted(v > 0 ? out.positive : out.negative, mantissa, static_cast<unsigned>(bit));
   }
   return out;
+}
+
+double correctly_rounded_sum(const double* values, size_t n) {
+  std::vector<double> partials;
+  for (size_t k = 0; k < n; ++k) {
+    double x = values[k];
+    size_t i = 0;
+    for (double y : partials) {
+      if (std::fabs(x) < std::fabs(y)) std::swap(x, y);
+      const double hi = x + y;
+      const double lo = y - (hi - x);
+      if (lo != 0.0) partials[i++] = lo;
+      x = hi;
+    }
+    partials.resize(i);
+    partials.push_back(x);
+  }
+  size_t m = partials.size();
+  if (m == 0) return 0.0;
+  double hi = partials[--m], lo = 0.0;
+  while (m > 0) {
+    const double x = hi, y = partials[--m];
+    hi = x + y;
+    lo = y - (hi - x);
+    if (lo != 0.0) break;
+  }
+  // Round half to even across the partials below: a half-way lo decides with their sign.
+  if (m > 0 && ((lo < 0 && partials[m - 1] < 0) || (lo > 0 && partials[m - 1] > 0))) {
+    const double y = lo * 2, x = hi + y;
+    if (y == x - hi) hi = x;
+  }
+  return hi;
 }
 
 }  // namespace fastamfm

@@ -20,4 +20,8 @@ struct ExactSum {
 
 ExactSum exact_sum(const double* values, size_t n);
 
+// The sum of finite values rounded once, to nearest (ties to even): Python's math.fsum
+// (Shewchuk's partials), for formulas that sum a few logarithms with it (NLTK's BLEU).
+double correctly_rounded_sum(const double* values, size_t n);
+
 }  // namespace fastamfm

@@ -8,6 +8,7 @@
 
 #include "common/errors.hpp"
 #include "overlap/ngram_counts.hpp"
+#include "overlap/segment_clipper.hpp"
 
 namespace fastamfm {
 
@@ -15,7 +16,9 @@ RefLength parse_ref_length(std::string_view name) {
   if (name == "closest") return RefLength::Closest;
   if (name == "shortest") return RefLength::Shortest;
   if (name == "average") return RefLength::Average;
-  throw InputError("ref_length must be 'closest', 'shortest' or 'average', got '" + std::string(name) + "'");
+  if (name == "closest-first") return RefLength::ClosestFirst;
+  throw InputError("ref_length must be 'closest', 'shortest', 'average' or 'closest-first', got '" +
+                   std::string(name) + "'");
 }
 
 BleuSmoothing parse_bleu_smoothing(std::string_view name) {
@@ -39,10 +42,10 @@ double effective_ref_length(const std::vector<size_t>& ref_lens, size_t hyp_len,
     if (mode == RefLength::Shortest) {
       best = std::min(best, len);
     } else {
-      // Closest to the hypothesis; on a tie the shorter reference.
+      // Closest to the hypothesis; on a tie the shorter reference (or the first given).
       const size_t d_len = len > hyp_len ? len - hyp_len : hyp_len - len;
       const size_t d_best = best > hyp_len ? best - hyp_len : hyp_len - best;
-      if (d_len < d_best || (d_len == d_best && len < best)) best = len;
+      if (d_len < d_best || (d_len == d_best && len < best && mode == RefLength::Closest)) best = len;
     }
   }
   return static_cast<double>(best);
@@ -114,19 +117,26 @@ void merge_max_counts(const ReferenceSet& refs, size_t segment, int order, std::
 // sacrebleu's my_log: log, with log(0) floored to a large negative number.
 double floored_log(double x) { return x == 0.0 ? -9999999999.0 : std::log(x); }
 
-// sacrebleu's compute_bleu with effective_order=True, on orders 1..order; 0..1 scale.
 double smoothed_bleu(double hyp_len, double ref_len, const uint64_t* guess, const uint64_t* correct, int order,
                      BleuSmoothing smoothing, double smooth_value) {
+  return sacrebleu_bleu(hyp_len, ref_len, guess, correct, order, smoothing, smooth_value, true) / 100.0;
+}
+
+}  // namespace
+
+double sacrebleu_bleu(double hyp_len, double ref_len, const uint64_t* guess, const uint64_t* correct, int max_order,
+                      BleuSmoothing smoothing, double smooth_value, bool effective_order) {
+  if (smooth_value < 0) smooth_value = smoothing == BleuSmoothing::Floor ? 0.1 : 1.0;
   double brevity = 1.0;
   if (hyp_len < ref_len) brevity = hyp_len > 0 ? std::exp(1.0 - ref_len / hyp_len) : 0.0;
   bool any_correct = false;
-  for (int k = 0; k < order; ++k) any_correct = any_correct || correct[k] > 0;
+  for (int k = 0; k < max_order; ++k) any_correct = any_correct || correct[k] > 0;
   if (!any_correct) return 0.0;
 
   std::array<double, kMaxNgramOrder> precisions{};
   double mteval_divisor = 1.0;
-  int effective_order = order;
-  for (int n = 1; n <= order; ++n) {
+  int used_orders = max_order;
+  for (int n = 1; n <= max_order; ++n) {
     double c = static_cast<double>(correct[n - 1]);
     double t = static_cast<double>(guess[n - 1]);
     if (smoothing == BleuSmoothing::AddK && n > 1) {
@@ -134,7 +144,7 @@ double smoothed_bleu(double hyp_len, double ref_len, const uint64_t* guess, cons
       t += smooth_value;
     }
     if (t == 0) break;
-    effective_order = n;
+    if (effective_order) used_orders = n;
     double& p = precisions[static_cast<size_t>(n - 1)];
     if (c == 0) {
       if (smoothing == BleuSmoothing::Exp) {
@@ -148,11 +158,63 @@ double smoothed_bleu(double hyp_len, double ref_len, const uint64_t* guess, cons
     }
   }
   double log_sum = 0.0;
-  for (int k = 0; k < effective_order; ++k) log_sum += floored_log(precisions[static_cast<size_t>(k)]);
-  return brevity * std::exp(log_sum / effective_order) / 100.0;
+  for (int k = 0; k < used_orders; ++k) log_sum += floored_log(precisions[static_cast<size_t>(k)]);
+  return brevity * std::exp(log_sum / used_orders);
 }
 
-}  // namespace
+double tensorbleu_bleu(double hyp_len, double ref_len, const uint64_t* guess, const uint64_t* correct, int max_order,
+                       BleuSmoothing smoothing, double smooth_value) {
+  double log_sum = 0.0;
+  const double weight = 1.0 / max_order;
+  for (int k = 0; k < max_order; ++k) {
+    const double c = static_cast<double>(correct[k]), t = static_cast<double>(guess[k]);
+    double p;
+    if (smoothing == BleuSmoothing::Floor) {
+      p = (c == 0 ? (smooth_value < 0 ? 0.1 : smooth_value) : c) / (t == 0 ? 1.0 : t);
+    } else if (smoothing == BleuSmoothing::AddK) {
+      const double k_add = smooth_value < 0 ? 1.0 : smooth_value;
+      p = (c + k_add) / (t + k_add);
+    } else {
+      p = t > 0 ? c / t : 0.0;
+      if (smoothing == BleuSmoothing::Exp && p == 0) p = 1e-12;
+    }
+    log_sum += weight * std::log(p + 1e-12);
+  }
+  double brevity = 1.0;
+  if (hyp_len < ref_len) brevity = std::exp(1 - ref_len / hyp_len);
+  if (hyp_len == 0) brevity = 0.0;
+  return brevity * std::exp(log_sum);
+}
+
+std::vector<float> sacrebleu_pairwise(const TokenizedBatch& candidates, const NgramTable& candidate_ngrams,
+                                      const TokenizedBatch& refs, const NgramTable& ref_ngrams, int max_order,
+                                      BleuSmoothing smoothing, double smooth_value, bool effective_order, int workers,
+                                      const InterruptCheck& interrupted) {
+  if (max_order < 1 || max_order > candidate_ngrams.max_order() || max_order > ref_ngrams.max_order())
+    throw InputError("bleu: max_order exceeds the n-gram orders counted");
+  const size_t n = candidates.size(), m = refs.size();
+  std::vector<float> out(n * m);
+  parallel_for(
+      n, workers,
+      [&](size_t begin, size_t end) {
+        std::array<uint64_t, kMaxNgramOrder> guess{}, correct{};
+        for (size_t i = begin; i < end; ++i) {
+          const size_t hyp_len = candidates.num_tokens(i);
+          for (int k = 0; k < max_order; ++k)
+            guess[static_cast<size_t>(k)] = hyp_len > static_cast<size_t>(k) ? hyp_len - static_cast<size_t>(k) : 0;
+          for (size_t j = 0; j < m; ++j) {
+            for (int k = 0; k < max_order; ++k)
+              correct[static_cast<size_t>(k)] = ngram_overlap(candidate_ngrams.at(i, k + 1), ref_ngrams.at(j, k + 1)).matched;
+            out[i * m + j] = static_cast<float>(sacrebleu_bleu(static_cast<double>(hyp_len),
+                                                               static_cast<double>(refs.num_tokens(j)), guess.data(),
+                                                               correct.data(), max_order, smoothing, smooth_value,
+                                                               effective_order));
+          }
+        }
+      },
+      interrupted, 1);
+  return out;
+}
 
 BleuReferenceCounts::BleuReferenceCounts(std::shared_ptr<const ReferenceSet> refs, int max_order, int workers,
                                          const InterruptCheck& interrupted)
@@ -241,114 +303,16 @@ BleuStatistics bleu_statistics(const TokenizedBatch& hyps, const NgramTable& hyp
 
 namespace {
 
-// Clipped n-gram matches of one segment without sorting: the hypothesis n-grams go
-// into a small open-addressing table (it stays in L1), and each reference only
-// probes it, counting the n-grams the hypothesis has. Keys are chained hashes
-// (order n extends order n-1 by one token), consistent within this counter only.
-class SegmentClipper {
- public:
-  explicit SegmentClipper(int max_order) : max_order_(max_order) {}
-
-  void set_hypothesis(const std::vector<TokenId>& ids) {
-    const size_t ngrams = ids.size() * static_cast<size_t>(max_order_);
-    size_t capacity = 64;
-    while (capacity < 2 * ngrams) capacity *= 2;
-    // The table only grows, and only the slots the previous hypothesis used are
-    // dirty: clearing those is far cheaper than wiping the table for every segment.
-    if (capacity > table_.size()) {
-      table_.assign(capacity, Entry{});
-    } else {
-      for (uint32_t slot : used_) table_[slot] = Entry{};
-    }
-    used_.clear();
-    for_each_ngram(ids, [&](NgramKey key, int order) {
-      const size_t slot = find_slot(key);
-      Entry& e = table_[slot];
-      if (!e.used) {
-        e = Entry{key, 0, 0, 0, static_cast<uint8_t>(order), true};
-        used_.push_back(static_cast<uint32_t>(slot));
-      }
-      ++e.hyp_count;
-    });
-  }
-
-  void add_reference(const std::vector<TokenId>& ids) {
-    const size_t n = ids.size();
-    for (size_t i = 0; i < n; ++i) {
-      NgramKey key = ids[i];
-      for (size_t order = 1;; ++order) {
-        Entry& e = table_[find_slot(key)];
-        // An n-gram the hypothesis lacks has no extension it holds: stop here.
-        if (!e.used) break;
-        if (e.ref_count++ == 0) touched_.push_back(static_cast<uint32_t>(&e - table_.data()));
-        if (order == static_cast<size_t>(max_order_) || i + order >= n) break;
-        key = extend_key(key, ids[i + order]);
-      }
-    }
-    for (uint32_t slot : touched_) {
-      Entry& e = table_[slot];
-      e.max_ref = std::max(e.max_ref, e.ref_count);
-      e.ref_count = 0;
-    }
-    touched_.clear();
-  }
-
-  // correct[k] for orders k + 1 = 1..max_order.
-  void correct(uint64_t* out) const {
-    std::fill(out, out + max_order_, uint64_t{0});
-    for (uint32_t slot : used_) {
-      const Entry& e = table_[slot];
-      out[e.order - 1] += std::min(e.hyp_count, e.max_ref);
-    }
-  }
-
- private:
-  struct Entry {
-    NgramKey key = 0;
-    uint32_t hyp_count = 0, max_ref = 0, ref_count = 0;
-    uint8_t order = 0;
-    bool used = false;
-  };
-
-  // The key of an n-gram from its prefix's key and its last token.
-  static NgramKey extend_key(NgramKey prefix, TokenId last) { return mix64(prefix + last * 0x9e3779b97f4a7c15ULL); }
-
-  template <class Fn>
-  void for_each_ngram(const std::vector<TokenId>& ids, Fn&& fn) const {
-    const size_t n = ids.size();
-    for (size_t i = 0; i < n; ++i) {
-      NgramKey key = ids[i];
-      fn(key, 1);
-      for (int order = 2; order <= max_order_ && i + static_cast<size_t>(order) <= n; ++order) {
-        key = extend_key(key, ids[i + static_cast<size_t>(order) - 1]);
-        fn(key, order);
-      }
-    }
-  }
-
-  size_t find_slot(NgramKey key) const {
-    const size_t mask = table_.size() - 1;
-    size_t slot = key & mask;  // keys are mix64 outputs already: their low bits are uniform
-    while (table_[slot].used && table_[slot].key != key) slot = (slot + 1) & mask;
-    return slot;
-  }
-
-  int max_order_;
-  std::vector<Entry> table_;
-  std::vector<uint32_t> used_, touched_;
-};
-
-}  // namespace
-
-BleuStatistics bleu_statistics_from_text(const TextBatch& hyps, const TextBatch& refs,
-                                         const std::vector<uint64_t>& segment_offsets, const Tokenizer& tokenizer,
-                                         int max_order, RefLength ref_length, int workers,
-                                         const InterruptCheck& interrupted) {
-  const size_t n = hyps.size();
-  if (segment_offsets.size() != n + 1 || segment_offsets.front() != 0 || segment_offsets.back() != refs.size())
+// Statistics of segments whose token ids come from ids_of(text index or reference
+// index, ids): shared by the text and the token-id paths.
+template <class HypIds, class RefIds>
+BleuStatistics clipped_statistics(size_t n, size_t n_refs, const std::vector<uint64_t>& segment_offsets, int max_order,
+                                  RefLength ref_length, int workers, const InterruptCheck& interrupted,
+                                  HypIds&& hyp_ids, RefIds&& ref_ids) {
+  if (segment_offsets.size() != n + 1 || segment_offsets.front() != 0 || segment_offsets.back() != n_refs)
     throw InputError("bleu: " + std::to_string(n) + " hypotheses but the reference offsets describe " +
                      std::to_string(segment_offsets.empty() ? 0 : segment_offsets.size() - 1) + " segments of " +
-                     std::to_string(refs.size()) + " references");
+                     std::to_string(n_refs) + " references");
   for (size_t i = 0; i < n; ++i)
     if (segment_offsets[i + 1] <= segment_offsets[i])
       throw InputError("bleu: segment " + std::to_string(i) + " has no reference");
@@ -361,19 +325,14 @@ BleuStatistics bleu_statistics_from_text(const TextBatch& hyps, const TextBatch&
       [&](size_t begin, size_t end) {
         SegmentClipper clipper(max_order);
         std::vector<size_t> ref_lens;
-        std::string text_scratch;
         std::vector<TokenId> ids;
-        auto tokenize = [&](std::string_view text) {
-          ids.clear();
-          tokenizer.for_each_token(text, text_scratch, [&](std::string_view tok) { ids.push_back(hash_token(tok)); });
-        };
         for (size_t i = begin; i < end; ++i) {
-          tokenize(hyps[i]);
+          hyp_ids(i, ids);
           const size_t hyp_len = ids.size();
           clipper.set_hypothesis(ids);
           ref_lens.clear();
           for (size_t r = segment_offsets[i]; r < segment_offsets[i + 1]; ++r) {
-            tokenize(refs[r]);
+            ref_ids(r, ids);
             ref_lens.push_back(ids.size());
             clipper.add_reference(ids);
           }
@@ -385,6 +344,37 @@ BleuStatistics bleu_statistics_from_text(const TextBatch& hyps, const TextBatch&
       },
       interrupted, 256);
   return stats;
+}
+
+}  // namespace
+
+BleuStatistics bleu_statistics_from_text(const TextBatch& hyps, const TextBatch& refs,
+                                         const std::vector<uint64_t>& segment_offsets, const Tokenizer& tokenizer,
+                                         int max_order, RefLength ref_length, int workers,
+                                         const InterruptCheck& interrupted) {
+  auto tokenize = [&](std::string_view text, std::vector<TokenId>& ids) {
+    thread_local std::string scratch;
+    ids.clear();
+    tokenizer.for_each_token(text, scratch, [&](std::string_view tok) { ids.push_back(hash_token(tok)); });
+  };
+  return clipped_statistics(
+      hyps.size(), refs.size(), segment_offsets, max_order, ref_length, workers, interrupted,
+      [&](size_t i, std::vector<TokenId>& ids) { tokenize(hyps[i], ids); },
+      [&](size_t r, std::vector<TokenId>& ids) { tokenize(refs[r], ids); });
+}
+
+BleuStatistics bleu_statistics_from_ids(const TokenIdBatch& hyps, const TokenIdBatch& refs,
+                                        const std::vector<uint64_t>& segment_offsets, int max_order,
+                                        RefLength ref_length, int workers, const InterruptCheck& interrupted) {
+  // Integer ids are mixed so that the clipper's table sees uniform low bits.
+  auto copy = [](const TokenIdBatch& batch, size_t i, std::vector<TokenId>& ids) {
+    ids.clear();
+    for (size_t k = 0; k < batch.num_tokens(i); ++k) ids.push_back(mix64(batch.ids(i)[k]));
+  };
+  return clipped_statistics(
+      hyps.size(), refs.size(), segment_offsets, max_order, ref_length, workers, interrupted,
+      [&](size_t i, std::vector<TokenId>& ids) { copy(hyps, i, ids); },
+      [&](size_t r, std::vector<TokenId>& ids) { copy(refs, r, ids); });
 }
 
 void bleu_from_totals(double hyp_len, double ref_len, const uint64_t* guess, const uint64_t* correct, int max_order,

@@ -16,13 +16,15 @@
 #include "overlap/reference_set.hpp"
 #include "text/text_batch.hpp"
 #include "text/tokenizer.hpp"
+#include "text/token_id_batch.hpp"
 #include "text/tokenized_batch.hpp"
 
 namespace fastamfm {
 
 // Which reference length a segment's brevity penalty uses. pycocoevalcap's Bleu
 // passes "closest" (ties go to the shorter reference).
-enum class RefLength { Closest, Shortest, Average };
+// ClosestFirst: the closest, the first given on ties (TensorBLEU's argmin).
+enum class RefLength { Closest, Shortest, Average, ClosestFirst };
 RefLength parse_ref_length(std::string_view name);
 
 // Sentence-level smoothing as sacrebleu names it (Chen & Cherry 2014).
@@ -80,6 +82,32 @@ BleuStatistics bleu_statistics_from_text(const TextBatch& hyps, const TextBatch&
                                          const std::vector<uint64_t>& segment_offsets, const Tokenizer& tokenizer,
                                          int max_order, RefLength ref_length, int workers,
                                          const InterruptCheck& interrupted = {});
+
+// The same statistics from token ids (integer ids of a model's vocabulary, mixed here).
+BleuStatistics bleu_statistics_from_ids(const TokenIdBatch& hyps, const TokenIdBatch& refs,
+                                        const std::vector<uint64_t>& segment_offsets, int max_order,
+                                        RefLength ref_length, int workers, const InterruptCheck& interrupted = {});
+
+// sacrebleu's BLEU.compute_bleu on 0..100: brevity penalty exp(1 - ref/hyp), smoothing
+// (smooth_value < 0: its default, floor 0.1, add-k 1), orders past the last one with
+// any n-gram left out when effective_order, 0 without any match.
+double sacrebleu_bleu(double hyp_len, double ref_len, const uint64_t* guess, const uint64_t* correct, int max_order,
+                      BleuSmoothing smoothing, double smooth_value, bool effective_order);
+
+// TensorBLEU's tensor_sentence_bleu (rxlm) formula on 0..1, in double precision:
+// uniform weights, precisions floor (epsilon for no match, denominator at least 1),
+// add-k (k added to every order), exp/none (matched/total, 1e-12 for no match with exp,
+// 0 otherwise), log(p + 1e-12), brevity penalty 0 for an empty hypothesis. Pair it with
+// RefLength::ClosestFirst.
+double tensorbleu_bleu(double hyp_len, double ref_len, const uint64_t* guess, const uint64_t* correct, int max_order,
+                       BleuSmoothing smoothing, double smooth_value);
+
+// sacrebleu's sentence BLEU (0..100) of every candidate against every reference alone,
+// from n-gram tables of the two sides (orders 1..max_order). Row-major [n * m].
+std::vector<float> sacrebleu_pairwise(const TokenizedBatch& candidates, const NgramTable& candidate_ngrams,
+                                      const TokenizedBatch& refs, const NgramTable& ref_ngrams, int max_order,
+                                      BleuSmoothing smoothing, double smooth_value, bool effective_order, int workers,
+                                      const InterruptCheck& interrupted = {});
 
 // BLEU-1..max_order from (summed) statistics with pycocoevalcap's guards:
 // precision (correct + 1e-15) / (guess + 1e-9), brevity penalty exp(1 - 1/ratio)

@@ -23,32 +23,32 @@ void count_ngrams(const TokenId* ids, size_t n_tokens, int order, std::vector<Ng
 }
 
 NgramTable::NgramTable(const TokenizedBatch& batch, int max_order, int workers,
-                       const InterruptCheck& interrupted)
-    : max_order_(max_order) {
+                       const InterruptCheck& interrupted) {
   if (max_order < 1 || max_order > kMaxNgramOrder)
     throw InputError("n-gram order must be in 1.." + std::to_string(kMaxNgramOrder) + ", got " + std::to_string(max_order));
-  constexpr size_t kPartSize = 4096;
-  const size_t n = batch.size();
-  const size_t parts = part_count(n, kPartSize);
-  std::vector<std::vector<NgramCount>> part_entries(parts);
-  std::vector<std::vector<uint64_t>> part_sizes(parts);
-  parallel_parts(
-      parts, workers,
-      [&](size_t p) {
-        std::vector<NgramKey> keys;
-        const size_t begin = p * kPartSize, end = std::min(n, begin + kPartSize);
-        auto& entries = part_entries[p];
-        auto& sizes = part_sizes[p];
-        for (size_t i = begin; i < end; ++i) {
-          for (int order = 1; order <= max_order; ++order) {
-            const size_t before = entries.size();
-            count_ngrams(batch.ids(i), batch.num_tokens(i), order, keys, entries);
-            sizes.push_back(entries.size() - before);
-          }
-        }
-      },
-      interrupted);
-  join_ngram_parts(part_entries, part_sizes, entries_, offsets_);
+  *this = build(batch.size(), max_order, workers, interrupted,
+                [&](size_t i, std::vector<NgramCount>& entries, std::vector<uint64_t>& sizes) {
+                  thread_local std::vector<NgramKey> keys;
+                  for (int order = 1; order <= max_order; ++order) {
+                    const size_t before = entries.size();
+                    count_ngrams(batch.ids(i), batch.num_tokens(i), order, keys, entries);
+                    sizes.push_back(entries.size() - before);
+                  }
+                });
+}
+
+NgramOverlap ngram_overlap(NgramSpan left, NgramSpan right) {
+  NgramOverlap out;
+  for (const NgramCount& e : left) out.left_total += e.count;
+  for (const NgramCount& e : right) out.right_total += e.count;
+  size_t i = 0, j = 0;
+  while (i < left.size && j < right.size) {
+    const NgramKey a = left.data[i].key, b = right.data[j].key;
+    if (a == b) out.matched += std::min(left.data[i].count, right.data[j].count);
+    i += a <= b;
+    j += b <= a;
+  }
+  return out;
 }
 
 void join_ngram_parts(const std::vector<std::vector<NgramCount>>& part_entries,

@@ -2,6 +2,7 @@
 // For each sentence and each order 1..max_order: the distinct n-grams as
 // (key, count) pairs sorted by key, so two sentences are compared by a linear merge.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -39,9 +40,21 @@ void join_ngram_parts(const std::vector<std::vector<NgramCount>>& part_entries,
                       const std::vector<std::vector<uint64_t>>& part_sizes, std::vector<NgramCount>& entries,
                       std::vector<uint64_t>& offsets);
 
+// Totals of two count spans and the n-grams they share, each counted min(a, b) times.
+struct NgramOverlap {
+  uint64_t left_total = 0, right_total = 0, matched = 0;
+};
+NgramOverlap ngram_overlap(NgramSpan left, NgramSpan right);
+
 class NgramTable {
  public:
   NgramTable() = default;
+  // `slots` spans per item for n items: count_item(i, entries, sizes) appends item i's
+  // sorted counts of each slot to entries and each span's size to sizes, in slot order
+  // (count_ngrams per order, or other n-gram kinds such as chrF's characters and words).
+  template <class CountItem>
+  static NgramTable build(size_t n, int slots, int workers, const InterruptCheck& interrupted,
+                          CountItem&& count_item);
   // Counts orders 1..max_order of every sentence of `batch`.
   NgramTable(const TokenizedBatch& batch, int max_order, int workers, const InterruptCheck& interrupted = {});
 
@@ -58,5 +71,25 @@ class NgramTable {
   std::vector<NgramCount> entries_;
   std::vector<uint64_t> offsets_{0};
 };
+
+template <class CountItem>
+NgramTable NgramTable::build(size_t n, int slots, int workers, const InterruptCheck& interrupted,
+                             CountItem&& count_item) {
+  constexpr size_t kPartSize = 4096;
+  const size_t parts = part_count(n, kPartSize);
+  std::vector<std::vector<NgramCount>> part_entries(parts);
+  std::vector<std::vector<uint64_t>> part_sizes(parts);
+  parallel_parts(
+      parts, workers,
+      [&](size_t p) {
+        const size_t begin = p * kPartSize, end = std::min(n, begin + kPartSize);
+        for (size_t i = begin; i < end; ++i) count_item(i, part_entries[p], part_sizes[p]);
+      },
+      interrupted);
+  NgramTable table;
+  table.max_order_ = slots;
+  join_ngram_parts(part_entries, part_sizes, table.entries_, table.offsets_);
+  return table;
+}
 
 }  // namespace fastamfm

@@ -14,11 +14,12 @@
 #include <string_view>
 #include <vector>
 
+#include "text/porter_stemmer.hpp"
 #include "text/utf8.hpp"
 
 namespace fastamfm {
 
-enum class TokenizerPreset { Whitespace, Amfm };
+enum class TokenizerPreset { Whitespace, Amfm, Mteval13a, Intl, Char, Zh, Rouge, RougeStem };
 
 struct TokenizerOptions {
   TokenizerPreset preset = TokenizerPreset::Whitespace;
@@ -36,7 +37,12 @@ class Tokenizer {
   explicit Tokenizer(TokenizerOptions options = {});
 
   const TokenizerOptions& options() const { return options_; }
-  bool lowercases() const { return options_.lowercase || options_.preset == TokenizerPreset::Amfm; }
+  bool lowercases() const {
+    return options_.lowercase || options_.preset == TokenizerPreset::Amfm || is_rouge();
+  }
+  bool is_rouge() const {
+    return options_.preset == TokenizerPreset::Rouge || options_.preset == TokenizerPreset::RougeStem;
+  }
   // A stable description, part of every result's signature.
   std::string describe() const;
 
@@ -50,6 +56,8 @@ class Tokenizer {
  private:
   // Rewrites text into scratch: ASCII lowercasing and the amfm punctuation rules.
   std::string_view normalize(std::string_view text, std::string& scratch) const;
+  template <class Emit>
+  static void split_on_whitespace(std::string_view s, Emit&& emit);
 
   TokenizerOptions options_;
 };
@@ -57,6 +65,25 @@ class Tokenizer {
 template <class Emit>
 void Tokenizer::for_each_token(std::string_view text, std::string& scratch, Emit&& emit) const {
   const std::string_view s = normalize(text, scratch);
+  if (options_.preset == TokenizerPreset::RougeStem) {
+    // Stems replace tokens longer than three characters (rouge-score's rule).
+    thread_local std::string stem;
+    auto stemmed = [&](std::string_view token) {
+      if (token.size() <= 3) {
+        emit(token);
+        return;
+      }
+      porter_stem(token, stem);
+      emit(std::string_view(stem));
+    };
+    split_on_whitespace(s, stemmed);
+  } else {
+    split_on_whitespace(s, emit);
+  }
+}
+
+template <class Emit>
+void Tokenizer::split_on_whitespace(std::string_view s, Emit&& emit) {
   size_t i = 0;
   const size_t n = s.size();
   size_t start = std::string_view::npos;

@@ -122,4 +122,5 @@ class MetricSpec:
             warnings.simplefilter("always")
             pipeline = Pipeline.from_names(list(self.names), what="fastamfm.distributed",
                                            **_resolve(self.options, load))
+        pipeline.check_chunked("fastamfm.distributed")
         return pipeline, [str(w.message) for w in caught]

@@ -37,6 +37,9 @@ GPU before training starts -- the trainer's device. Their scores come back to th
 once per call, as TRL's synchronous reward path builds its reward tensor from a list of
 floats (a device tensor returned to it would be read element by element).
 
+Rewards on the completions' token ids (no decoding; TRL's async path too):
+``fastamfm.integrations.trl_token_ids.token_reward_function``.
+
 CIDEr computes its idf over the references of each call unless given
 ``document_frequencies=`` (e.g. counted once over the training set's references).
 """

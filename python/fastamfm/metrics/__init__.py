@@ -3,17 +3,30 @@ ROUGE-L, CIDEr-D, the embedding metrics, Distinct-n), their resources (``vectors
 word vectors; ``meteor_resources.py``: METEOR's synonyms and paraphrases) and nlg-eval's
 own API over the pipeline (``nlgeval.py``: ``compute_metrics``, ``NLGEval``).
 
+The generation metrics: sacrebleu's BLEU (``sacrebleu.py``) and chrF/chrF++ (``chrf.py``),
+rouge-score's ROUGE (``rouge_score.py``), Self-BLEU (``self_bleu.py``), pairwise score
+matrices and MBR selection (``pairwise.py``, ``mbr.py``) and the token-id forms for RL
+rewards (``token_ids.py``).
+
 The registry lists the metrics in nlg-eval's order: the order of their entry points in
 pyproject.toml (``fastamfm.registry.plugins``), not of the imports below.
 """
 from __future__ import annotations
 
 from .bleu import BleuStatistics, bleu
+from .chrf import chrf
 from .cider import DocumentFrequencies, cider
 from .distinct import distinct
 from .embedding import embedding_average, greedy_matching, vector_extrema
 from .meteor import meteor
+from .mbr import MbrSelection, mbr_select
+from .pairwise import pairwise
 from .rouge import rouge_l
+from .rouge_score import rouge
+from .sacrebleu import SacreBleuStatistics, sacrebleu
+from .self_bleu import self_bleu
+from .token_ids import token_bleu, token_rouge
 
-__all__ = ["BleuStatistics", "DocumentFrequencies", "bleu", "cider", "distinct", "embedding_average",
-           "greedy_matching", "meteor", "rouge_l", "vector_extrema"]
+__all__ = ["BleuStatistics", "DocumentFrequencies", "MbrSelection", "SacreBleuStatistics", "bleu", "chrf", "cider",
+           "distinct", "embedding_average", "greedy_matching", "mbr_select", "meteor", "pairwise", "rouge", "rouge_l",
+           "sacrebleu", "self_bleu", "token_bleu", "token_rouge", "vector_extrema"]

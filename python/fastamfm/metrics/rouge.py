@@ -16,7 +16,8 @@ class RougeL(Metric):
 
     name = "rouge_l"
     columns = ("ROUGE_L",)
-    aliases = ("rouge-l", "rougel")
+    # "rougeL" names rouge-score's column (metric "rouge"), a different number.
+    aliases = ("rouge-l",)
     default = True
 
     def __init__(self, *, beta: float = 1.2, multi_ref: str = "max-pr", tokenize: str = "whitespace",

@@ -1,0 +1,62 @@
+"""Minimum Bayes risk (MBR) selection: per source, the candidate with the highest expected
+utility against pseudo-references (by default the other candidates: the consensus).
+
+The utility of candidate i is the mean of ``pairwise(candidates, references, metric=...)[i]``;
+with the candidates as their own references (``references=None``) a candidate is not
+compared with itself (``exclude_self``), as in sampling-based MBR (Freitag et al. 2022).
+Ties go to the first candidate.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import as_text_list
+from .pairwise import pairwise
+
+
+@dataclass(frozen=True)
+class MbrSelection:
+    """``index[s]``: the chosen candidate of source s; ``text[s]`` its text;
+    ``utility[s]``: its expected utility; ``utilities[s]``: every candidate's."""
+
+    index: np.ndarray
+    text: list
+    utility: np.ndarray
+    utilities: list
+
+
+def mbr_select(candidates, references=None, *, metric: str = "chrf", exclude_self: bool = True,
+               workers: int = -1, **options) -> MbrSelection:
+    """The consensus candidate of each source.
+
+    ``candidates``: per source a list of candidate texts (or one list: a single source);
+    ``references``: per source a list of pseudo-references (None: the candidates
+    themselves); ``metric`` and ``options`` as ``fastamfm.pairwise``.
+    """
+    candidates = as_text_list(candidates, "candidates")
+    single = all(isinstance(c, str) for c in candidates)
+    sources = [candidates] if single else [as_text_list(c, f"candidates[{s}]") for s, c in enumerate(candidates)]
+    if references is None:
+        ref_sets = [None] * len(sources)
+    else:
+        references = as_text_list(references, "references")
+        ref_sets = [references] if single else [as_text_list(r, f"references[{s}]")
+                                                for s, r in enumerate(references)]
+        if len(ref_sets) != len(sources):
+            raise ValueError(f"mbr_select: {len(sources)} sources of candidates but {len(ref_sets)} of references")
+    index, text, utility, utilities = [], [], [], []
+    for s, (cands, refs) in enumerate(zip(sources, ref_sets)):
+        matrix = pairwise(cands, refs, metric=metric, workers=workers, **options).astype(np.float64)
+        if refs is None and exclude_self and len(cands) > 1:
+            np.fill_diagonal(matrix, 0.0)
+            expected = matrix.sum(axis=1) / (len(cands) - 1)
+        else:
+            expected = matrix.mean(axis=1)
+        best = int(np.argmax(expected))
+        index.append(best)
+        text.append(cands[best])
+        utility.append(expected[best])
+        utilities.append(expected)
+    return MbrSelection(np.asarray(index), text, np.asarray(utility), utilities)
