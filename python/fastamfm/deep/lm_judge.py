@@ -30,11 +30,11 @@ from .inputs import ReferenceTexts, context_turns, empty_responses, text_list
 # fastamfm's own wording of the aspects dialogue-evaluation work rates (FED, USR, UniEval).
 ASPECTS = {
     "relevance": "Relevance: does the reply respond to what was just said?",
-    "coherence": "Coherence: does the reply follow logically from the conversation so far?",
-    "engagingness": "Engagingness: is the reply interesting, does it make you want to go on talking?",
-    "naturalness": "Naturalness: does the reply sound like something a person would naturally say?",
-    "groundedness": "Groundedness: is the reply consistent with the facts given in the conversation?",
-    "specificity": "Specificity: is the reply specific to this conversation rather than a generic answer?",
+    "coherence": "Coherence: does the reply follow logically from the conversation?",
+    "engagingness": "Engagingness: is the reply interesting to talk about?",
+    "naturalness": "Naturalness: does the reply sound natural, like a person?",
+    "groundedness": "Groundedness: is the reply consistent with the facts in the conversation?",
+    "specificity": "Specificity: is the reply specific rather than generic?",
 }
 # The aspects whose mean is the ``lm_judge`` column, chosen leave-one-set-out on dstc10_dev
 # (benchmarks/judge/README.md).
@@ -124,10 +124,13 @@ class LMJudge:
             return "fastamfm-1"
         return "fastamfm-1+" + hashlib.sha256(repr(sorted(custom.items())).encode()).hexdigest()[:12]
 
-    def signature(self, with_references: bool = False) -> str:
+    def signature(self, with_references: bool | None = False) -> str:
+        """``with_references``: whether references were given (None: when a batch has them)."""
+        refs = int(bool(with_references) and self.references) if with_references is not None else \
+            ("auto" if self.references else 0)
         return make_signature("lm_judge", lm=self.lm.fingerprint, prompt=self._prompt_name(),
-                              aspects="+".join(self.aspects), combined="+".join(self.combined),
-                              refs=int(with_references and self.references), rating="expected1-5")
+                              aspects="+".join(self.aspects), combined="+".join(self.combined), refs=refs,
+                              rating="expected1-5")
 
     def __repr__(self) -> str:
         return f"LMJudge(aspects={list(self.aspects)}, lm={self.lm!r})"
