@@ -9,6 +9,7 @@ import numpy as np
 
 from ..registry import Batch, Chunk, MeanStatistics, Metric, register
 from .fm_metrics import DEFAULT_LM, _is_model, _LazyModel, _missing_models
+from .lm_judge import ASPECTS
 
 
 def _load_lm(lm, device: str, engine: str):
@@ -87,7 +88,7 @@ class LMJudgeMetric(Metric):
     never)."""
 
     name = "lm_judge"
-    columns = ("lm_judge",)
+    columns = ("lm_judge",) + tuple(f"lm_judge_{a}" for a in ASPECTS)   # an instance: those of its aspects
     aliases = ("lm-judge", "lmjudge", "llm_judge")
     needs_references = False
     needs_contexts = True
