@@ -212,3 +212,12 @@ def test_smollm2_lm_judge_equals_a_plain_loop_on_dstc10_dialogues(smollm2, dstc1
         np.testing.assert_allclose(LMJudge(lm, aspects=["relevance", "engagingness", "specificity"],
                                            method=method).log_probs(hyps, contexts, refs), oracle,
                                    atol=1e-5, rtol=0, err_msg=method)
+
+
+def test_answers_must_be_one_token(tiny):
+    lm, _ = tiny
+    from fastamfm.deep.lm_judge import _head
+
+    with pytest.raises(ValueError, match="are not one token each"):
+        lm.prompt_answer_log_probs([(["hi"], _head("ok", None))], ["Is it good?"], ["excellent answer", "bad one"],
+                                   cue=CUE)

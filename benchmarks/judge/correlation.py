@@ -55,17 +55,172 @@ def score(sets: dict, lm_name: str | None, parts: list, judge_every: int = 1) ->
                                      rated)
             elif part == "judge":
                 w.judge_log_probs(LMJudge(lm, aspects=list(ASPECTS)), judged_turns(rated, judge_every))
-            elif part == "deep":
+            elif part in ("am", "fm"):
                 import fastamfm
 
-                w.deep_components(fastamfm.DeepAMFM.default(device="cpu", lm=lm), rated)
+                w.deep_components(fastamfm.DeepAMFM.default(device="cpu", lm=lm), rated, [f"{part}_context"])
+
+
+# --- the components and their combinations ------------------------------------------------
+RESAMPLES = 1000
+
+
+def zscore(values: np.ndarray) -> np.ndarray:
+    return (values - values.mean()) / (values.std() or 1.0)
+
+
+def components(sets: dict, lm_name: str | None, judge_every: int) -> dict:
+    """{set: {component: values}} from the cache (every turn; the judge's columns on its turns only,
+    under the key "judge")."""
+    import fastamfm
+    from fastamfm.deep import followup, lm_judge
+    from fastamfm.neural.neural_lm import NeuralLM
+
+    lm = NeuralLM.load(*([lm_name] if lm_name else []), device="cpu")
+    deep = fastamfm.DeepAMFM.default(device="cpu", lm=lm)
+    fs = followup.FollowupScorer(lm, positive=followup.CANDIDATE_POSITIVE, negative=followup.CANDIDATE_NEGATIVE)
+    judge = lm_judge.LMJudge(lm, aspects=list(lm_judge.ASPECTS))
+    p = len(followup.CANDIDATE_POSITIVE)
+    out = {}
+    for name in w.ALL:
+        rated = sets[name]
+        found = w.deep_components(deep, rated)
+        cols = {"Deep AM (context cosine)": found["am_context"], "Deep FM (PMI)": found["fm_context"],
+                "DeepAMFM ref-free, old default (lam 0.4)": deep.combine(found, "context")[2]}
+        lp = w.followup_log_probs(fs, rated)
+        cols["followup +3 -3"] = followup.combine(lp, p)
+        cols["followup -3 (negatives only)"] = -lp[:, p:].mean(1)
+        cols["followup +3 (positives only)"] = lp[:, :p].mean(1)
+        for k, text in enumerate(followup.CANDIDATE_POSITIVE + followup.CANDIDATE_NEGATIVE):
+            cols[f"  followup {'+' if k < p else '-'} {text!r}"] = lp[:, k] if k < p else -lp[:, k]
+        out[name] = {"all": cols}
+        if judge_every:
+            turns = judged_turns(rated, judge_every)
+            jl = w.judge_log_probs(judge, turns)
+            ratings = lm_judge.expected_ratings(jl)
+            index = np.arange(0, len(rated), judge_every)
+            jcols = {k: v[index] for k, v in cols.items() if not k.startswith("  ")}
+            for a, aspect in enumerate(lm_judge.ASPECTS):
+                jcols[f"lm_judge {aspect}"] = ratings[:, a]
+            jcols["lm_judge mean of 6"] = ratings.mean(1)
+            out[name]["judge"] = (jcols, rated.ratings[index])
+    return out
+
+
+def combinations(cols: dict, parts: dict) -> dict:
+    """z-scored sums of the components named in ``parts`` {label: [column, ...]}."""
+    return {label: sum(zscore(cols[c]) for c in names) for label, names in parts.items()
+            if all(c in cols for c in names)}
+
+
+COMBINATIONS = {
+    "z(AM) + z(FM)": ["Deep AM (context cosine)", "Deep FM (PMI)"],
+    "z(AM) + z(followup)": ["Deep AM (context cosine)", "followup +3 -3"],
+    "z(AM) + z(followup -3)": ["Deep AM (context cosine)", "followup -3 (negatives only)"],
+    "z(FM) + z(followup)": ["Deep FM (PMI)", "followup +3 -3"],
+    "z(AM) + z(FM) + z(followup)": ["Deep AM (context cosine)", "Deep FM (PMI)", "followup +3 -3"],
+    "z(AM) + z(FM) + z(followup -3)": ["Deep AM (context cosine)", "Deep FM (PMI)", "followup -3 (negatives only)"],
+    "z(AM) + z(lm_judge)": ["Deep AM (context cosine)", "lm_judge mean of 6"],
+    "z(AM) + z(FM) + z(lm_judge)": ["Deep AM (context cosine)", "Deep FM (PMI)", "lm_judge mean of 6"],
+    "z(AM) + z(FM) + z(followup) + z(lm_judge)": ["Deep AM (context cosine)", "Deep FM (PMI)", "followup +3 -3",
+                                                  "lm_judge mean of 6"],
+}
+
+
+def complexity(label: str) -> int:
+    """How many scorers a candidate runs (the simpler wins a tie within noise)."""
+    if label.startswith("DeepAMFM"):
+        return 2
+    return label.count("z(") or 1
+
+
+def spearman_rows(scores: np.ndarray, ratings: np.ndarray) -> np.ndarray:
+    """Spearman of each row of ``scores`` [..., n] with ``ratings`` [..., n] (average ranks for ties)."""
+    from scipy.stats import rankdata
+
+    a, b = rankdata(scores, axis=-1), rankdata(ratings, axis=-1)
+    a -= a.mean(-1, keepdims=True)
+    b -= b.mean(-1, keepdims=True)
+    return (a * b).sum(-1) / np.sqrt((a * a).sum(-1) * (b * b).sum(-1))
+
+
+def leave_one_set_out(per_set: dict, names: list, title: str, seed: int = 0) -> str | None:
+    """Each set scored by the candidate chosen on the others (see the module docstring); the
+    choice made on all sets is returned."""
+    from scipy.stats import spearmanr
+
+    candidates = list(next(iter(per_set.values()))[0])
+    full = {n: {c: 100 * spearmanr(cols[c], y)[0] for c in candidates} for n, (cols, y) in per_set.items()}
+    rng = np.random.default_rng(seed)
+    boot = {}
+    for n, (cols, y) in per_set.items():
+        index = rng.integers(0, len(y), size=(RESAMPLES, len(y)))
+        boot[n] = {c: 100 * spearman_rows(cols[c][index], y[index]) for c in candidates}
+
+    def choose(train: list) -> tuple:
+        means = {c: np.mean([full[n][c] for n in train]) for c in candidates}
+        best = max(candidates, key=means.get)
+        best_boot = np.mean([boot[n][best] for n in train], axis=0)
+        close = []
+        for c in candidates:
+            diff = best_boot - np.mean([boot[n][c] for n in train], axis=0)
+            if np.quantile(diff, 0.025) <= 0:
+                close.append(c)
+        pick = min(close, key=lambda c: (complexity(c), -means[c]))
+        return best, pick, means
+
+    print(f"\n{title}\n")
+    print("| held-out set | best on the other sets (mean Spearman) | chosen (simplest within noise) | "
+          "held-out Spearman of the choice |")
+    print("|---|---|---|---|")
+    held = []
+    for n in names:
+        train = [m for m in names if m != n]
+        best, pick, means = choose(train)
+        held.append(full[n][pick])
+        print(f"| {n} | {best.strip()} ({means[best]:.1f}) | {pick.strip()} ({means[pick]:.1f}) | {full[n][pick]:.1f} |")
+    best, pick, means = choose(names)
+    print(f"| mean of the held-out scores | | | {np.mean(held):.1f} |")
+    print(f"\nchosen on all {len(names)} sets: {pick.strip()} (mean {means[pick]:.1f}; the best, {best.strip()}: "
+          f"{means[best]:.1f})")
+    return pick
+
+
+def tables(sets: dict, lm_name: str | None, judge_every: int) -> None:
+    from benchmarks.deep.correlation_tables import correlations, print_table
+
+    found = components(sets, lm_name, judge_every)
+    table = {}
+    for n in w.ALL:
+        cols = dict(found[n]["all"])
+        cols.update(combinations(cols, COMBINATIONS))
+        found[n]["all"] = cols
+        for row, values in cols.items():
+            table.setdefault(row, {})[n] = correlations(values, sets[n].ratings)
+    print_table(table, w.ALL, "Turn-level Spearman / Pearson x100, every turn of dstc10_dev (the mean: all five sets)")
+    print_table({r: {n: c[n] for n in w.FOUR} for r, c in table.items()}, w.FOUR,
+                "The same, the four target sets (the mean: convai2-grade, empathetic-grade, persona-usr, fed-turn)")
+    per_set = {n: ({c: v for c, v in found[n]["all"].items()}, sets[n].ratings) for n in w.ALL}
+    leave_one_set_out(per_set, w.ALL, "Leave-one-set-out over every turn (components without lm_judge)")
+    if judge_every:
+        jtable = {}
+        for n in w.ALL:
+            cols, y = found[n]["judge"]
+            cols = dict(cols)
+            cols.update(combinations(cols, COMBINATIONS))
+            found[n]["judge"] = (cols, y)
+            for row, values in cols.items():
+                jtable.setdefault(row, {})[n] = correlations(values, y)
+        print_table(jtable, w.ALL, f"Every {judge_every}th turn (where lm_judge was scored), Spearman / Pearson x100")
+        leave_one_set_out({n: found[n]["judge"] for n in w.ALL}, w.ALL,
+                          f"Leave-one-set-out on every {judge_every}th turn (every component, lm_judge included)")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=SHARED_DATA)
     parser.add_argument("--lm", help="the causal LM (default: the packaged SmolLM2-135M-Instruct)")
-    parser.add_argument("--score", default="followup,deep,judge", help="what to score (cached) before the tables")
+    parser.add_argument("--score", default="followup,am,fm,judge", help="what to score (cached) before the tables")
     parser.add_argument("--no-score", action="store_true", help="tables from the cache only")
     parser.add_argument("--judge-every", type=int, default=1,
                         help="score lm_judge on every N-th turn of each set only (its cost on two CPU cores)")
@@ -73,6 +228,7 @@ def main() -> None:
     sets = w.dstc10_sets(args.data)
     if not args.no_score:
         score(sets, args.lm, [p for p in args.score.split(",") if p], args.judge_every)
+    tables(sets, args.lm, args.judge_every)
 
 
 if __name__ == "__main__":

@@ -76,10 +76,10 @@ def judge_log_probs(judge, rated, refs: bool = False) -> np.ndarray:
                                                rated.refs[a:b] if refs else None))
 
 
-def deep_components(scorer, rated) -> dict:
+def deep_components(scorer, rated, names=("am_context", "fm_context")) -> dict:
     """DeepAMFM's reference-free components: am_context, fm_context [n] each."""
     out = {}
-    for name in ("am_context", "fm_context"):
+    for name in names:
         key = f"{name}|{scorer.encoder.describe()}|{scorer.lm.fingerprint}|{scorer.am_context_mode}|" \
               f"{scorer.recency}|{scorer.fm_context_formula}"
         out[name] = cached(name, key, rated.name, len(rated),

@@ -36,11 +36,8 @@ from .inputs import context_turns, empty_responses, text_list
 
 # The candidate follow-ups scored on the development sets (fastamfm's own wording of the
 # kinds of follow-up FED uses: interest, understanding, boredom, confusion).
-CANDIDATE_POSITIVE = ("That's really interesting!", "That makes sense.", "Wow, tell me more!",
-                      "Haha, that's funny.", "I agree with you.", "Thanks, that's helpful.")
-CANDIDATE_NEGATIVE = ("You're really boring.", "That doesn't make sense.", "What are you talking about?",
-                      "You're not listening to me.", "I don't understand what you mean.",
-                      "That's a strange thing to say.")
+CANDIDATE_POSITIVE = ("That's really interesting!", "That makes sense.", "Wow, tell me more!")
+CANDIDATE_NEGATIVE = ("You're really boring.", "That doesn't make sense.", "What are you talking about?")
 # The default set, chosen leave-one-set-out on dstc10_dev (benchmarks/judge/README.md).
 DEFAULT_POSITIVE = CANDIDATE_POSITIVE
 DEFAULT_NEGATIVE = CANDIDATE_NEGATIVE
