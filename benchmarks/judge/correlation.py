@@ -222,13 +222,15 @@ def main() -> None:
     parser.add_argument("--lm", help="the causal LM (default: the packaged SmolLM2-135M-Instruct)")
     parser.add_argument("--score", default="followup,am,fm,judge", help="what to score (cached) before the tables")
     parser.add_argument("--no-score", action="store_true", help="tables from the cache only")
+    parser.add_argument("--no-tables", action="store_true", help="score (into the cache) only")
     parser.add_argument("--judge-every", type=int, default=1,
                         help="score lm_judge on every N-th turn of each set only (its cost on two CPU cores)")
     args = parser.parse_args()
     sets = w.dstc10_sets(args.data)
     if not args.no_score:
         score(sets, args.lm, [p for p in args.score.split(",") if p], args.judge_every)
-    tables(sets, args.lm, args.judge_every)
+    if not args.no_tables:
+        tables(sets, args.lm, args.judge_every)
 
 
 if __name__ == "__main__":

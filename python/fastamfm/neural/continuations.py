@@ -33,17 +33,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dialogue_format import ScoringRequest
+from .dialogue_format import ContinuationRequest, ScoringRequest
 
+__all__ = ["METHODS", "ContinuationRequest", "ContinuationScores", "score_continuations"]
 METHODS = ("auto", "cache", "tree", "separate")
-
-
-@dataclass(frozen=True)
-class ContinuationRequest:
-    """Continuations (tuples of token ids) scored after one ``prefix`` (never empty)."""
-
-    prefix: tuple
-    continuations: tuple
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,15 @@ class ScoringRequest:
 
 
 @dataclass(frozen=True)
+class ContinuationRequest:
+    """Continuations (tuples of token ids) scored after one shared ``prefix`` (never empty):
+    what a judge asks (``fastamfm.neural.continuations``)."""
+
+    prefix: tuple
+    continuations: tuple
+
+
+@dataclass(frozen=True)
 class FormatSettings:
     style: str = "auto"
     context_turns: int | None = None       # keep the last k turns (None: all)
@@ -327,8 +336,6 @@ class DialogueFormat:
         the reply as the next turn (chat: the assistant's) and the opening of the turn
         after it (chat: the user's), trimmed to ``max_context_tokens`` from the start as
         ``requests`` does; its continuations are the tokens of each of ``followups``."""
-        from .continuations import ContinuationRequest
-
         continuations = tuple(tuple(ids) for ids in self._tokenizer.encode_batch(list(followups), special=False))
         costs: dict = {}
         out = []
@@ -358,8 +365,6 @@ class DialogueFormat:
         assistant's answer (chat; plain: a newline) and ``cue``. Each answer (e.g. a rating
         digit) must be one token after the cue, as the text "cue answer" is tokenized (a
         separate space token is put at the end of the continuations)."""
-        from .continuations import ContinuationRequest
-
         opening = self._answer_opening() + cue
         extra, answer_ids = self._answer_ids(opening, answers)
         continuations = tuple(tuple(ids) + extra for ids in
