@@ -80,7 +80,7 @@ def test_builtin_metrics_are_entry_points_in_nlg_evals_order():
     own = [ep for dist, ep in plugins.entry_points() if dist == plugins.DISTRIBUTION]
     assert [ep.name for ep in own] == ["bleu", "meteor", "rouge_l", "cider", "embedding_average", "vector_extrema",
                                        "greedy_matching", "distinct", "am", "fm", "amfm", "learned", "deep_fm",
-                                       "deep_amfm", "deep_am", "bertscore", "evaluator"]
+                                       "deep_amfm", "deep_am", "bertscore", "evaluator", "followup", "lm_judge"]
     assert list(registry.names()[:len(own)]) == [ep.name for ep in own]
     assert registry.default_names() == ("bleu", "meteor", "rouge_l", "cider", "embedding_average",
                                         "vector_extrema", "greedy_matching")
