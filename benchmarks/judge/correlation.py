@@ -38,7 +38,7 @@ def judged_turns(rated, every: int):
                        subset.ratings, subset.aspect)
 
 
-def score(sets: dict, lm_name: str | None, parts: list, judge_every: int = 1) -> None:
+def score(sets: dict, lm_name: str | None, parts: list, judge_every: int = 1, fm_every: int = 1) -> None:
     import torch
     from fastamfm.deep.followup import CANDIDATE_NEGATIVE, CANDIDATE_POSITIVE, FollowupScorer
     from fastamfm.deep.lm_judge import ASPECTS, LMJudge
@@ -48,7 +48,7 @@ def score(sets: dict, lm_name: str | None, parts: list, judge_every: int = 1) ->
     lm = NeuralLM.load(*([lm_name] if lm_name else []), device="cpu")
     print(f"LM: {lm!r}", file=sys.stderr, flush=True)
     for part in parts:
-        for name in w.ALL:
+        for name in (w.ALL[::-1] if w.REVERSE else w.ALL):
             rated = sets[name]
             if part == "followup":
                 w.followup_log_probs(FollowupScorer(lm, positive=CANDIDATE_POSITIVE, negative=CANDIDATE_NEGATIVE),
@@ -58,7 +58,8 @@ def score(sets: dict, lm_name: str | None, parts: list, judge_every: int = 1) ->
             elif part in ("am", "fm"):
                 import fastamfm
 
-                w.deep_components(fastamfm.DeepAMFM.default(device="cpu", lm=lm), rated, [f"{part}_context"])
+                turns = judged_turns(rated, fm_every) if part == "fm" else rated
+                w.deep_components(fastamfm.DeepAMFM.default(device="cpu", lm=lm), turns, [f"{part}_context"])
 
 
 # --- the components and their combinations ------------------------------------------------
@@ -69,9 +70,10 @@ def zscore(values: np.ndarray) -> np.ndarray:
     return (values - values.mean()) / (values.std() or 1.0)
 
 
-def components(sets: dict, lm_name: str | None, judge_every: int) -> dict:
-    """{set: {component: values}} from the cache (every turn; the judge's columns on its turns only,
-    under the key "judge")."""
+def components(sets: dict, lm_name: str | None, every: int) -> dict:
+    """{set: {"all": (columns on every turn, ratings), "sub": (columns on every ``every``-th turn,
+    ratings)}} from the cache: Deep AM and the followup variants on every turn; Deep FM, the old
+    DeepAMFM default and lm_judge (their cost) on every ``every``-th turn, with the others."""
     import fastamfm
     from fastamfm.deep import followup, lm_judge
     from fastamfm.neural.neural_lm import NeuralLM
@@ -84,26 +86,26 @@ def components(sets: dict, lm_name: str | None, judge_every: int) -> dict:
     out = {}
     for name in w.ALL:
         rated = sets[name]
-        found = w.deep_components(deep, rated)
-        cols = {"Deep AM (context cosine)": found["am_context"], "Deep FM (PMI)": found["fm_context"],
-                "DeepAMFM ref-free, old default (lam 0.4)": deep.combine(found, "context")[2]}
+        cols = {"Deep AM (context cosine)": w.deep_components(deep, rated, ["am_context"])["am_context"]}
         lp = w.followup_log_probs(fs, rated)
         cols["followup +3 -3"] = followup.combine(lp, p)
         cols["followup -3 (negatives only)"] = -lp[:, p:].mean(1)
         cols["followup +3 (positives only)"] = lp[:, :p].mean(1)
         for k, text in enumerate(followup.CANDIDATE_POSITIVE + followup.CANDIDATE_NEGATIVE):
             cols[f"  followup {'+' if k < p else '-'} {text!r}"] = lp[:, k] if k < p else -lp[:, k]
-        out[name] = {"all": cols}
-        if judge_every:
-            turns = judged_turns(rated, judge_every)
-            jl = w.judge_log_probs(judge, turns)
-            ratings = lm_judge.expected_ratings(jl)
-            index = np.arange(0, len(rated), judge_every)
-            jcols = {k: v[index] for k, v in cols.items() if not k.startswith("  ")}
-            for a, aspect in enumerate(lm_judge.ASPECTS):
-                jcols[f"lm_judge {aspect}"] = ratings[:, a]
-            jcols["lm_judge mean of 6"] = ratings.mean(1)
-            out[name]["judge"] = (jcols, rated.ratings[index])
+        out[name] = {"all": (cols, rated.ratings)}
+        index = np.arange(0, len(rated), every)
+        turns = judged_turns(rated, every)
+        sub = {k: v[index] for k, v in cols.items()}
+        found = {"am_context": sub["Deep AM (context cosine)"],
+                 "fm_context": w.deep_components(deep, turns, ["fm_context"])["fm_context"]}
+        sub["Deep FM (PMI)"] = found["fm_context"]
+        sub["DeepAMFM ref-free, old default (lam 0.4)"] = deep.combine(found, "context")[2]
+        ratings = lm_judge.expected_ratings(w.judge_log_probs(judge, turns))
+        for a, aspect in enumerate(lm_judge.ASPECTS):
+            sub[f"lm_judge {aspect}"] = ratings[:, a]
+        sub["lm_judge mean of 6"] = ratings.mean(1)
+        out[name]["sub"] = (sub, rated.ratings[index])
     return out
 
 
@@ -128,9 +130,13 @@ COMBINATIONS = {
 
 
 def complexity(label: str) -> int:
-    """How many scorers a candidate runs (the simpler wins a tie within noise)."""
+    """How many scorers (or prompts) a candidate runs: the simpler wins a tie within noise."""
     if label.startswith("DeepAMFM"):
         return 2
+    if label.startswith("lm_judge mean"):
+        return 6
+    if "followup +3 -3" in label:
+        return 2 if label.count("z(") <= 1 else label.count("z(") + 1
     return label.count("z(") or 1
 
 
@@ -144,12 +150,12 @@ def spearman_rows(scores: np.ndarray, ratings: np.ndarray) -> np.ndarray:
     return (a * b).sum(-1) / np.sqrt((a * a).sum(-1) * (b * b).sum(-1))
 
 
-def leave_one_set_out(per_set: dict, names: list, title: str, seed: int = 0) -> str | None:
+def leave_one_set_out(per_set: dict, names: list, title: str, keep=None, seed: int = 0) -> str | None:
     """Each set scored by the candidate chosen on the others (see the module docstring); the
-    choice made on all sets is returned."""
+    choice made on all sets is returned. ``keep(label)``: the candidates considered."""
     from scipy.stats import spearmanr
 
-    candidates = list(next(iter(per_set.values()))[0])
+    candidates = [c for c in next(iter(per_set.values()))[0] if keep is None or keep(c)]
     full = {n: {c: 100 * spearmanr(cols[c], y)[0] for c in candidates} for n, (cols, y) in per_set.items()}
     rng = np.random.default_rng(seed)
     boot = {}
@@ -186,34 +192,31 @@ def leave_one_set_out(per_set: dict, names: list, title: str, seed: int = 0) -> 
     return pick
 
 
-def tables(sets: dict, lm_name: str | None, judge_every: int) -> None:
+def tables(sets: dict, lm_name: str | None, every: int) -> None:
     from benchmarks.deep.correlation_tables import correlations, print_table
 
-    found = components(sets, lm_name, judge_every)
-    table = {}
-    for n in w.ALL:
-        cols = dict(found[n]["all"])
-        cols.update(combinations(cols, COMBINATIONS))
-        found[n]["all"] = cols
-        for row, values in cols.items():
-            table.setdefault(row, {})[n] = correlations(values, sets[n].ratings)
-    print_table(table, w.ALL, "Turn-level Spearman / Pearson x100, every turn of dstc10_dev (the mean: all five sets)")
-    print_table({r: {n: c[n] for n in w.FOUR} for r, c in table.items()}, w.FOUR,
-                "The same, the four target sets (the mean: convai2-grade, empathetic-grade, persona-usr, fed-turn)")
-    per_set = {n: ({c: v for c, v in found[n]["all"].items()}, sets[n].ratings) for n in w.ALL}
-    leave_one_set_out(per_set, w.ALL, "Leave-one-set-out over every turn (components without lm_judge)")
-    if judge_every:
-        jtable = {}
+    found = components(sets, lm_name, every)
+    for part, title in (("all", "every turn of dstc10_dev"),
+                        ("sub", f"every {every}th turn (where Deep FM and lm_judge were scored)")):
+        table = {}
         for n in w.ALL:
-            cols, y = found[n]["judge"]
-            cols = dict(cols)
-            cols.update(combinations(cols, COMBINATIONS))
-            found[n]["judge"] = (cols, y)
+            cols, y = found[n][part]
+            cols = {**cols, **combinations(cols, COMBINATIONS)}
+            found[n][part] = (cols, y)
             for row, values in cols.items():
-                jtable.setdefault(row, {})[n] = correlations(values, y)
-        print_table(jtable, w.ALL, f"Every {judge_every}th turn (where lm_judge was scored), Spearman / Pearson x100")
-        leave_one_set_out({n: found[n]["judge"] for n in w.ALL}, w.ALL,
-                          f"Leave-one-set-out on every {judge_every}th turn (every component, lm_judge included)")
+                table.setdefault(row, {})[n] = correlations(values, y)
+        print_table(table, w.ALL, f"Turn-level Spearman / Pearson x100, {title} (the mean: all five sets)")
+        print_table({r: {n: c[n] for n in w.FOUR} for r, c in table.items()}, w.FOUR,
+                    f"The same, the four target sets (the mean: convai2-grade, empathetic-grade, persona-usr, fed-turn)")
+    every_turn = {n: found[n]["all"] for n in w.ALL}
+    subset = {n: found[n]["sub"] for n in w.ALL}
+    leave_one_set_out(every_turn, w.ALL, "Leave-one-set-out, the followup variants (every turn): the default set",
+                      keep=lambda c: "followup" in c and "z(" not in c)
+    leave_one_set_out(every_turn, w.ALL, "Leave-one-set-out, Deep AM, followup and their sums (every turn)")
+    leave_one_set_out(subset, w.ALL, f"Leave-one-set-out, lm_judge's aspects (every {every}th turn): the default "
+                      f"aspects", keep=lambda c: c.startswith("lm_judge"))
+    leave_one_set_out(subset, w.ALL, f"Leave-one-set-out, every reference-free candidate (every {every}th turn): "
+                      f"the reference-free default")
 
 
 def main() -> None:
@@ -223,12 +226,17 @@ def main() -> None:
     parser.add_argument("--score", default="followup,am,fm,judge", help="what to score (cached) before the tables")
     parser.add_argument("--no-score", action="store_true", help="tables from the cache only")
     parser.add_argument("--no-tables", action="store_true", help="score (into the cache) only")
+    parser.add_argument("--fm-every", type=int, default=1,
+                        help="score Deep FM on every N-th turn of each set only (its cost on two CPU cores)")
+    parser.add_argument("--reverse", action="store_true",
+                        help="score the sets and chunks last to first (a second process meeting the first)")
     parser.add_argument("--judge-every", type=int, default=1,
                         help="score lm_judge on every N-th turn of each set only (its cost on two CPU cores)")
     args = parser.parse_args()
     sets = w.dstc10_sets(args.data)
     if not args.no_score:
-        score(sets, args.lm, [p for p in args.score.split(",") if p], args.judge_every)
+        w.REVERSE = args.reverse
+        score(sets, args.lm, [p for p in args.score.split(",") if p], args.judge_every, args.fm_every)
     if not args.no_tables:
         tables(sets, args.lm, args.judge_every)
 

@@ -19,6 +19,7 @@ FOUR = ["convai2-grade", "empathetic-grade", "persona-usr", "fed-turn"]
 ALL = FOUR + ["dailydialog-zhao"]
 CACHE = Path(os.environ.get("FASTAMFM_JUDGE_CACHE", "/tmp/fastamfm-judge-cache"))
 CHUNK = 100
+REVERSE = False     # compute the chunks last to first (a second process working towards the first)
 
 
 def dstc10_sets(data: Path = SHARED_DATA) -> dict:
@@ -43,10 +44,11 @@ def cached(kind: str, key: str, set_name: str, n: int, compute) -> np.ndarray:
     kept in ``CACHE`` under ``kind``, the set and a hash of ``key`` (everything the numbers
     depend on), then joined."""
     tag = hashlib.sha1(key.encode()).hexdigest()[:12]
-    parts = []
-    for start in range(0, n, CHUNK):
+    starts = list(range(0, n, CHUNK))
+    paths = {}
+    for start in (starts[::-1] if REVERSE else starts):
         stop = min(n, start + CHUNK)
-        path = CACHE / f"{set_name}.{kind}.{tag}.{start}-{stop}.npy"
+        path = paths[start] = CACHE / f"{set_name}.{kind}.{tag}.{start}-{stop}.npy"
         if not path.exists():
             began = time.perf_counter()
             values = np.asarray(compute(start, stop))
@@ -55,8 +57,7 @@ def cached(kind: str, key: str, set_name: str, n: int, compute) -> np.ndarray:
             os.replace(path.with_suffix(".tmp.npy"), path)
             print(f"  {set_name} {kind} {start}-{stop}: {time.perf_counter() - began:.0f} s", file=sys.stderr,
                   flush=True)
-        parts.append(np.load(path))
-    return np.concatenate(parts)
+    return np.concatenate([np.load(paths[start]) for start in starts])
 
 
 def followup_log_probs(scorer, rated) -> np.ndarray:
