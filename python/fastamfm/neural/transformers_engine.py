@@ -247,14 +247,23 @@ class TransformersEngine:
 
     def _target_log_probs(self, states, inverse, targets):
         """ln softmax(head(states[inverse[k]]))[targets[k]]: the vocabulary projection in
-        slices of ``_HEAD_ROWS`` states (bounds the [rows, vocab] logits)."""
+        slices of ``_HEAD_ROWS`` states (bounds the [rows, vocab] logits). The chosen logit
+        is read from the same logits the normaliser sums (one rounding, as the model's own
+        log-softmax), the normaliser summed in float64; float32 out."""
         torch = import_torch()
-        normalisers = torch.cat([torch.logsumexp(self._head(states[s:s + _HEAD_ROWS]).float(), dim=-1)
-                                 for s in range(0, states.shape[0], _HEAD_ROWS)])
-        chosen = (states[inverse].float() * self._head.weight[targets].float()).sum(-1)
-        if self._head.bias is not None:
-            chosen = chosen + self._head.bias[targets].float()
-        return chosen - normalisers[inverse]
+        out = torch.empty(len(inverse), dtype=torch.float64, device=states.device)
+        order = torch.argsort(inverse)
+        inverse, targets = inverse[order], targets[order]
+        bounds = torch.searchsorted(inverse, torch.arange(0, states.shape[0] + _HEAD_ROWS, _HEAD_ROWS,
+                                                          device=inverse.device))
+        for slot, s in enumerate(range(0, states.shape[0], _HEAD_ROWS)):
+            lo, hi = int(bounds[slot]), int(bounds[slot + 1])
+            if lo == hi:
+                continue
+            logits = self._head(states[s:s + _HEAD_ROWS]).double()
+            rows = inverse[lo:hi] - s
+            out[order[lo:hi]] = logits[rows, targets[lo:hi]] - torch.logsumexp(logits, dim=-1)[rows]
+        return out.float()
 
 
 def _new_cache(transformers, config):
