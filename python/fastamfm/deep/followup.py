@@ -38,7 +38,9 @@ from .inputs import context_turns, empty_responses, text_list
 # kinds of follow-up FED uses: interest, understanding, boredom, confusion).
 CANDIDATE_POSITIVE = ("That's really interesting!", "That makes sense.", "Wow, tell me more!")
 CANDIDATE_NEGATIVE = ("You're really boring.", "That doesn't make sense.", "What are you talking about?")
-# The default set, chosen leave-one-set-out on dstc10_dev (benchmarks/judge/README.md).
+# The default set, chosen leave-one-set-out on dstc10_dev among the candidates' variants (both
+# sides, negatives only, positives only, each alone): both sides, the best on the other four sets in
+# every fold (every turn; mean Spearman 18.3, fed-turn 39.0 with SmolLM2-135M: benchmarks/judge/README.md).
 DEFAULT_POSITIVE = CANDIDATE_POSITIVE
 DEFAULT_NEGATIVE = CANDIDATE_NEGATIVE
 DEFAULT_SET_NAME = "fastamfm-1"

@@ -36,9 +36,11 @@ ASPECTS = {
     "groundedness": "Groundedness: is the reply consistent with the facts in the conversation?",
     "specificity": "Specificity: is the reply specific rather than generic?",
 }
-# The aspects whose mean is the ``lm_judge`` column, chosen leave-one-set-out on dstc10_dev
-# (benchmarks/judge/README.md).
+# The aspects rated by default (a column each), and those whose mean is the ``lm_judge`` column:
+# groundedness, chosen leave-one-set-out on dstc10_dev (every 5th turn; best on the other four sets
+# in every fold, held-out mean Spearman 11.5 with SmolLM2-135M: benchmarks/judge/README.md).
 DEFAULT_ASPECTS = tuple(ASPECTS)
+DEFAULT_COMBINED = ("groundedness",)
 PROMPT_HEAD = ("Read this conversation between A and B and the reply B gives next.\n\n{dialogue}\n\n"
                "Reply of B: {reply}\n{references}\n"
                "Rate the reply on one aspect, from 1 (very poor) to 5 (excellent).\n")
@@ -90,8 +92,8 @@ class LMJudge:
     """Per-aspect ratings by one causal LM (see the module docstring). ``lm``: a
     ``NeuralLM`` or a model to load (default the packaged SmolLM2); ``aspects``: names of
     ``ASPECTS`` or {name: question}; ``combined``: the aspects averaged into ``lm_judge``
-    (default: those of ``DEFAULT_ASPECTS`` present, else all); ``references``: show the
-    references in the prompt when given."""
+    (default: those of ``DEFAULT_COMBINED`` present, else all); ``references``: show the
+    references in the prompt when given. ``reward`` rates the ``combined`` aspects only."""
 
     def __init__(self, lm=None, *, aspects=DEFAULT_ASPECTS, combined=None, references: bool = True,
                  device: str = "auto", method: str = "auto"):
@@ -100,7 +102,7 @@ class LMJudge:
 
         self.aspects = check_aspects(aspects)
         if combined is None:
-            combined = [a for a in DEFAULT_ASPECTS if a in self.aspects] or list(self.aspects)
+            combined = [a for a in DEFAULT_COMBINED if a in self.aspects] or list(self.aspects)
         self.combined = tuple(combined)
         for name in self.combined:
             if name not in self.aspects:
@@ -135,9 +137,9 @@ class LMJudge:
     def __repr__(self) -> str:
         return f"LMJudge(aspects={list(self.aspects)}, lm={self.lm!r})"
 
-    def log_probs(self, hyps, contexts, refs=None) -> np.ndarray:
-        """ln p of each rating token 1..5 per reply and aspect: float64 [n, A, 5]; rows of
-        empty replies are NaN (not scored)."""
+    def log_probs(self, hyps, contexts, refs=None, *, aspects=None) -> np.ndarray:
+        """ln p of each rating token 1..5 per reply and aspect (``aspects``: a subset of
+        them; default all): float64 [n, A, 5]; rows of empty replies are NaN (not scored)."""
         hyps = text_list(hyps, "hyps")
         if contexts is None:
             raise ValueError("lm_judge: needs the dialogue contexts (contexts=): it rates a reply to a dialogue")
@@ -146,11 +148,12 @@ class LMJudge:
         if refs is not None and self.references:
             texts = ReferenceTexts(refs, len(hyps), "lm_judge")
             shown = [texts.flat[texts.offsets[i]:texts.offsets[i + 1]][:MAX_REFERENCES] for i in range(len(hyps))]
-        out = np.full((len(hyps), len(self.aspects), len(RATINGS)), np.nan)
+        asked = list(self.aspects) if aspects is None else list(aspects)
+        out = np.full((len(hyps), len(asked), len(RATINGS)), np.nan)
         keep = np.nonzero(~empty_responses(hyps))[0]
         if len(keep):
             items = [(turns[i], _head(hyps[i], None if shown is None else shown[i])) for i in keep]
-            tails = list(self.aspects.values())
+            tails = [self.aspects[a] for a in asked]
             out[keep] = self.lm.prompt_answer_log_probs(items, tails, list(RATINGS), cue=CUE, method=self.method)
         return out
 
@@ -175,7 +178,9 @@ class LMJudge:
         """``lm_judge`` per reply as a float32 torch tensor on the LM's device."""
         from ..runtime import import_torch
 
-        values = self.columns_from(self.log_probs(hyps, contexts, refs))["lm_judge"].astype(np.float32)
+        log_probs = self.log_probs(hyps, contexts, refs, aspects=self.combined)
+        ratings = np.where(np.isnan(log_probs).any(axis=-1), LOWEST, expected_ratings(np.nan_to_num(log_probs)))
+        values = ratings.mean(axis=1).astype(np.float32)
         return import_torch().from_numpy(values).to(self.lm.device)
 
 
