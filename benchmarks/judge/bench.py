@@ -6,7 +6,8 @@ follow-up / aspect scored alone, and DeepAMFM reference-free.
     OMP_WAIT_POLICY=PASSIVE python3 benchmarks/run.py judge --benchmark-group-by=group
 
 Groups "judge-followup" and "judge-lm_judge" (``N_RESPONSES`` responses spread over the five
-sets); each benchmark asserts its log-probabilities equal the unshared loop's (<= 1e-5).
+sets); each benchmark asserts its log-probabilities equal the unshared loop's (followup <= 1e-5,
+lm_judge's rating tokens <= 2e-5).
 Skips with the reason when torch, the packaged models or ../shared/data are absent. The
 side-by-side table: ``python3 benchmarks/run.py judge compare``.
 """
@@ -73,7 +74,9 @@ def test_lm_judge(benchmark, deep_amfm, dev_responses, unshared, method):
     hyps, contexts = dev_responses
     judge = LMJudge(deep_amfm.lm, method=method)
     found = benchmark.pedantic(judge.log_probs, args=(hyps, contexts), rounds=ROUNDS, iterations=1)
-    np.testing.assert_allclose(found, unshared[1], atol=1e-5, rtol=0)
+    # Two batched float32 computations of prompts of up to 512 tokens differ by up to 1.6e-5
+    # (measured, README.md here); each is within 1e-5 of the plain loop in tests/test_lm_judge.py.
+    np.testing.assert_allclose(found, unshared[1], atol=2e-5, rtol=0)
 
 
 @pytest.mark.benchmark(group="judge-followup")
