@@ -1,6 +1,8 @@
 """Which registered metrics can run here: METEOR needs its resources, the neural metrics
 torch and transformers; the learned metric needs a fitted scorer (tests/test_learned.py) and
-the evaluator a trained evaluator directory (tests/test_evaluator.py)."""
+the evaluator a trained evaluator directory (tests/test_evaluator.py); the metrics that need
+the dialogue contexts (the LM judges: tests/test_followup.py, tests/test_lm_judge.py) cannot
+score the reference-only batches of the tests that run every metric."""
 from __future__ import annotations
 
 NEURAL_METRICS = ("deep_am", "bertscore", "deep_fm", "deep_amfm")
@@ -29,4 +31,4 @@ def runnable_metric_names() -> list:
 
     return [n for n in registry.names() if n not in ("learned", "evaluator") and (n != "meteor" or meteor_available())
             and (n not in NEURAL_METRICS or deep_available())
-            and not getattr(registry.metric_class(n), "whole_set", False)]
+            and not getattr(registry.metric_class(n), "whole_set", False) and not registry.metric_class(n).needs_contexts]

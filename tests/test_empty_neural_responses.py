@@ -91,6 +91,17 @@ def test_the_registry_metrics_agree(lm, encoder):
     assert (_empty(table["deep_amfm"]) == DeepAMFM(encoder=encoder, lm=lm, device="cpu").lowest("reference")).all()
 
 
+def test_the_lm_judges_give_empty_replies_the_lowest_value(tmp_path):
+    from fastamfm.deep import followup, lm_judge
+
+    lm = NeuralLM.load(str(make_model(tmp_path / "llama", max_positions=2048)), device="cpu")
+    table = fastamfm.evaluate(HYPS, contexts=CONTEXTS, metrics=["followup", "lm_judge"], lm=lm,
+                              aspects=["relevance", "naturalness"])
+    assert (_empty(table["followup"]) == followup.LOWEST).all() and (table["followup"][len(EMPTY):] > -20).all()
+    for column in ("lm_judge", "lm_judge_relevance", "lm_judge_naturalness"):
+        assert (_empty(table[column]) == lm_judge.LOWEST).all() and (table[column][len(EMPTY):] > 1).all()
+
+
 # --- the packaged models against real weak replies ------------------------------------------
 WEAK = ["ok", "yes", "no", "hmm", "lol", ".", "?", "i don't know", "what?", "the", "asdf qwerty", "a a a a",
         "ok ok ok ok ok", "sure", "idk", "...", "yeah yeah", "no no no no", "k", "bye"]
@@ -137,3 +148,8 @@ def test_no_empty_reply_is_above_a_real_weak_reply_with_the_packaged_models(pack
     scores = fastamfm.bertscore(hyps, refs, model=packaged.encoder)
     for column in ("precision", "recall", "f1"):
         check(scores[column], f"bertscore {column}")
+    from fastamfm.deep.followup import FollowupScorer
+    from fastamfm.deep.lm_judge import LMJudge
+
+    check(FollowupScorer(packaged.lm).score(hyps, contexts).sentences, "followup")
+    check(LMJudge(packaged.lm, aspects=["relevance"]).score(hyps, contexts)["lm_judge"], "lm_judge")

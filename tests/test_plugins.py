@@ -86,7 +86,7 @@ def test_builtin_metrics_are_entry_points_in_nlg_evals_order():
     assert [ep.name for ep in own] == ["bleu", "meteor", "rouge_l", "cider", "embedding_average", "vector_extrema",
                                        "greedy_matching", "distinct", "sacrebleu", "chrf", "chrf_plus", "rouge",
                                        "self_bleu", "am", "fm", "amfm", "learned", "deep_fm",
-                                       "deep_amfm", "deep_am", "bertscore", "evaluator"]
+                                       "deep_amfm", "deep_am", "bertscore", "evaluator", "followup", "lm_judge"]
     assert list(registry.names()[:len(own)]) == [ep.name for ep in own]
     assert registry.default_names() == ("bleu", "meteor", "rouge_l", "cider", "embedding_average",
                                         "vector_extrema", "greedy_matching")

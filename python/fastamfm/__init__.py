@@ -103,6 +103,8 @@ __all__ = [
     "NeuralTokenScores",
     "deep_fm",
     "tune_deep",
+    "FollowupScorer",
+    "LMJudge",
     "Evaluator",
     "train_evaluator",
 ]
@@ -120,6 +122,8 @@ _LAZY = {
     "NeuralTokenScores": ("fastamfm.neural.neural_lm", "NeuralTokenScores"),
     "deep_fm": ("fastamfm.deep.fm", "deep_fm"),
     "tune_deep": ("fastamfm.deep.tuning", "tune_deep"),
+    "FollowupScorer": ("fastamfm.deep.followup", "FollowupScorer"),
+    "LMJudge": ("fastamfm.deep.lm_judge", "LMJudge"),
     "Evaluator": ("fastamfm.evaluator.evaluator", "Evaluator"),
     "train_evaluator": ("fastamfm.training.evaluator", "train_evaluator"),
 }

@@ -30,6 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+import numpy as np
+
 from .bounded_template import (
     ChatTemplateError,
     TemplateRaised,
@@ -60,6 +62,15 @@ class LMTokenizer(Protocol):
 class ScoringRequest:
     prefix: tuple
     target: tuple
+
+
+@dataclass(frozen=True)
+class ContinuationRequest:
+    """Continuations (tuples of token ids) scored after one shared ``prefix`` (never empty):
+    what a judge asks (``fastamfm.neural.continuations``)."""
+
+    prefix: tuple
+    continuations: tuple
 
 
 @dataclass(frozen=True)
@@ -236,28 +247,44 @@ class DialogueFormat:
         return self._start_ids + tuple(ids)
 
     def _fitted_prefix(self, turns: list) -> tuple:
-        """The prefix of the most recent turns that fits ``max_context_tokens``: the fewest
-        oldest turns dropped (the last turn alone, cut to its last tokens, if none fits).
+        """The prefix of the most recent turns that fits ``max_context_tokens`` (``_fit``)."""
+        return self._fit(turns, self._prefix_ids)
 
-        Linear in the context: each turn is tokenized once to estimate where the cut
-        falls, and only suffixes of about the limit's size are rendered and tokenized
-        to find the exact cut (galloping from the estimate, then bisecting), instead of
-        re-rendering the whole remaining context once per dropped turn."""
+    def _fit(self, turns: list, build, costs: np.ndarray | None = None) -> tuple:
+        """``build(turns[first:])`` (token ids) for the smallest ``first`` whose ids fit
+        ``max_context_tokens``: the fewest oldest turns dropped (the last turn alone, the
+        ids cut to their last tokens after the start token, if none fits).
+
+        Linear in the context: each turn is tokenized once (``costs``: the tokens each turn
+        adds, when the caller has them) to estimate where the cut falls, and only suffixes
+        of about the limit's size are rendered and tokenized to find the exact cut
+        (galloping from the estimate, then bisecting), instead of re-rendering the whole
+        remaining context once per dropped turn."""
         limit = self.settings.max_context_tokens
         if self.settings.context_turns is not None:
             turns = turns[-self.settings.context_turns:]
-        last = len(turns) - 1
+            costs = None if costs is None else costs[-self.settings.context_turns:]
         rendered: dict = {}
 
         def ids_from(first: int) -> tuple:
             if first not in rendered:
-                rendered[first] = self._prefix_ids(turns[first:])
+                rendered[first] = tuple(build(turns[first:]))
             return rendered[first]
+
+        last = max(len(turns) - 1, 0)
 
         def fits(first: int) -> bool:  # dropping the turns before ``first`` is enough (or nothing more can go)
             return first == last or len(ids_from(first)) <= limit
 
-        first = _first_true(fits, self._estimated_cut(turns, limit), last)
+        if len(turns) > 1:
+            costs = self.turn_costs(turns) if costs is None else costs
+            # The tokens of everything but the turns, estimated from the last turn's render.
+            base = len(ids_from(last)) - int(costs[-1])
+            suffix = np.cumsum(costs[::-1])[::-1]         # suffix[i]: the tokens of turns[i:]
+            inside = np.nonzero(base + suffix <= limit)[0]
+            first = _first_true(fits, int(inside[0]) if len(inside) else last, last)
+        else:
+            first = 0
         ids = ids_from(first)
         if len(ids) > limit:
             # One turn alone is too long: keep its last tokens, after the start token.
@@ -265,19 +292,14 @@ class DialogueFormat:
             ids = head + ids[len(ids) - (limit - len(head)):]
         return ids
 
-    def _estimated_cut(self, turns: list, limit: int) -> int:
-        """Where the cut falls if each turn costs its own tokens plus a fixed overhead."""
+    def turn_costs(self, turns: list) -> np.ndarray:
+        """The tokens each turn adds to a rendered dialogue: its own plus a fixed overhead."""
         if self._turn_overhead is None:
             probe = self._tokenizer.encode_batch(["x"], special=False)[0]
             one, two = self._prefix_ids(["x"]), self._prefix_ids(["x", "x"])
             self._turn_overhead = max(0, len(two) - len(one) - len(probe))
-        costs = [len(ids) + self._turn_overhead for ids in self._tokenizer.encode_batch(turns, special=False)]
-        total = len(self._empty_prefix)
-        for first in range(len(turns) - 1, -1, -1):
-            total += costs[first]
-            if total > limit:
-                return min(first + 1, len(turns) - 1)
-        return 0
+        return np.array([len(ids) + self._turn_overhead for ids in self._tokenizer.encode_batch(turns, special=False)],
+                        dtype=np.int64)
 
     def requests(self, responses: list, contexts: list | None) -> list:
         """One ``ScoringRequest`` per response; ``contexts`` as ``normalize_contexts`` returns."""
@@ -296,6 +318,102 @@ class DialogueFormat:
                                  f"model's {self._max_length} positions (lower max_context_tokens or shorten it)")
             out.append(ScoringRequest(prefix, target))
         return out
+
+
+    # --- judges: continuations of one shared prefix (``continuations``) ------------------
+    def _split_render(self, messages: list, generation_prompt: bool) -> tuple:
+        """(text before, text after) the content of the last message, whose content is
+        ``_OPEN`` (the place a continuation goes)."""
+        text = self._chat.render(messages, generation_prompt)
+        at = text.find(_OPEN)
+        if at < 0:
+            raise ChatTemplateError("NeuralLM: this chat template does not render a message's content as it is; "
+                                    "use style='plain'")
+        return text[:at], text[at + len(_OPEN):]
+
+    def followup_requests(self, replies: list, contexts: list, followups: list) -> list:
+        """Per (context, reply), a ``ContinuationRequest`` whose prefix is the dialogue with
+        the reply as the next turn (chat: the assistant's) and the opening of the turn
+        after it (chat: the user's), trimmed to ``max_context_tokens`` from the start as
+        ``requests`` does; its continuations are the tokens of each of ``followups``."""
+        continuations = tuple(tuple(ids) for ids in self._tokenizer.encode_batch(list(followups), special=False))
+        costs: dict = {}
+        out = []
+        for i, (reply, turns) in enumerate(zip(replies, contexts)):
+            key = tuple(turns)
+            if key not in costs:
+                costs[key] = self.turn_costs(list(turns)) if len(turns) > 1 else None
+
+            def build(kept, reply=reply):
+                if self._chat is None:
+                    text = "".join(t + "\n" for t in list(kept) + [reply])
+                else:
+                    text = self._split_render(ChatTemplate.messages(list(kept) + [reply, _OPEN]), False)[0]
+                return self._start_ids + tuple(self._tokenizer.encode_batch([text], special=True)[0])
+
+            prefix = self._fit(list(turns), build, costs[key])
+            self._check_length(i, prefix, continuations)
+            out.append(ContinuationRequest(prefix, continuations))
+        return out
+
+    def prompt_requests(self, items: list, tails: list, answers: list, *, cue: str = "") -> tuple:
+        """A prompt asked in several ways, and the tokens of its possible answers:
+        (``ContinuationRequest``s, answer token ids). ``items`` per request (turns, head),
+        where ``head(kept_turns)`` is the text of the shared part of a user message (built
+        from the most recent turns that fit ``max_context_tokens``); ``tails`` the texts
+        completing that message, one continuation each, followed by the opening of the
+        assistant's answer (chat; plain: a newline) and ``cue``. Each answer (e.g. a rating
+        digit) must be one token after the cue, as the text "cue answer" is tokenized (a
+        separate space token is put at the end of the continuations)."""
+        opening = self._answer_opening() + cue
+        extra, answer_ids = self._answer_ids(opening, answers)
+        continuations = tuple(tuple(ids) + extra for ids in
+                              self._tokenizer.encode_batch([t + opening for t in tails], special=True))
+        out = []
+        for i, (turns, head) in enumerate(items):
+            def build(kept, head=head):
+                text = head(list(kept))
+                if self._chat is not None:
+                    text = self._split_render([{"role": "user", "content": text + _OPEN}], True)[0]
+                return self._start_ids + tuple(self._tokenizer.encode_batch([text], special=True)[0])
+
+            prefix = self._fit(list(turns), build)
+            self._check_length(i, prefix, continuations)
+            out.append(ContinuationRequest(prefix, continuations))
+        return out, answer_ids
+
+    def _answer_opening(self) -> str:
+        """What follows a prompt before its answer: the chat template's end of the user
+        turn and opening of the assistant's, or a newline (plain)."""
+        if self._chat is None:
+            return "\n"
+        return self._split_render([{"role": "user", "content": _OPEN}], True)[1]
+
+    def _answer_ids(self, opening: str, answers: list) -> tuple:
+        """(token ids to end the continuations with, one token id per answer): how the text
+        ``opening`` + (a space, unless it ends in whitespace) + answer is tokenized."""
+        base = tuple(self._tokenizer.encode_batch([opening], special=True)[0])
+        space = "" if not opening or opening[-1].isspace() else " "
+        rests = []
+        for answer in answers:
+            ids = tuple(self._tokenizer.encode_batch([opening + space + answer], special=True)[0])
+            rests.append(ids[len(base):] if ids[:len(base)] == base else None)
+        if all(r is not None and len(r) == 1 for r in rests):
+            return (), tuple(r[0] for r in rests)
+        if all(r is not None and len(r) == 2 and r[0] == rests[0][0] for r in rests):
+            return (rests[0][0],), tuple(r[1] for r in rests)      # a space token of its own, then the answer
+        raise ValueError(f"NeuralLM: the answers {list(answers)} are not one token each after {opening[-20:]!r} "
+                         f"for this tokenizer")
+
+    def _check_length(self, i: int, prefix: tuple, continuations: tuple) -> None:
+        longest = max((len(c) for c in continuations), default=0) + 1
+        if self._max_length is not None and len(prefix) + longest > self._max_length:
+            raise ValueError(f"item {i}: a {len(prefix)}-token prefix and a {longest}-token continuation exceed the "
+                             f"model's {self._max_length} positions (lower max_context_tokens)")
+
+
+# Where a continuation goes in a rendered chat (the content of the last message).
+_OPEN = "\u2063fastamfm-open\u2063"
 
 
 def _first_true(predicate, guess: int, last: int) -> int:

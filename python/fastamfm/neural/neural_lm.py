@@ -219,6 +219,51 @@ class NeuralLM:
         turns separated by newlines) each response is conditioned on its context."""
         return self.token_scores(sentences, contexts=contexts).mean()
 
+    # --- judges: continuations of one shared prefix ----------------------------------
+    def continuations(self, requests: list, *, candidates: tuple = (), method: str = "auto"):
+        """``ContinuationScores`` of ``ContinuationRequest``s (``fastamfm.neural.continuations``):
+        every prefix computed once for all its continuations."""
+        from .continuations import score_continuations
+
+        with self._lock:
+            scores = score_continuations(self._engine, requests, candidates=candidates, method=method)
+        self._refuse_non_finite([v for per in scores.log_probs for v in per] + (scores.candidates or []))
+        return scores
+
+    def followup_log_probs(self, replies, contexts, followups, *, method: str = "auto") -> np.ndarray:
+        """Mean ln p per token of each of ``followups`` as the next turn after each
+        (context, reply): float64 [n, K]. In the chat format the reply is the assistant's
+        turn and each follow-up the user's answer to it (``DialogueFormat.followup_requests``)."""
+        from .continuations import score_continuations
+
+        replies = as_text_list(replies, "replies")
+        turns = normalize_contexts(contexts, len(replies))
+        with self._lock:
+            requests = self._format.followup_requests(replies, turns, list(followups))
+            scores = score_continuations(self._engine, requests, method=method)
+        self._refuse_non_finite([v for per in scores.log_probs for v in per])
+        return np.stack(scores.means()) if requests else np.zeros((0, len(followups)))
+
+    def prompt_answer_log_probs(self, items: list, tails: list, answers: list, *, cue: str = "",
+                                method: str = "auto") -> np.ndarray:
+        """ln p of each answer token (e.g. "1".."5") right after a prompt asked in several
+        ways: float64 [n, len(tails), len(answers)]. ``items``: per prompt (turns, head),
+        ``head(kept_turns)`` the text of the shared part of the user message; each of
+        ``tails`` completes it (``DialogueFormat.prompt_requests``)."""
+        from .continuations import score_continuations
+
+        with self._lock:
+            requests, answer_ids = self._format.prompt_requests(list(items), list(tails), list(answers), cue=cue)
+            scores = score_continuations(self._engine, requests, candidates=answer_ids, method=method)
+        out = np.stack(scores.candidates) if requests else np.zeros((0, len(tails), len(answers)))
+        self._refuse_non_finite([out])
+        return out
+
+    def _refuse_non_finite(self, arrays: list) -> None:
+        arrays = [np.asarray(a, dtype=np.float64).ravel() for a in arrays]
+        if arrays:
+            refuse_non_finite(np.concatenate(arrays), self.source or Path(self._fingerprint), "log-probabilities")
+
     def score_tensor(self, sentences, *, contexts=None):
         """``score`` as a float32 torch tensor on the engine's device (no host copy on a GPU)."""
         torch = import_torch()

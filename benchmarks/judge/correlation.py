@@ -1,0 +1,245 @@
+"""The judges against people, on the shared DSTC-10 development sets only, and the
+reference-free default chosen leave-one-set-out.
+
+    OMP_WAIT_POLICY=PASSIVE python3 benchmarks/run.py judge correlation \
+        [--data ../shared/data] [--lm MODEL] [--score followup,deep,judge] [--no-score]
+
+1. Scores (cached per set in chunks under ``$FASTAMFM_JUDGE_CACHE``, default
+   /tmp/fastamfm-judge-cache, so a run resumes and combinations are recomputed without
+   scoring again): the mean ln p of every candidate follow-up (``followup.CANDIDATE_*``),
+   the rating-token log-probs of every aspect (``lm_judge.ASPECTS``), and DeepAMFM's
+   reference-free components (Deep AM's context cosine, Deep FM's PMI).
+2. The table: turn-level Spearman / Pearson x100 on all five sets for the followup variants,
+   lm_judge per aspect, Deep AM, Deep FM, DeepAMFM reference-free (old default) and the
+   chosen default.
+3. Leave-one-set-out: every candidate (single components and their z-scored sums) is
+   ranked by its mean Spearman on four sets; the set left out is scored by the choice made
+   on the other four. Among the candidates whose mean on the four is within the bootstrap
+   interval (95%, 1000 resamples of turns) of the best one's, the simplest is taken.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.judge import workloads as w
+from benchmarks.shared_data import SHARED_DATA
+
+
+def judged_turns(rated, every: int):
+    """The turns the judge is scored on: every ``every``-th turn of the set (all with 1)."""
+    if every == 1:
+        return rated
+    subset = rated.subset(np.arange(0, len(rated), every))
+    return type(rated)(f"{rated.name}.every{every}", subset.hyps, subset.contexts, subset.refs, subset.systems,
+                       subset.ratings, subset.aspect)
+
+
+def score(sets: dict, lm_name: str | None, parts: list, judge_every: int = 1, fm_every: int = 1) -> None:
+    import torch
+    from fastamfm.deep.followup import CANDIDATE_NEGATIVE, CANDIDATE_POSITIVE, FollowupScorer
+    from fastamfm.deep.lm_judge import ASPECTS, LMJudge
+    from fastamfm.neural.neural_lm import NeuralLM
+
+    torch.set_num_threads(2)
+    lm = NeuralLM.load(*([lm_name] if lm_name else []), device="cpu")
+    print(f"LM: {lm!r}", file=sys.stderr, flush=True)
+    for part in parts:
+        for name in (w.ALL[::-1] if w.REVERSE else w.ALL):
+            rated = sets[name]
+            if part == "followup":
+                w.followup_log_probs(FollowupScorer(lm, positive=CANDIDATE_POSITIVE, negative=CANDIDATE_NEGATIVE),
+                                     rated)
+            elif part == "judge":
+                w.judge_log_probs(LMJudge(lm, aspects=list(ASPECTS)), judged_turns(rated, judge_every))
+            elif part in ("am", "fm"):
+                import fastamfm
+
+                turns = judged_turns(rated, fm_every) if part == "fm" else rated
+                w.deep_components(fastamfm.DeepAMFM.default(device="cpu", lm=lm), turns, [f"{part}_context"])
+
+
+# --- the components and their combinations ------------------------------------------------
+RESAMPLES = 1000
+
+
+def zscore(values: np.ndarray) -> np.ndarray:
+    return (values - values.mean()) / (values.std() or 1.0)
+
+
+def components(sets: dict, lm_name: str | None, every: int) -> dict:
+    """{set: {"all": (columns on every turn, ratings), "sub": (columns on every ``every``-th turn,
+    ratings)}} from the cache: Deep AM and the followup variants on every turn; Deep FM, the old
+    DeepAMFM default and lm_judge (their cost) on every ``every``-th turn, with the others."""
+    import fastamfm
+    from fastamfm.deep import followup, lm_judge
+    from fastamfm.neural.neural_lm import NeuralLM
+
+    lm = NeuralLM.load(*([lm_name] if lm_name else []), device="cpu")
+    deep = fastamfm.DeepAMFM.default(device="cpu", lm=lm)
+    fs = followup.FollowupScorer(lm, positive=followup.CANDIDATE_POSITIVE, negative=followup.CANDIDATE_NEGATIVE)
+    judge = lm_judge.LMJudge(lm, aspects=list(lm_judge.ASPECTS))
+    p = len(followup.CANDIDATE_POSITIVE)
+    out = {}
+    for name in w.ALL:
+        rated = sets[name]
+        cols = {"Deep AM (context cosine)": w.deep_components(deep, rated, ["am_context"])["am_context"]}
+        lp = w.followup_log_probs(fs, rated)
+        cols["followup +3 -3"] = followup.combine(lp, p)
+        cols["followup -3 (negatives only)"] = -lp[:, p:].mean(1)
+        cols["followup +3 (positives only)"] = lp[:, :p].mean(1)
+        for k, text in enumerate(followup.CANDIDATE_POSITIVE + followup.CANDIDATE_NEGATIVE):
+            cols[f"  followup {'+' if k < p else '-'} {text!r}"] = lp[:, k] if k < p else -lp[:, k]
+        out[name] = {"all": (cols, rated.ratings)}
+        index = np.arange(0, len(rated), every)
+        turns = judged_turns(rated, every)
+        sub = {k: v[index] for k, v in cols.items()}
+        found = {"am_context": sub["Deep AM (context cosine)"],
+                 "fm_context": w.deep_components(deep, turns, ["fm_context"])["fm_context"]}
+        sub["Deep FM (PMI)"] = found["fm_context"]
+        sub["DeepAMFM ref-free, old default (lam 0.4)"] = deep.combine(found, "context")[2]
+        ratings = lm_judge.expected_ratings(w.judge_log_probs(judge, turns))
+        for a, aspect in enumerate(lm_judge.ASPECTS):
+            sub[f"lm_judge {aspect}"] = ratings[:, a]
+        sub["lm_judge mean of 6"] = ratings.mean(1)
+        out[name]["sub"] = (sub, rated.ratings[index])
+    return out
+
+
+def combinations(cols: dict, parts: dict) -> dict:
+    """z-scored sums of the components named in ``parts`` {label: [column, ...]}."""
+    return {label: sum(zscore(cols[c]) for c in names) for label, names in parts.items()
+            if all(c in cols for c in names)}
+
+
+COMBINATIONS = {
+    "z(AM) + z(FM)": ["Deep AM (context cosine)", "Deep FM (PMI)"],
+    "z(AM) + z(followup)": ["Deep AM (context cosine)", "followup +3 -3"],
+    "z(AM) + z(followup -3)": ["Deep AM (context cosine)", "followup -3 (negatives only)"],
+    "z(FM) + z(followup)": ["Deep FM (PMI)", "followup +3 -3"],
+    "z(AM) + z(FM) + z(followup)": ["Deep AM (context cosine)", "Deep FM (PMI)", "followup +3 -3"],
+    "z(AM) + z(FM) + z(followup -3)": ["Deep AM (context cosine)", "Deep FM (PMI)", "followup -3 (negatives only)"],
+    "z(AM) + z(lm_judge)": ["Deep AM (context cosine)", "lm_judge mean of 6"],
+    "z(AM) + z(FM) + z(lm_judge)": ["Deep AM (context cosine)", "Deep FM (PMI)", "lm_judge mean of 6"],
+    "z(AM) + z(FM) + z(followup) + z(lm_judge)": ["Deep AM (context cosine)", "Deep FM (PMI)", "followup +3 -3",
+                                                  "lm_judge mean of 6"],
+}
+
+
+def complexity(label: str) -> int:
+    """How many scorers (or prompts) a candidate runs: the simpler wins a tie within noise."""
+    if label.startswith("DeepAMFM"):
+        return 2
+    if label.startswith("lm_judge mean"):
+        return 6
+    if "followup +3 -3" in label:
+        return 2 if label.count("z(") <= 1 else label.count("z(") + 1
+    return label.count("z(") or 1
+
+
+def spearman_rows(scores: np.ndarray, ratings: np.ndarray) -> np.ndarray:
+    """Spearman of each row of ``scores`` [..., n] with ``ratings`` [..., n] (average ranks for ties)."""
+    from scipy.stats import rankdata
+
+    a, b = rankdata(scores, axis=-1), rankdata(ratings, axis=-1)
+    a -= a.mean(-1, keepdims=True)
+    b -= b.mean(-1, keepdims=True)
+    return (a * b).sum(-1) / np.sqrt((a * a).sum(-1) * (b * b).sum(-1))
+
+
+def leave_one_set_out(per_set: dict, names: list, title: str, keep=None, seed: int = 0) -> str | None:
+    """Each set scored by the candidate chosen on the others (see the module docstring); the
+    choice made on all sets is returned. ``keep(label)``: the candidates considered."""
+    from scipy.stats import spearmanr
+
+    candidates = [c for c in next(iter(per_set.values()))[0] if keep is None or keep(c)]
+    full = {n: {c: 100 * spearmanr(cols[c], y)[0] for c in candidates} for n, (cols, y) in per_set.items()}
+    rng = np.random.default_rng(seed)
+    boot = {}
+    for n, (cols, y) in per_set.items():
+        index = rng.integers(0, len(y), size=(RESAMPLES, len(y)))
+        boot[n] = {c: 100 * spearman_rows(cols[c][index], y[index]) for c in candidates}
+
+    def choose(train: list) -> tuple:
+        means = {c: np.mean([full[n][c] for n in train]) for c in candidates}
+        best = max(candidates, key=means.get)
+        best_boot = np.mean([boot[n][best] for n in train], axis=0)
+        close = []
+        for c in candidates:
+            diff = best_boot - np.mean([boot[n][c] for n in train], axis=0)
+            if np.quantile(diff, 0.025) <= 0:
+                close.append(c)
+        pick = min(close, key=lambda c: (complexity(c), -means[c]))
+        return best, pick, means
+
+    print(f"\n{title}\n")
+    print("| held-out set | best on the other sets (mean Spearman) | chosen (simplest within noise) | "
+          "held-out Spearman of the choice |")
+    print("|---|---|---|---|")
+    held = []
+    for n in names:
+        train = [m for m in names if m != n]
+        best, pick, means = choose(train)
+        held.append(full[n][pick])
+        print(f"| {n} | {best.strip()} ({means[best]:.1f}) | {pick.strip()} ({means[pick]:.1f}) | {full[n][pick]:.1f} |")
+    best, pick, means = choose(names)
+    print(f"| mean of the held-out scores | | | {np.mean(held):.1f} |")
+    print(f"\nchosen on all {len(names)} sets: {pick.strip()} (mean {means[pick]:.1f}; the best, {best.strip()}: "
+          f"{means[best]:.1f})")
+    return pick
+
+
+def tables(sets: dict, lm_name: str | None, every: int) -> None:
+    from benchmarks.deep.correlation_tables import correlations, print_table
+
+    found = components(sets, lm_name, every)
+    for part, title in (("all", "every turn of dstc10_dev"),
+                        ("sub", f"every {every}th turn (where Deep FM and lm_judge were scored)")):
+        table = {}
+        for n in w.ALL:
+            cols, y = found[n][part]
+            cols = {**cols, **combinations(cols, COMBINATIONS)}
+            found[n][part] = (cols, y)
+            for row, values in cols.items():
+                table.setdefault(row, {})[n] = correlations(values, y)
+        print_table(table, w.ALL, f"Turn-level Spearman / Pearson x100, {title} (the mean: all five sets)")
+        print_table({r: {n: c[n] for n in w.FOUR} for r, c in table.items()}, w.FOUR,
+                    f"The same, the four target sets (the mean: convai2-grade, empathetic-grade, persona-usr, fed-turn)")
+    every_turn = {n: found[n]["all"] for n in w.ALL}
+    subset = {n: found[n]["sub"] for n in w.ALL}
+    leave_one_set_out(every_turn, w.ALL, "Leave-one-set-out, the followup variants (every turn): the default set",
+                      keep=lambda c: "followup" in c and "z(" not in c)
+    leave_one_set_out(every_turn, w.ALL, "Leave-one-set-out, Deep AM, followup and their sums (every turn)")
+    leave_one_set_out(subset, w.ALL, f"Leave-one-set-out, lm_judge's aspects (every {every}th turn): the default "
+                      f"aspects", keep=lambda c: c.startswith("lm_judge"))
+    leave_one_set_out(subset, w.ALL, f"Leave-one-set-out, every reference-free candidate (every {every}th turn): "
+                      f"the reference-free default")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=SHARED_DATA)
+    parser.add_argument("--lm", help="the causal LM (default: the packaged SmolLM2-135M-Instruct)")
+    parser.add_argument("--score", default="followup,am,fm,judge", help="what to score (cached) before the tables")
+    parser.add_argument("--no-score", action="store_true", help="tables from the cache only")
+    parser.add_argument("--no-tables", action="store_true", help="score (into the cache) only")
+    parser.add_argument("--fm-every", type=int, default=1,
+                        help="score Deep FM on every N-th turn of each set only (its cost on two CPU cores)")
+    parser.add_argument("--reverse", action="store_true",
+                        help="score the sets and chunks last to first (a second process meeting the first)")
+    parser.add_argument("--judge-every", type=int, default=1,
+                        help="score lm_judge on every N-th turn of each set only (its cost on two CPU cores)")
+    args = parser.parse_args()
+    sets = w.dstc10_sets(args.data)
+    if not args.no_score:
+        w.REVERSE = args.reverse
+        score(sets, args.lm, [p for p in args.score.split(",") if p], args.judge_every, args.fm_every)
+    if not args.no_tables:
+        tables(sets, args.lm, args.judge_every)
+
+
+if __name__ == "__main__":
+    main()
