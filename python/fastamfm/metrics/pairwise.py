@@ -68,7 +68,7 @@ def _prepared(texts, tokenizer, what):
 
 
 def _over_pairs(name: str, candidates: list, references: list, workers: int, options: dict) -> np.ndarray:
-    from ..evaluate import evaluate
+    from ..pipeline import evaluate
 
     n, m = len(candidates), len(references)
     hyps = [c for c in candidates for _ in range(m)]
