@@ -21,6 +21,7 @@ def test_cuda_without_device_is_a_clear_error():
     assert _backend.cuda_unavailable_reason()
 
 
+@pytest.mark.gpu
 @pytest.mark.skipif(not fastamfm.HAS_CUDA, reason="needs a CUDA device")
 def test_cuda_device_answers():
     mod = _backend.cuda_module()
