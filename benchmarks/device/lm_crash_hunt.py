@@ -127,7 +127,8 @@ def hunt(workers: list, quick: bool, threads: int, log=print) -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--workers", default="2,3,16,32,64", help="worker counts compared with workers=1")
+    parser.add_argument("--workers", default="-1,2,3,16,32,64",
+                        help="worker counts compared with workers=1 (-1: every core, the default of NgramLM.train)")
     parser.add_argument("--threads", type=int, default=4, help="Python threads training at once (1: none)")
     parser.add_argument("--quick", action="store_true", help="orders 1..3 and two prune levels (for valgrind)")
     parser.add_argument("--repeat", type=int, default=1, help="run the whole grid this many times")

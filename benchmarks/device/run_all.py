@@ -73,6 +73,33 @@ PACKAGES = ("numpy", "scipy", "pybind11", "pytest", "hypothesis", "torch", "tran
             "faiss-gpu-cu12", "cupy-cuda13x", "cupy-cuda12x", "kenlm", "cmake", "ninja")
 
 
+DATA_SETS = ("dstc6_t2_evaluation", "twcs_airlines")  # what the figures and the CUDA tests read
+CARRIED_DATA = REPO / ".device-data"
+
+
+def shared_data() -> Path | None:
+    """Where the data is: $FASTAMFM_SHARED_DATA, ../shared/data, or .device-data in the checkout
+    (the copy ``--prepare-data`` makes, for a device call to carry: ../shared does not travel)."""
+    for candidate in (os.environ.get("FASTAMFM_SHARED_DATA"), REPO.parent / "shared" / "data", CARRIED_DATA):
+        if candidate and (Path(candidate) / DATA_SETS[0]).is_dir():
+            return Path(candidate)
+    return None
+
+
+def prepare_data() -> int:
+    """Copies the data sets the run reads into .device-data (git-ignored; name it in the call's carry)."""
+    source = shared_data()
+    if source is None or source == CARRIED_DATA:
+        print("no shared data beside the checkout to copy" if source is None else f"{CARRIED_DATA} is ready")
+        return 0 if source else 1
+    for name in DATA_SETS:
+        if (source / name).is_dir():
+            shutil.copytree(source / name, CARRIED_DATA / name, dirs_exist_ok=True)
+    size = sum(f.stat().st_size for f in CARRIED_DATA.rglob("*") if f.is_file())
+    print(f"copied {', '.join(DATA_SETS)} from {source} into {CARRIED_DATA} ({size / 2**20:.1f} MiB)")
+    return 0
+
+
 class Run:
     """The state of one call: the results file, the log, the budget, the child environment."""
 
@@ -88,6 +115,9 @@ class Run:
         self.env = dict(os.environ, PYTHONUNBUFFERED="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
                         TRANSFORMERS_VERBOSITY="error", HF_HUB_DISABLE_PROGRESS_BARS="1",
                         TOKENIZERS_PARALLELISM="false")
+        data = shared_data()
+        if data is not None:
+            self.env["FASTAMFM_SHARED_DATA"] = str(data)
         if args.build == "installed":
             self.env["FASTAMFM_BENCHMARK_PACKAGE"] = "installed"
             self.env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), str(REPO / "tests")]))
@@ -395,24 +425,31 @@ def gpu_test_files() -> list:
 def stage_gpu_tests(run: Run, limit: float) -> dict:
     junit = run.out / "gpu_junit.xml"
     files = gpu_test_files()
+    env = dict(run.env)
+    library = segv_library(run)
+    if library:
+        env["LD_PRELOAD"] = " ".join(filter(None, [library, env.get("LD_PRELOAD")]))
     if run.size == "tiny":
         files = [f for f in files if Path(f).name in ("test_gpu.py", "test_backend.py")]
     result = run.command([sys.executable, "-X", "faulthandler", "-m", "pytest", "-q", "-p", "no:cacheprovider",
                           "-m", "gpu", f"--junitxml={junit}", *files], max(min(limit, run.left()), 5),
-                         label="gpu_tests")
+                         env=env, label="gpu_tests")
     record = {"files": files, "seconds": result["seconds"], **pytest_counts(junit)}
     # pytest: 0 all passed, 1 some failed, 5 none collected/run
     if crashed(result):
         record["status"] = "crashed"
         record["output_tail"] = result["output"][-6000:]
+        record["frames"] = symbolise(run, result["output"])
     elif result["timed_out"]:
         record["status"] = "timeout"
     elif result["returncode"] not in (0, 5):
         record["status"] = "failed"
     else:
         record["status"] = "ok"
+    # skipped for want of a device (not of faiss's or CuPy's GPU build, or of data)
     no_device = sum(n for reason, n in record.get("skip_reasons", {}).items()
-                    if re.search(r"CUDA|GPU|device", reason, flags=re.I))
+                    if re.search(r"CUDA|GPU|device", reason, flags=re.I) and not re.search(r"faiss|cupy", reason,
+                                                                                          flags=re.I))
     record["skipped_for_want_of_a_device"] = no_device
     if run.gpu and no_device:
         record["status"] = "failed"
@@ -450,7 +487,9 @@ def stage_sections(run: Run, names: list, limit: float) -> dict:
 # --- the run -------------------------------------------------------------------------------
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", required=True, help="folder for the JSON, the log and the JUnit files")
+    parser.add_argument("--out", help="folder for the JSON, the log and the JUnit files")
+    parser.add_argument("--prepare-data", action="store_true",
+                        help="copy the data the run reads into .device-data (for a device call to carry), then stop")
     parser.add_argument("--resume", help="a results JSON of an earlier call: its stages are not run again")
     parser.add_argument("--budget", type=float, default=470.0, help="seconds for the whole run (default 470)")
     parser.add_argument("--size", choices=("full", "tiny"), help="default: full where a GPU is seen, else tiny")
@@ -459,6 +498,10 @@ def main(argv=None) -> int:
     parser.add_argument("--only", default="", help="comma-separated stages to consider (default: all)")
     parser.add_argument("--redo", default="", help="comma-separated stages to run again even if recorded")
     args = parser.parse_args(argv)
+    if args.prepare_data:
+        return prepare_data()
+    if not args.out:
+        parser.error("--out DIR is required")
     names = [name for name, _ in STAGES]
     only = [s for s in args.only.split(",") if s] or names
     redo = {s for s in args.redo.split(",") if s}
