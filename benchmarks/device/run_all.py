@@ -26,8 +26,16 @@ in this order, each a child process with its own time limit (capped by what is l
 5. ``bandwidth``, ``embedding``, ``amfm``, ``reference_index``, ``neural``, ``reward``,
    ``training``: the sections of ``compare.py`` (its docstring says what each measures).
 
+On a lent GPU machine (this workplace's device tool: the checkout travels, ``../shared``
+does not, and the machine has no network), prepare the carried folders here first, then
+make one call:
+
+    python3 benchmarks/device/run_all.py --prepare-data --prepare-wheels  # .device-data, .whl
+    device run: command "python3 benchmarks/device/run_all.py --out $OUT",
+                carry [".device-data", ".whl"], timeout_s 560
+
 Resuming: stages already in the JSON (at ``DIR`` or ``--resume FILE``, e.g. the JSON a
-previous device call brought back, carried into the checkout) are skipped, except the
+previous device call brought back, copied into ``.device-out/`` and carried) are skipped, except the
 probe and the build, which run every call (a fresh machine has no modules: built again
 when they do not import), and a
 stage a killed run left ``started`` (retried once, then ``abandoned``). ``--redo`` runs
@@ -98,6 +106,36 @@ def prepare_data() -> int:
     size = sum(f.stat().st_size for f in CARRIED_DATA.rglob("*") if f.is_file())
     print(f"copied {', '.join(DATA_SETS)} from {source} into {CARRIED_DATA} ({size / 2**20:.1f} MiB)")
     return 0
+
+
+WHEELS = REPO / ".whl"
+# Peers the lent GPU machine's image lacks (KINDS.md), small enough to carry (about 19 MB):
+CARRIED_PACKAGES = ("bert-score==0.3.13", "faiss-cpu==1.15.1")
+
+
+def prepare_wheels() -> int:
+    """Downloads the carried peers' wheels for the GPU machine's Python 3.12 into .whl (git-ignored)."""
+    platforms = [f"--platform={p}" for p in ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64",
+                                               "manylinux_2_17_x86_64", "manylinux2014_x86_64")]
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--python-version",
+               "3.12", "--implementation", "cp", *platforms, "-d", str(WHEELS), *CARRIED_PACKAGES]
+    print(shlex.join(command))
+    return subprocess.call(command)
+
+
+def install_carried_wheels(run: "Run") -> list:
+    """Installs .whl/*.whl (no index, no dependencies) into build/device-site, appended to the
+    children's path (the image's own packages stay first); the names installed."""
+    wheels = sorted(WHEELS.glob("*.whl")) if WHEELS.is_dir() else []
+    if not wheels:
+        return []
+    site = REPO / "build" / "device-site"
+    result = run.command([sys.executable, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--no-compile",
+                          "--upgrade", "--target", site, *wheels], 120, label="carried wheels")
+    if result["returncode"] != 0:
+        return [f"failed: {result['output'][-500:]}"]
+    run.env["PYTHONPATH"] = os.pathsep.join(filter(None, [run.env.get("PYTHONPATH"), str(site)]))
+    return [w.name for w in wheels]
 
 
 class Run:
@@ -171,8 +209,10 @@ class Run:
 
 # --- stages --------------------------------------------------------------------------------
 def which(*names) -> str | None:
+    """A program on PATH, beside this Python (a venv's pip-installed cmake and ninja), or in CUDA's bin."""
+    own = Path(sys.executable).parent
     for name in names:
-        found = shutil.which(name)
+        found = shutil.which(name) or ((own / name).is_file() and str(own / name))
         if found:
             return found
     for folder in ("/usr/local/cuda/bin", "/opt/nvidia/cuda/bin"):
@@ -253,7 +293,7 @@ def _import_check(run: Run, limit: float) -> dict:
 
 def stage_build(run: Run, limit: float) -> dict:
     mode = run.args.build
-    record = {"mode": mode}
+    record = {"mode": mode, "carried_wheels": install_carried_wheels(run)}
     if mode == "auto":
         check = _import_check(run, min(limit, 60))
         gpu = bool(gpus_seen())
@@ -288,7 +328,7 @@ def _cmake_build(run: Run, limit: float, gpu: bool) -> dict:
                  "-DCMAKE_CXX_FLAGS=-g", f"-DPython_EXECUTABLE={sys.executable}",
                  f"-Dpybind11_DIR={pybind['output'].strip().splitlines()[-1]}"]
     if which("ninja"):
-        configure += ["-G", "Ninja"]
+        configure += ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={which('ninja')}"]
     nvcc = which("nvcc")
     if nvcc:
         configure += ["-DFASTAMFM_CUDA=ON", f"-DCMAKE_CUDA_COMPILER={nvcc}"]
@@ -297,7 +337,13 @@ def _cmake_build(run: Run, limit: float, gpu: bool) -> dict:
     else:
         configure.append("-DFASTAMFM_CUDA=OFF")
     result = run.command(configure, min(limit, run.left()), label="configure")
-    record = {"cuda_compiler": nvcc, "configure_seconds": result["seconds"]}
+    if result["returncode"] != 0 and "-DCMAKE_CUDA_ARCHITECTURES=native" in configure:
+        # CMake < 3.24, or the GPU not answering at configure time: the CMakeLists' own list (80, 90)
+        shutil.rmtree(build, ignore_errors=True)
+        configure.remove("-DCMAKE_CUDA_ARCHITECTURES=native")
+        result = run.command(configure, min(limit, run.left()), label="configure (default CUDA architectures)")
+    record = {"cuda_compiler": nvcc, "configure_seconds": result["seconds"],
+              "configure": [str(a) for a in configure]}
     if result["returncode"] != 0:
         return {**record, "status": "failed", "error": result["output"][-3000:]}
     jobs = str(max(1, min(os.cpu_count() or 1, 32)))
@@ -490,6 +536,8 @@ def main(argv=None) -> int:
     parser.add_argument("--out", help="folder for the JSON, the log and the JUnit files")
     parser.add_argument("--prepare-data", action="store_true",
                         help="copy the data the run reads into .device-data (for a device call to carry), then stop")
+    parser.add_argument("--prepare-wheels", action="store_true",
+                        help="download the peers the GPU machine lacks (bert-score, faiss-cpu) into .whl, then stop")
     parser.add_argument("--resume", help="a results JSON of an earlier call: its stages are not run again")
     parser.add_argument("--budget", type=float, default=470.0, help="seconds for the whole run (default 470)")
     parser.add_argument("--size", choices=("full", "tiny"), help="default: full where a GPU is seen, else tiny")
@@ -498,8 +546,8 @@ def main(argv=None) -> int:
     parser.add_argument("--only", default="", help="comma-separated stages to consider (default: all)")
     parser.add_argument("--redo", default="", help="comma-separated stages to run again even if recorded")
     args = parser.parse_args(argv)
-    if args.prepare_data:
-        return prepare_data()
+    if args.prepare_data or args.prepare_wheels:
+        return (prepare_data() if args.prepare_data else 0) or (prepare_wheels() if args.prepare_wheels else 0)
     if not args.out:
         parser.error("--out DIR is required")
     names = [name for name, _ in STAGES]
