@@ -130,10 +130,14 @@ def install_carried_wheels(run: "Run") -> list:
     if not wheels:
         return []
     site = REPO / "build" / "device-site"
-    result = run.command([sys.executable, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--no-compile",
-                          "--upgrade", "--target", site, *wheels], 120, label="carried wheels")
-    if result["returncode"] != 0:
-        return [f"failed: {result['output'][-500:]}"]
+    marker = site / ".installed"
+    names = "\n".join(w.name for w in wheels)
+    if not (marker.is_file() and marker.read_text() == names):  # installed by an earlier call on this machine
+        result = run.command([sys.executable, "-m", "pip", "install", "-q", "--no-index", "--no-deps",
+                              "--no-compile", "--upgrade", "--target", site, *wheels], 120, label="carried wheels")
+        if result["returncode"] != 0:
+            return [f"failed: {result['output'][-500:]}"]
+        marker.write_text(names)
     run.env["PYTHONPATH"] = os.pathsep.join(filter(None, [run.env.get("PYTHONPATH"), str(site)]))
     return [w.name for w in wheels]
 
@@ -545,6 +549,8 @@ def main(argv=None) -> int:
     parser.add_argument("--rebuild", action="store_true", help="build even when the modules import")
     parser.add_argument("--only", default="", help="comma-separated stages to consider (default: all)")
     parser.add_argument("--redo", default="", help="comma-separated stages to run again even if recorded")
+    parser.add_argument("--limit", action="append", default=[], metavar="STAGE=SECONDS",
+                        help="another time limit for a stage (e.g. build=1200 on a slow machine)")
     args = parser.parse_args(argv)
     if args.prepare_data or args.prepare_wheels:
         return (prepare_data() if args.prepare_data else 0) or (prepare_wheels() if args.prepare_wheels else 0)
@@ -567,6 +573,11 @@ def main(argv=None) -> int:
             f"results {run.results_path}")
     stages = run.data["stages"]
     limits = dict(STAGES)
+    for item in args.limit:
+        stage, _, seconds = item.partition("=")
+        if stage not in limits or not seconds.replace(".", "", 1).isdigit():
+            parser.error(f"--limit takes STAGE=SECONDS with a stage of {', '.join(names)}, got {item!r}")
+        limits[stage] = float(seconds)
 
     def decide(name) -> str:
         """"run", or why not (and records it)."""
