@@ -6,8 +6,10 @@ tiny corpora and options, each compared with the one-worker model.
     valgrind --tool=memcheck python3 benchmarks/device/lm_crash_hunt.py --quick   # under a checker
 
 Corpora: empty lines, one word, one sentence, duplicate sentences, the marker tokens
-(<s>, </s>, <unk>) alone and in text, non-ASCII words, a long sentence, a few random
-Zipf corpora; orders 1..6; Kneser-Ney and Katz; no pruning, light and heavy pruning;
+(<s>, </s>, <unk>) alone and in text, non-ASCII words, punctuation alone and in text,
+Unicode whitespace, a long sentence, a few random Zipf corpora; the whitespace and the amfm
+tokenizer (NgramLM.train's default); orders 1..6; Kneser-Ney and Katz; no pruning, light
+and heavy pruning;
 an open and a closed vocabulary; a memory budget small enough to spill runs; worker
 counts 1 .. far above the core count; and trainings started from several Python
 threads at once (a thread that waits on its workers polls for Ctrl-C under the GIL,
@@ -55,6 +57,9 @@ def corpora(seed: int = 0) -> dict:
         "unicode": ["ça va", "日本 語", "ça 日本 ça"],
         "long-sentence": [" ".join(rng.choice(words) for _ in range(400))],
         "two-words-many-lines": [rng.choice(["a", "b", "a b", "b a"]) for _ in range(300)],
+        "punctuation-only": ["...", ", ; :", "!?"],
+        "punctuation-and-words": ["hello , world !", "it's 50% off -- really ?", "Ça va — très bien…"],
+        "odd-whitespace": ["a\u00a0b", "\u3000a\tb\u2028c", " a  b "],
     }
     for i in range(3):
         found[f"zipf-{i}"] = zipf(rng.randint(5, 60), rng.randint(3, 40))
@@ -63,8 +68,9 @@ def corpora(seed: int = 0) -> dict:
 
 def train(corpus, **options):
     """The model's fingerprint, or the ValueError's first line."""
+    options.setdefault("tokenize", "whitespace")
     try:
-        return fastamfm.NgramLM.train(corpus, tokenize="whitespace", **options).fingerprint
+        return fastamfm.NgramLM.train(corpus, **options).fingerprint
     except ValueError as exc:
         return f"ValueError: {str(exc).splitlines()[0]}"
 
@@ -74,6 +80,8 @@ def grid(quick: bool):
     prunes = [None, 1e-3] if quick else [None, 1e-9, 1e-3, 0.5]
     for order, smoothing, prune in itertools.product(orders, ["kneser-ney", "katz"], prunes):
         yield {"order": order, "smoothing": smoothing, "prune": prune}
+        if prune is None:  # the default tokenizer of NgramLM.train (punctuation, Unicode)
+            yield {"order": order, "smoothing": smoothing, "tokenize": "amfm"}
     for order in orders[1:]:
         yield {"order": order, "vocab": ["a", "b", "the", "w1", "w2"]}  # closed vocabulary
         yield {"order": order, "max_memory": "1K"}  # spills runs at every batch
