@@ -23,7 +23,7 @@ SIZES = {
     # The figures the issue asks for, sized for one H200 within the run's time budget.
     "full": {"cosine_bytes": 1.5e9, "cosine_dims": (10, 64, 300), "embedding_rows": 20_000, "embedding_dims": 300,
              "greedy_rows": 2_000, "amfm_systems": 20, "amfm_responses": 2000, "pool": 1_000_000, "pool_dims": 64,
-             "queries": 5_000, "nlist": 1024, "deep_systems": 4, "deep_responses": 2000, "bert_responses": 500,
+             "queries": 2_000, "nlist": 1024, "deep_systems": 4, "deep_responses": 2000, "bert_responses": 500,
              "fm_responses": 1000, "reward_completions": 512, "reward_refs": 4, "reward_calls": 10,
              "train_steps": 12, "train_warmup": 2, "encoder_batch": 64, "lm_batch": 8, "evaluator_steps": 30,
              "repeats": 3},
