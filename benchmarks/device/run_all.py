@@ -11,7 +11,7 @@ in this order, each a child process with its own time limit (capped by what is l
 1. ``probe``: the machine (GPU by nvidia-smi, Python, compilers, package versions).
 2. ``build``: ``--build auto`` configures and builds the core and, where nvcc is found,
    the CUDA module with CMake + Ninja straight into ``python/fastamfm`` (no pip, no
-   network; ``-g`` for readable backtraces; the GPU's own architecture); ``none`` uses
+   network; ``-O3 -g``, not stripped, for readable backtraces; the GPU's own architecture); ``none`` uses
    the modules already built in ``python/``; ``installed`` the pip-installed fastamfm.
    Then ``import fastamfm``: when ``nvidia-smi`` sees a GPU and ``fastamfm.HAS_CUDA`` is
    false, the run says so on a ``FATAL`` line, marks the GPU stages blocked, still runs
@@ -328,8 +328,10 @@ def _cmake_build(run: Run, limit: float, gpu: bool) -> dict:
     pybind = run.command([sys.executable, "-m", "pybind11", "--cmakedir"], 30, label="pybind11")
     if pybind["returncode"] != 0:
         return {"status": "failed", "error": "pybind11 is not installed for " + sys.executable}
-    configure = [which("cmake") or "cmake", "-S", REPO, "-B", build, "-DCMAKE_BUILD_TYPE=Release",
-                 "-DCMAKE_CXX_FLAGS=-g", f"-DPython_EXECUTABLE={sys.executable}",
+    # Release's -O3 with debug information: pybind11 strips modules in Release builds, and a crash's
+    # frames need the symbols (addr2line, gdb); RelWithDebInfo keeps them.
+    configure = [which("cmake") or "cmake", "-S", REPO, "-B", build, "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+                 "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O3 -g -DNDEBUG", f"-DPython_EXECUTABLE={sys.executable}",
                  f"-Dpybind11_DIR={pybind['output'].strip().splitlines()[-1]}"]
     if which("ninja"):
         configure += ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={which('ninja')}"]
@@ -381,16 +383,21 @@ def crashed(result: dict) -> bool:
 
 def symbolise(run: Run, output: str) -> list:
     """addr2line of the frames in fastamfm's modules: 'module(+0xoffset)' -> function at file:line."""
-    addr2line = which("addr2line")
-    frames = re.findall(r"(\S*fastamfm\S*\.so)\((?:[^)+]*)?\+(0x[0-9a-f]+)\)", output)
+    addr2line, cxxfilt = which("addr2line"), which("c++filt")
+    frames = re.findall(r"(\S*fastamfm\S*\.so)\(([^)+]*)\+(0x[0-9a-f]+)\)", output)
     lines = []
-    for module, offset in frames[:60]:
-        if addr2line is None or not Path(module).is_file():
-            lines.append(f"{module} +{offset}")
-            continue
-        out = subprocess.run([addr2line, "-f", "-C", "-i", "-e", module, offset], capture_output=True, text=True,
-                             timeout=30).stdout.strip().replace("\n", " | ")
-        lines.append(f"{Path(module).name} +{offset}: {out}")
+    for module, symbol, offset in frames[:60]:
+        name = Path(module).name
+        if symbol:  # an exported symbol: its name says where (the offset is from the symbol)
+            if cxxfilt:
+                symbol = subprocess.run([cxxfilt, symbol], capture_output=True, text=True, timeout=30).stdout.strip()
+            lines.append(f"{name} {symbol} +{offset}")
+        elif addr2line and Path(module).is_file():  # an offset into the module: function and line (-g build)
+            out = subprocess.run([addr2line, "-f", "-C", "-i", "-e", module, offset], capture_output=True, text=True,
+                                 timeout=30).stdout.strip().replace("\n", " | ")
+            lines.append(f"{name} +{offset}: {out}")
+        else:
+            lines.append(f"{name} +{offset}")
     return lines
 
 
