@@ -154,6 +154,7 @@ def test_cuda_device_without_gpu_is_a_clear_error(small_model):
         fastamfm.adequacy(["a b"], [["a b"]], small_model, device="cuda")
 
 
+@pytest.mark.gpu
 @pytest.mark.skipif(not fastamfm.HAS_CUDA, reason="needs a CUDA device")
 @pytest.mark.parametrize("combine", ["max", "mean"])
 def test_cuda_scores_equal_the_cpu_path(twcs_model, dstc6_refs, dstc6_systems, combine):

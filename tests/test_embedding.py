@@ -306,6 +306,7 @@ def test_cuda_path_errors(small_vectors):
         cuda_inputs(["a", "b"], [["a"], [""]], small_vectors, "test")
 
 
+@pytest.mark.gpu
 @pytest.mark.skipif(not fastamfm.HAS_CUDA, reason="needs a CUDA device")
 def test_cuda_scores_equal_the_cpu_path(twcs_svd_vectors, dstc6_systems, dstc6_refs):
     vectors = WordVectors.from_arrays(*twcs_svd_vectors)

@@ -11,14 +11,23 @@ import scipy.sparse
 from fastamfm import gpu
 from oracles import gpu as oracle
 
-needs_cuda = pytest.mark.skipif(not fastamfm.HAS_CUDA, reason="needs a CUDA device and fastamfm._cuda "
-                                f"({fastamfm.runtime.cuda_unavailable_reason()})")
+_skip_without_cuda = pytest.mark.skipif(not fastamfm.HAS_CUDA, reason="needs a CUDA device and fastamfm._cuda "
+                                        f"({fastamfm.runtime.cuda_unavailable_reason()})")
+
+
+def needs_cuda(test):
+    """Runs on a CUDA device only; marked ``gpu`` so that ``pytest -m gpu`` selects it."""
+    return pytest.mark.gpu(_skip_without_cuda(test))
 
 try:
     import cupy
 except ImportError:
     cupy = None
-needs_cupy = pytest.mark.skipif(cupy is None or not fastamfm.HAS_CUDA, reason="needs CuPy and a CUDA device")
+_skip_without_cupy = pytest.mark.skipif(cupy is None or not fastamfm.HAS_CUDA, reason="needs CuPy and a CUDA device")
+
+
+def needs_cupy(test):
+    return pytest.mark.gpu(_skip_without_cupy(test))
 
 
 # --- generated inputs ---------------------------------------------------------------

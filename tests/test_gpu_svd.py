@@ -132,6 +132,7 @@ def test_default_device_without_cuda_raises_the_backend_error():
         gpu_svd.randomized_svd(np.ones((5, 4)), 2)
 
 
+@pytest.mark.gpu
 @pytest.mark.skipif(cupy is None or not fastamfm.HAS_CUDA, reason="needs CuPy and a CUDA device")
 def test_gpu_run_equals_cpu_run():
     rng = np.random.default_rng(6)

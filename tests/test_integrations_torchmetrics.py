@@ -156,6 +156,7 @@ def test_two_gloo_processes_each_with_part_of_the_data_equal_evaluate(corpus, tm
         assert result["own_records"] == own_records
 
 
+@pytest.mark.gpu
 def test_states_on_a_cuda_device_give_the_same_scores(corpus):
     if not torch.cuda.is_available():
         pytest.skip("needs a CUDA device")

@@ -228,6 +228,7 @@ def test_grpo_step_logs_the_deep_amfm_rewards(tmp_path, tiny_bert, tiny_llama, t
     assert history[0][f"rewards/{reward.__name__}/mean"] == pytest.approx(float(np.mean(want)), rel=1e-5)
 
 
+@pytest.mark.gpu
 def test_neural_reward_runs_on_the_current_cuda_device(tiny_bert, tiny_llama, tiny_deep_amfm):
     """On a GPU, a neural reward left at device="auto" loads its models on the first call on
     the current CUDA device -- which accelerate sets to each process's own GPU."""

@@ -207,6 +207,7 @@ def test_missing_faiss_says_how_to_install(monkeypatch):
         fastamfm.ReferenceIndex(np.eye(3, dtype=np.float32))
 
 
+@pytest.mark.gpu
 @needs_faiss_gpu
 @pytest.mark.parametrize("kind", ["flat", "ivf"])
 def test_gpu_index_equals_cpu_index(kind):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import fastamfm
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from oracles import nlg as oracle
 
@@ -18,6 +18,9 @@ def test_nlgeval_single_segment_example():
 
 @settings(max_examples=150, deadline=None)
 @given(corpus())
+# F = 0.18154761904761904 exactly as Python computes it; a build that contracts the F-score's
+# products into fused multiply-adds (-march=native without -ffp-contract=off) gave 0.181547619047619
+@example((["the " * 11 + "the"], [["the"]]))
 def test_equals_pycocoevalcap_on_generated_data(data):
     hyps, refs = data
     expected_corpus, expected = oracle.pycoco_rouge_l(hyps, refs)

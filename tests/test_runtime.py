@@ -53,6 +53,7 @@ def test_a_metric_refuses_a_gpu_it_cannot_have():
         fastamfm.adequacy(["a b"], [["a b"]], model.lsi, device="cuda:1")
 
 
+@pytest.mark.gpu
 @pytest.mark.skipif(not fastamfm.HAS_CUDA, reason="needs a CUDA device")
 def test_cuda_device_answers():
     mod = runtime.cuda_module("cuda:0")

@@ -45,11 +45,12 @@ struct MeteorValueFilter {
     set(value * 0x85EBCA77u);
   }
   // Both bits read, without a branch: callers test many values in a row.
-  bool may_contain(uint32_t value) const { return test(value * 0x9E3779B1u) & test(value * 0x85EBCA77u); }
+  bool may_contain(uint32_t value) const { return (bit(value * 0x9E3779B1u) & bit(value * 0x85EBCA77u)) != 0; }
 
  private:
   void set(uint32_t hash) { bits[hash >> kShift >> 6] |= uint64_t{1} << (hash >> kShift & 63); }
-  bool test(uint32_t hash) const { return (bits[hash >> kShift >> 6] >> (hash >> kShift & 63) & 1) != 0; }
+  // 0 or 1 (an integer, so that may_contain's "&" is arithmetic: clang warns on "&" of two bools)
+  uint64_t bit(uint32_t hash) const { return bits[hash >> kShift >> 6] >> (hash >> kShift & 63) & 1; }
 };
 
 // A line ready for matching: its words, and the paraphrase table's phrases in it
