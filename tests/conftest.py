@@ -1,8 +1,23 @@
-"""Shared fixtures: locations of ../shared/data and skips with a reason when absent."""
+"""Shared fixtures: locations of ../shared/data and skips with a reason when absent, and
+the test run's own cache directory.
+
+Cache: every run uses a fresh ``FASTAMFM_CACHE_DIR`` (a temporary directory made when the
+run starts, removed when it ends), never the user's ``~/.cache/fastamfm``: a warm cache
+there would hide cold-cache bugs, and the tests must not fill it. The pytest-xdist workers
+of one run share that directory, so what is expensive to build (the GGUF conversion, the
+METEOR tables, ONNX exports) is built once per run (``io.cache_dir.build_lock``: a worker
+needing it while another builds it waits). ``FASTAMFM_TEST_CACHE_DIR=DIR`` keeps the run's
+cache in DIR instead (kept afterwards: quicker reruns while developing).
+
+Parallel runs (the README's ``-n 2 --dist loadgroup``): tests that load the same large
+model or start a Dask cluster share an ``xdist_group`` (``HEAVY_GROUPS``), so one worker
+runs them and builds their session fixtures once; everything else is spread over the workers.
+"""
 from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +30,49 @@ TOPICAL_CHAT = SHARED_DATA / "topical_chat"
 
 REFERENCE_FILES = ["original_refs.txt"] + [f"refgen_result{i}.txt" for i in range(1, 11)]
 SYSTEMS = [f"S_{i}" for i in range(1, 21)]
+
+
+# --- the run's cache directory ----------------------------------------------------------
+_OWN_CACHE = "FASTAMFM_TEST_OWN_CACHE"      # set by the process that made the run's cache (removes it)
+
+
+def pytest_configure(config):
+    """Before any test (and before pytest-xdist starts its workers, which inherit the
+    environment): point FASTAMFM_CACHE_DIR at the run's cache directory."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return                                   # a worker: the controller chose the directory
+    kept = os.environ.get("FASTAMFM_TEST_CACHE_DIR")
+    if kept:
+        Path(kept).mkdir(parents=True, exist_ok=True)
+        os.environ["FASTAMFM_CACHE_DIR"] = kept
+        return
+    os.environ["FASTAMFM_CACHE_DIR"] = tempfile.mkdtemp(prefix="fastamfm-test-cache-")
+    os.environ[_OWN_CACHE] = os.environ["FASTAMFM_CACHE_DIR"]
+
+
+def pytest_unconfigure(config):
+    own = os.environ.pop(_OWN_CACHE, None)
+    if own and not os.environ.get("PYTEST_XDIST_WORKER"):
+        shutil.rmtree(own, ignore_errors=True)
+
+
+# Modules whose tests share an expensive session fixture (a loaded model, a trained model,
+# a Dask cluster) or a process-wide resource: each runs on one pytest-xdist worker.
+HEAVY_GROUPS = {
+    "test_neural_lm": "neural_lm", "test_deep_amfm": "neural_lm", "test_empty_neural_responses": "neural_lm",
+    "test_context_trimming": "neural_lm", "test_deep_training": "deep_training",
+    "test_evaluator": "evaluator", "test_distributed": "dask", "test_integrations_trl": "trl",
+    "test_integrations_torchmetrics": "torchmetrics", "test_model_caches": "model_caches",
+    "test_deep_am": "encoder", "test_bertscore": "encoder", "test_model_trust": "model_trust",
+    "test_readme": "readme", "test_build_setup": "build",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        group = HEAVY_GROUPS.get(item.module.__name__.rpartition(".")[2]) if item.module is not None else None
+        if group is not None and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 def _require(path: Path) -> Path:

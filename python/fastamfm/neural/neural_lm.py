@@ -16,6 +16,7 @@ How responses and contexts become tokens: ``dialogue_format``.
 """
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from dataclasses import dataclass
@@ -127,6 +128,8 @@ class NeuralLM:
         settings.check()
         location = _locate(model)
         is_gguf = location.is_file()
+        logging.getLogger("fastamfm").info("loading the language model %s (%s)", model if isinstance(model, str)
+                                           and not os.path.exists(model) else location, engine)
         if engine == "llama.cpp":
             if not is_gguf:
                 raise ValueError(f"NeuralLM: engine='llama.cpp' needs a GGUF file; {location} is a directory")
