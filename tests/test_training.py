@@ -88,8 +88,9 @@ def test_blocklist_from_the_environment_is_added(tmp_path, monkeypatch):
     listed = tmp_path / "b.sha256"
     listed.write_text(utterance_hash("that sounds lovely .") + "\n")
     monkeypatch.setenv("FASTAMFM_BLOCKLIST", str(listed))
-    corpus = DialogueCorpus([write_text_corpus(tmp_path / "c.txt")], held_out=0.0)
-    assert corpus.scan().dropped_blocklist == 3
+    corpus = DialogueCorpus([write_text_corpus(tmp_path / "c.txt", DIALOGUES + [["a new one here", "its reply"]])],
+                            held_out=0.0)
+    assert corpus.scan().dropped_blocklist == 3 and corpus.scan().training_dialogues == 1
     assert corpus.describe()["blocklist_hashes"] == len(Blocklist.packaged()) + 1
     monkeypatch.setenv("FASTAMFM_BLOCKLIST", str(tmp_path / "absent"))
     with pytest.raises(FileNotFoundError, match="blocklist"):

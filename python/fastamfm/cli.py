@@ -32,14 +32,17 @@ import warnings
 from pathlib import Path
 
 log = logging.getLogger("fastamfm")
+# Seconds a run must last before its progress bar shows (a quick run prints none).
+BAR_DELAY = 1.0
 # What `fastamfm score` computes without --metrics or --deep: the classic AM-FM.
 DEFAULT_SCORE_METRICS = "am,fm,amfm"
 
 
 class _Progress:
     """A tqdm bar when tqdm is installed and wanted, else a log line every few seconds.
-    The bar appears with the first scored chunk: a run that fails before (a bad file, a
-    missing model) or is still loading its models prints no empty 0% bar."""
+    The bar appears with the first scored chunk, and only for a run that lasts (tqdm's
+    ``delay``): a run that fails before (a bad file, a missing model) or is still loading
+    its models prints no empty 0% bar, and a second's scoring prints none."""
 
     def __init__(self, total: int, enabled: bool, unit: str = "resp"):
         self.total, self.done, self.last = total, 0, 0.0
@@ -53,13 +56,15 @@ class _Progress:
         except ImportError:
             self.enabled = False
             return
-        self.bar = tqdm(total=self.total, unit=self.unit, unit_scale=self.total >= 100_000, dynamic_ncols=True,
-                        file=sys.stderr)
+        self.bar = tqdm(total=self.total, initial=self.done, unit=self.unit, unit_scale=self.total >= 100_000,
+                        dynamic_ncols=True, file=sys.stderr, delay=BAR_DELAY)
 
     def __call__(self, n: int) -> None:
         self.done += n
         if self.enabled and self.bar is None:
             self._open_bar()
+            if self.bar is not None:
+                return
         if self.bar is not None:
             self.bar.update(n)
             return
@@ -681,8 +686,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("cache", help="list what fastamfm keeps in its cache directory (METEOR tables, converted "
                                      "models...), or clear it")
     p.add_argument("action", nargs="?", default="list", choices=("list", "clear"))
-    p.add_argument("kinds", nargs="*", metavar="KIND", choices=[[], *CACHE_KINDS],
-                   help=f"only these kinds: {', '.join(CACHE_KINDS)} (default: all)")
+    p.add_argument("kinds", nargs="*", metavar="KIND", help=f"only these kinds: {', '.join(CACHE_KINDS)} "
+                                                          f"(default: all)")
     p.set_defaults(run=_cmd_cache)
 
     p = sub.add_parser("fit", help="fit a learned scorer (ADEM or a stacked combiner) to human ratings")
