@@ -707,6 +707,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--metrics", help="stack: comma-separated columns (default: what the data allow)")
     p.add_argument("--weights", default="nonneg", choices=("nonneg", "ridge"), help="stack: weight constraint")
     p.set_defaults(run=_cmd_fit)
+    # -q after the subcommand too (fastamfm score -q ...), as before it.
+    for subparser in sub.choices.values():
+        subparser.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                               help="log warnings and errors only (no progress, no INFO lines)")
     return parser
 
 

@@ -107,7 +107,7 @@ class TuningResult:
         others = [k for k in self.settings if k != vary and len({getattr(r, k) for r in self.rows}) > 1]
         words = ", ".join(f"{k}={getattr(anchor, k):g}" if isinstance(getattr(anchor, k), float) else
                           f"{k}={getattr(anchor, k)}" for k in others)
-        missing = ", ".join(f"{k}={v}" for k, v in fixed.items())
+        missing = ", ".join(f"{k}={v}" for k, v in fixed.items() if v not in {getattr(r, k) for r in self.rows})
         why = f": the model's {missing} is not in the grid" if missing else ""
         return x, y, f"{words or 'the best row'}, the best tuned{why}"
 

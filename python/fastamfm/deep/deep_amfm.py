@@ -91,7 +91,7 @@ def normalized_scores(amfm) -> np.ndarray:
     """Phi(amfm), the standard normal distribution function of the calibrated scores: in
     [0, 1], 0.5 for a typical reply of the calibration text; monotone in amfm."""
     values = np.asarray(amfm, dtype=np.float64)
-    return (0.5 * (1.0 + _ERF(values / math.sqrt(2.0)).astype(np.float64))).reshape(values.shape)
+    return 0.5 * (1.0 + np.asarray(_ERF(values / math.sqrt(2.0)), dtype=np.float64))
 
 
 # The (adequacy, fluency) components each input mode combines.
