@@ -312,3 +312,20 @@ def test_correlate_and_report_agree_on_the_same_data(tmp_path, capsys):
     report_means, _ = _report_scores(systems, References(refs), ["bleu", "amfm"], resolve_model("default"), -1, "mean")
     expected = correlate({"Bleu_2": report_means["Bleu_2"]}, human, methods=("pearson",))["Bleu_2", "pearson"]
     assert mean_cli == pytest.approx(expected.coefficient, abs=5e-5)
+
+
+@pytest.mark.shared_data
+def test_the_two_rules_on_dstc6(dstc6_dir, dstc6_refs, dstc6_systems):
+    """The numbers of docs/reading-the-numbers.md: S_1..S_5's Bleu_1, corpus scores (the rule
+    of correlate and report) against mean sentence scores (system_score="mean")."""
+    import fastamfm
+    from fastamfm.cli import read_human
+
+    human = read_human(dstc6_dir / "human_evaluation_results.txt")
+    refs = fastamfm.References(dstc6_refs)
+    results = {s: fastamfm.evaluate(dstc6_systems[s], refs, metrics=["bleu"]) for s in ("S_1", "S_2", "S_3", "S_4",
+                                                                                        "S_5")}
+    rated = {s: human[s] for s in results}
+    corpus = correlate(results, rated, methods=("pearson",))["Bleu_1", "pearson"].coefficient
+    mean = correlate(results, rated, methods=("pearson",), system_score="mean")["Bleu_1", "pearson"].coefficient
+    assert round(corpus, 2) == -0.42 and round(mean, 2) == -0.51
