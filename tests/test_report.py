@@ -100,7 +100,7 @@ def test_png_sheet_without_tuning(inputs, tmp_path):
 def test_missing_matplotlib_is_a_clear_error(inputs, tmp_path, monkeypatch):
     scores, human = inputs
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    with pytest.raises(ImportError, match=r"pip install 'fastamfm\[report\]'"):
+    with pytest.raises(ImportError, match=r"pip install '\.\[report\]' in the fastamfm checkout"):
         write_report(tmp_path / "r.html", scores, human)
     assert not (tmp_path / "r.html").exists()
 
@@ -148,7 +148,8 @@ def test_lambda_curve_is_drawn_at_the_models_dimensions(tuning, monkeypatch, cap
 
     _curves_figure(plt, tuning, [("lam", "λ"), ("dims", "LSI dimensions")])
     titles = [ax.get_title() for ax in drawn[0].axes]
-    assert titles == ["λ curve\nat the model's dims=8", "AM dimension curve (one SVD truncated)\nat the model's lam=0.5"]
+    assert titles == ["λ curve\nat the model's dims=8",
+                      "AM dimension curve (one SVD truncated)\nat the model's lam=0.5"]
     plt.close(drawn[0])
 
 

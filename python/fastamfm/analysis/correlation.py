@@ -14,7 +14,9 @@ a ``MetricResult`` per system, or a ``fastamfm score`` output with its summary),
 mean of the system's sentence scores (which is the corpus score of every mean-type
 metric: ROUGE-L, CIDEr, AM, FM...). ``system_score="mean"`` takes the mean of the sentence
 scores for every metric instead (what averaging sentence-BLEU gives: a different number
-for BLEU and METEOR). Each table says which rule it used. ``metric_correlations`` is the metric x metric matrix (any of the three
+for BLEU and METEOR). Each table says which rule it used (docs/reading-the-numbers.md).
+
+``metric_correlations`` is the metric x metric matrix (any of the three
 coefficients, with p-values): how consistent the metrics are with each other, and
 ``cluster_metrics`` groups the metrics that say the same thing (hierarchical
 clustering, average linkage on 1 − correlation, as Feng & Rong's "Yet Another Problem
@@ -59,7 +61,8 @@ def _stats():
     try:
         import scipy.stats
     except ImportError:
-        raise ImportError("fastamfm.correlate needs scipy: pip install 'fastamfm[analysis]'") from None
+        raise ImportError("fastamfm.correlate needs scipy: pip install '.[analysis]' in the fastamfm "
+                          "checkout") from None
     return scipy.stats
 
 
@@ -489,7 +492,7 @@ def cluster_metrics(matrix: CorrelationMatrix, *, linkage: str = "average") -> M
         from scipy.cluster import hierarchy
         from scipy.spatial.distance import squareform
     except ImportError:
-        raise ImportError("cluster_metrics needs scipy: pip install 'fastamfm[analysis]'") from None
+        raise ImportError("cluster_metrics needs scipy: pip install '.[analysis]' in the fastamfm checkout") from None
     if linkage not in ("average", "single", "complete", "weighted"):
         raise ValueError(f"linkage must be 'average', 'single', 'complete' or 'weighted', got {linkage!r}")
     if len(matrix.names) < 2:

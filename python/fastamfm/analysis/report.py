@@ -16,7 +16,7 @@ the tables. Panels:
 - the λ and AM dimension curves of a ``tune`` result — each only when it has at least
   two points (a single point is not a curve).
 
-matplotlib is an optional extra (``pip install 'fastamfm[report]'``), scipy too
+matplotlib is an optional extra (``pip install '.[report]' in the fastamfm checkout``), scipy too
 (``fastamfm[analysis]``).
 """
 from __future__ import annotations
@@ -43,7 +43,8 @@ def _pyplot():
     try:
         import matplotlib
     except ImportError:
-        raise ImportError("fastamfm reports need matplotlib: pip install 'fastamfm[report]'") from None
+        raise ImportError("fastamfm reports need matplotlib: pip install '.[report]' in the fastamfm "
+                          "checkout") from None
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 

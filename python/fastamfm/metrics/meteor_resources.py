@@ -1,7 +1,7 @@
 """Finding, converting and caching METEOR 1.5's English resources.
 
 METEOR's data ships with the METEOR 1.5 jar, which the ``pycocoevalcap`` wheel carries
-(``pip install "fastamfm[meteor]"``): inside ``meteor-1.5.jar`` the function words,
+(``pip install ".[meteor]" in the fastamfm checkout``): inside ``meteor-1.5.jar`` the function words,
 WordNet synsets with irregular forms and the nonbreaking prefixes of its normalizer;
 beside it ``data/paraphrase-en.gz``. The first use converts them into one compact
 binary file in the cache directory (``$FASTAMFM_CACHE_DIR``, else
@@ -48,7 +48,7 @@ _CACHE_FORMAT = "6"
 BUILD_TIME = CACHE_KINDS["meteor"][1]
 
 HOW_TO_GET = (
-    'install them with  pip install "fastamfm[meteor]"  (this installs pycocoevalcap, whose wheel '
+    'install them with  pip install ".[meteor]" in the fastamfm checkout  (this installs pycocoevalcap, whose wheel '
     "carries meteor-1.5.jar and data/paraphrase-en.gz), or pass resources=<path to meteor-1.5.jar or "
     "to the directory holding it>; to score without them use stages=(\"exact\", \"stem\"), which is "
     "not METEOR 1.5"

@@ -9,7 +9,7 @@ causal neural language model, the fluency model of Deep FM.
 
 Engines (``engine=``):
 ``"transformers"``  the default: PyTorch, float32 unless ``dtype=``, CPU or GPU; the reference.
-``"llama.cpp"``     ``llama-cpp-python`` (``pip install "fastamfm[llamacpp]"``) evaluating a GGUF
+``"llama.cpp"``     ``llama-cpp-python`` (``pip install ".[llamacpp]" in the fastamfm checkout``) evaluating a GGUF
                     file as it is stored (quantized weights), CPU only. Never picked
                     implicitly: scores must not change with what else is installed.
 How responses and contexts become tokens: ``dialogue_format``.

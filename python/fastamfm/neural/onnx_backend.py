@@ -23,7 +23,7 @@ from ..models.derived_cache import verified_cache
 from ..models.safe_loading import from_pretrained
 from ..runtime import import_torch, import_transformers
 
-INSTALL_HINT = 'pip install "fastamfm[onnx]"  (onnxruntime and onnx)'
+INSTALL_HINT = 'pip install ".[onnx]" in the fastamfm checkout  (onnxruntime and onnx)'
 
 
 def missing_reason() -> str | None:
