@@ -36,9 +36,14 @@ SYSTEMS = [f"S_{i}" for i in range(1, 21)]
 _OWN_CACHE = "FASTAMFM_TEST_OWN_CACHE"      # set by the process that made the run's cache (removes it)
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
     """Before any test (and before pytest-xdist starts its workers, which inherit the
     environment): point FASTAMFM_CACHE_DIR at the run's cache directory."""
+    # No test here uses pytest-benchmark's fixture (benchmarks/ does): with it disabled, it does
+    # not warn that xdist disables it.
+    if hasattr(config.option, "benchmark_disable"):
+        config.option.benchmark_disable = True
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return                                   # a worker: the controller chose the directory
     kept = os.environ.get("FASTAMFM_TEST_CACHE_DIR")

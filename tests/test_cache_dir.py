@@ -36,7 +36,8 @@ def _fake_cache(root: Path) -> dict:
     (root / "meteor-1.5-en-0123456789abcdef0123.bin").write_bytes(b"m" * 5000)
     (root / "glove.txt.0123.fastamfm-wv").write_bytes(b"v" * 100)
     (root / ".partial-xyz").mkdir()
-    (root / "meteor-1.5-en-0123456789abcdef0123.bin.lock").write_bytes(b"")
+    (root / ".locks").mkdir()
+    (root / ".locks" / "meteor-1.5-en-0123456789abcdef0123.bin.0123.lock").write_bytes(b"")
     (root / "mine.txt").write_text("not fastamfm's: never touched")
     return {"meteor": 1, "gguf": 1, "onnx": 1, "vectors": 1, "digests": 1}
 
@@ -141,3 +142,18 @@ def test_a_first_time_conversion_says_what_it_does_and_how_long(tmp_path, caplog
     messages = [r.getMessage() for r in caplog.records]
     assert messages[0] == f"converting a thing into {tmp_path / 'c'} (once; about 1 min)"
     assert messages[1].startswith("converting a thing done in") and len(messages) == 2
+
+
+def test_parallel_workers_share_the_runs_cache_and_heavy_modules_stay_together():
+    """The README runs the suite on two pytest-xdist workers: the modules that share a large
+    session fixture are grouped (conftest.HEAVY_GROUPS names real modules), and every worker
+    sees the one cache directory the run made."""
+    import conftest
+
+    tests = Path(__file__).resolve().parent
+    for module in conftest.HEAVY_GROUPS:
+        assert (tests / f"{module}.py").is_file(), module
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:
+        assert os.environ["FASTAMFM_CACHE_DIR"] == os.environ.get("FASTAMFM_TEST_OWN_CACHE",
+                                                                  os.environ["FASTAMFM_CACHE_DIR"])

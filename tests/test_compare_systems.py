@@ -188,7 +188,7 @@ def test_table_json_and_accessors():
     assert data["baseline"] == "sys0" and data["resamples"] == 100 and len(data["rows"]) == 15
     assert data["rows"][0]["p_value"] is None
     text = str(res)
-    assert "Paired bootstrap resampling: 100 resamples, seed 2" in text and "(baseline)" in text
+    assert "Paired bootstrap resampling: 40 paired responses; 100 resamples, seed 2" in text and "(baseline)" in text
     assert set(res.signatures) == {"bleu", "rouge_l"}
     with pytest.raises(KeyError, match="no comparison for system 'nope'"):
         res["nope", "ROUGE_L"]

@@ -148,7 +148,7 @@ def test_texts_with_an_lsi_style_model():
         ({"kind": "ivf", "nlist": 11}, ValueError, r"nlist = 11 exceeds the pool size 10"),
         ({"kind": "ivf", "nlist": 0}, ValueError, r"nlist must be a positive integer, got 0"),
         ({"nprobe": 0}, ValueError, r"nprobe must be a positive integer, got 0"),
-        ({"device": "tpu"}, ValueError, r"device must be one of \('cpu', 'cuda', 'auto'\), got 'tpu'"),
+        ({"device": "tpu"}, ValueError, r"device must be 'cpu', 'cuda', 'cuda:N' or 'auto', got 'tpu'"),
     ],
 )
 def test_bad_options(kwargs, error, message):

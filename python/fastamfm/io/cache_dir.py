@@ -34,7 +34,7 @@ CACHE_KINDS = {
                 ("digests/*",)),
 }
 # Leftovers of interrupted builds and the lock files of ``build_lock``: removed with any kind.
-_LEFTOVERS = ("*.lock", ".partial-*", ".stale-*", "*/.partial-*", "*/.stale-*", "*/*.lock", "*.tmp*")
+_LEFTOVERS = (".locks", ".partial-*", ".stale-*", "*/.partial-*", "*/.stale-*", "*.tmp*")
 
 
 def cache_dir() -> Path:
@@ -87,7 +87,7 @@ def cache_entries(kinds=None, directory=None) -> list:
         found = []
         for pattern in CACHE_KINDS[kind][2]:
             for path in root.glob(pattern):
-                if path.name.startswith((".partial-", ".stale-")) or path.suffix == ".lock":
+                if path.name.startswith((".partial-", ".stale-")):
                     continue
                 try:
                     found.append(CacheEntry(kind, path, _size(path), path.stat().st_mtime))
@@ -133,19 +133,34 @@ def describe_size(n: int) -> str:
     return f"{n:.1f} GB"
 
 
+LOCKS = ".locks"
+
+
+def lock_path(target) -> Path:
+    """The lock file of ``target``: in the cache directory's ``.locks/`` folder (never beside
+    the caches, whose folders hold only caches), named after the target's absolute path."""
+    import hashlib
+
+    target = Path(os.path.abspath(target))
+    digest = hashlib.sha256(str(target).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return cache_dir() / LOCKS / f"{target.name}.{digest}.lock"
+
+
 @contextmanager
 def build_lock(target):
-    """Hold an exclusive lock named after ``target`` (``TARGET.lock`` beside it) while a
-    cache is built: processes building the same cache at once take turns, and the one
-    that waited finds the cache there. Where file locks are not available it does nothing."""
+    """Hold an exclusive lock named after ``target`` (``lock_path``) while a cache is built:
+    processes building the same cache at once take turns, and the one that waited finds the
+    cache there. Where file locks are not available it does nothing. Lock files stay (removing
+    one another process holds would let a third build alongside); ``clear_cache`` removes them."""
     target = Path(target)
     try:
         import fcntl
     except ImportError:              # not a POSIX system: no lock, the atomic renames still hold
         yield
         return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target.with_name(target.name + ".lock"), "a+b") as handle:
+    path = lock_path(target)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+b") as handle:
         start = time.monotonic()
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         waited = time.monotonic() - start
