@@ -96,16 +96,13 @@ def pytest_sessionstart(session):
                                                 stderr=subprocess.DEVNULL, env=os.environ.copy())
 
 
-# Modules whose tests share an expensive session fixture (a loaded model, a trained model,
-# a Dask cluster) or a process-wide resource: each runs on one pytest-xdist worker.
-HEAVY_GROUPS = {
-    "test_neural_lm": "neural_lm", "test_deep_amfm": "neural_lm", "test_empty_neural_responses": "neural_lm",
-    "test_context_trimming": "neural_lm", "test_deep_training": "deep_training",
-    "test_evaluator": "evaluator", "test_distributed": "dask", "test_integrations_trl": "trl",
-    "test_integrations_torchmetrics": "torchmetrics", "test_model_caches": "model_caches",
-    "test_deep_am": "encoder", "test_bertscore": "encoder", "test_model_trust": "model_trust",
-    "test_readme": "readme", "test_build_setup": "build",
-}
+# Modules whose tests share an expensive module or session fixture (a loaded or trained model,
+# a Dask cluster): each runs whole on one pytest-xdist worker, so the fixture is built once.
+# Everything else is spread test by test. (The README's sessions group themselves.)
+HEAVY_GROUPS = {module: module for module in (
+    "test_neural_lm", "test_deep_amfm", "test_empty_neural_responses", "test_context_trimming", "test_deep_training",
+    "test_evaluator", "test_distributed", "test_integrations_trl", "test_integrations_torchmetrics",
+    "test_model_caches", "test_deep_am", "test_bertscore", "test_model_trust", "test_embedding", "test_build_setup")}
 
 
 def pytest_collection_modifyitems(config, items):

