@@ -12,7 +12,8 @@ corpus. Deterministic: rerunning it rewrites the same files.
   helpfully but loosely, C generically, D off the point;
 - ``ratings.jsonl``: every system response with a made-up 1-5 rating, its references and
   context (``fastamfm fit``, ``LearnedScorer.fit``);
-- ``corpus.txt``: 1,200 sentences of such chat, one a line (``AMFM.train``, ``fastamfm train``);
+- ``corpus.txt``: 1,080 sentences of such chat (every turn of the dialogues, the messages and
+  the references), shuffled, one a line (``AMFM.train``, ``fastamfm train``);
 - ``dialogues.txt``: 240 dialogues of four turns, one turn a line, a blank line between
   dialogues (``fastamfm train --deep`` / ``--evaluator``).
 """
@@ -174,7 +175,7 @@ def main() -> None:
                                         encoding="utf-8")
     sentences = [t for d in dialogues for t in d] + contexts + refs[0] + refs[1]
     rng.shuffle(sentences)
-    (HERE / "corpus.txt").write_text("".join(s + "\n" for s in sentences[:1200]), encoding="utf-8")
+    (HERE / "corpus.txt").write_text("".join(s + "\n" for s in sentences), encoding="utf-8")
 
 
 if __name__ == "__main__":
