@@ -142,14 +142,14 @@ def test_lambda_curve_is_drawn_at_the_models_dimensions(tuning, monkeypatch, cap
     assert where == "the model's dims=8" and list(x) == [0.0, 0.5, 1.0]
     assert list(y) == [r.pearson for r in sorted((r for r in tuning.rows if r.dims == 8), key=lambda r: r.lam)]
     _, _, where = tuning.model_curve("dims")
-    assert where == "the model's lam=0.5"
+    assert where == "the model's λ=0.5"
     drawn = _figures(monkeypatch)
     import matplotlib.pyplot as plt
 
     _curves_figure(plt, tuning, [("lam", "λ"), ("dims", "LSI dimensions")])
     titles = [ax.get_title() for ax in drawn[0].axes]
     assert titles == ["λ curve\nat the model's dims=8",
-                      "AM dimension curve (one SVD truncated)\nat the model's lam=0.5"]
+                      "AM dimension curve (one SVD truncated)\nat the model's λ=0.5"]
     plt.close(drawn[0])
 
 

@@ -46,6 +46,8 @@ class TuningRow:
 
 
 CORRELATION_FIELDS = ("pearson", "pearson_p", "spearman", "spearman_p")
+# How a setting is named in a figure's words.
+_SHOWN = {"lam": "λ"}
 
 
 class TuningResult:
@@ -96,18 +98,20 @@ class TuningResult:
         settings (``model_settings``) where the grid holds them, else at the best row's;
         ``where`` says which, in words for a title (e.g. "the model's dims=100", or
         "dims=5, the best tuned: the model's 100 is not in the grid")."""
+        def said(k, v):
+            return f"{_SHOWN.get(k, k)}={v:g}" if isinstance(v, float) else f"{_SHOWN.get(k, k)}={v}"
+
         fixed = {k: v for k, v in self.model_settings.items() if k != vary and k in self.settings}
         shown = {k: v for k, v in fixed.items() if len({getattr(r, k) for r in self.rows}) > 1}
         if fixed and any(all(getattr(r, k) == v for k, v in fixed.items()) for r in self.rows):
             x, y = self.curve(vary, by=by, **fixed)
-            words = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in shown.items())
+            words = ", ".join(said(k, v) for k, v in shown.items())
             return x, y, f"the model's {words}" if words else "the model's settings"
         anchor = self.best(by)
         x, y = self.curve(vary, by=by)
         others = [k for k in self.settings if k != vary and len({getattr(r, k) for r in self.rows}) > 1]
-        words = ", ".join(f"{k}={getattr(anchor, k):g}" if isinstance(getattr(anchor, k), float) else
-                          f"{k}={getattr(anchor, k)}" for k in others)
-        missing = ", ".join(f"{k}={v}" for k, v in fixed.items() if v not in {getattr(r, k) for r in self.rows})
+        words = ", ".join(said(k, getattr(anchor, k)) for k in others)
+        missing = ", ".join(said(k, v) for k, v in fixed.items() if v not in {getattr(r, k) for r in self.rows})
         why = f": the model's {missing} is not in the grid" if missing else ""
         return x, y, f"{words or 'the best row'}, the best tuned{why}"
 
