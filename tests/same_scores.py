@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 NEURAL_COLUMNS = ("deep_am", "bertscore_precision", "bertscore_recall", "bertscore_f1", "deep_fm", "deep_amfm_am",
-                  "deep_amfm_fm", "deep_amfm")
+                  "deep_amfm_fm", "deep_amfm", "deep_amfm_normalized")
 
 
 def assert_same_scores(got: dict, want: dict, what) -> None:

@@ -209,11 +209,19 @@ def test_killed_score_run_leaves_no_truncated_output_and_resumes(model_dir, tmp_
     assert not parts.exists()
 
 
-def test_progress_bar_when_tqdm_is_installed(model_dir, tmp_path, capsys):
+def test_progress_bar_when_tqdm_is_installed(model_dir, tmp_path, capsys, monkeypatch):
     pytest.importorskip("tqdm")
     _, _, hyp, ref_paths = _write_pairs(tmp_path, 30)
+    # A run shorter than the bar's delay prints no bar at all ...
     assert main(["score", "--hyp", hyp, *_ref_args(ref_paths), "--model", str(model_dir)]) == 0
-    assert "30/30" in capsys.readouterr().err
+    assert "30/30" not in capsys.readouterr().err
+    # ... a longer one does (here: no delay), and -q never.
+    monkeypatch.setattr("fastamfm.cli.BAR_DELAY", 0.0)
+    assert main(["score", "--hyp", hyp, *_ref_args(ref_paths), "--model", str(model_dir)]) == 0
+    err = capsys.readouterr().err
+    assert "30/30" in err and not re.search(r"(?<!\d)0/30", err)       # no empty 0% bar first
+    assert main(["score", "-q", "--hyp", hyp, *_ref_args(ref_paths), "--model", str(model_dir)]) == 0
+    assert capsys.readouterr().err == ""
 
 
 def test_plain_log_lines_without_tqdm(model_dir, tmp_path, capsys, monkeypatch, caplog):

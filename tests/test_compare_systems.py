@@ -188,7 +188,7 @@ def test_table_json_and_accessors():
     assert data["baseline"] == "sys0" and data["resamples"] == 100 and len(data["rows"]) == 15
     assert data["rows"][0]["p_value"] is None
     text = str(res)
-    assert "Paired bootstrap resampling: 100 resamples, seed 2" in text and "(baseline)" in text
+    assert "Paired bootstrap resampling: 40 paired responses; 100 resamples, seed 2" in text and "(baseline)" in text
     assert set(res.signatures) == {"bleu", "rouge_l"}
     with pytest.raises(KeyError, match="no comparison for system 'nope'"):
         res["nope", "ROUGE_L"]
@@ -334,3 +334,75 @@ def test_every_registered_metric_that_runs_here_resamples_to_its_corpus_score():
         for scores in bootstrap_scores(stats, everything):
             for column, values in scores.items():
                 assert values[0] == pytest.approx(scored.corpus[name][column], rel=1e-12, abs=1e-15), column
+
+
+# --- output that cannot mislead (issue 37) --------------------------------------------------
+
+def _no_bigram_matches(n=40, seed=9):
+    """Two systems that share unigrams with the references but no bigram: every Bleu_k for
+    k >= 2 is pycocoevalcap's smoothing constant at work (about 1e-9 and below) in both."""
+    rng = random.Random(seed)
+    refs, a, b = [], [], []
+    for _ in range(n):
+        ref = [rng.choice(WORDS) for _ in range(8)]
+        refs.append([" ".join(ref)])
+        a.append(" zz ".join(ref[:4]))                 # 4 reference words, never two in a row
+        b.append(" zz zz ".join(ref[:2]) + " zz")      # 2 reference words: lower unigram precision
+    return {"A": a, "B": b}, refs
+
+
+def test_differences_within_the_metrics_epsilon_are_not_marked():
+    systems, refs = _no_bigram_matches()
+    res = fastamfm.compare_systems(systems, refs, metrics=["bleu"], resamples=200, seed=0)
+    assert res["B", "Bleu_1"].significant and not res["B", "Bleu_1"].negligible   # a real difference
+    for column in ("Bleu_2", "Bleu_3", "Bleu_4"):
+        row = res["B", column]
+        assert abs(row.score) < 1e-6 and abs(row.baseline_score) < 1e-6
+        assert row.p_adjusted < 0.05 and row.negligible == "epsilon" and not row.significant
+        assert "B" not in res.significant(column)
+    text = str(res)
+    marks, metric = {}, None
+    for line in text.splitlines()[2:]:
+        if line.startswith("Bleu_") or line.startswith("ROUGE"):
+            metric = line.split()[0]
+        if line.split() and line.split()[-1] in ("*", "ε", "≈"):
+            marks[metric] = line.split()[-1]
+    assert marks == {"Bleu_1": "*", "Bleu_2": "ε", "Bleu_3": "ε", "Bleu_4": "ε"}
+    assert "ε p < 0.05 but both scores come from the metric's smoothing constants" in text
+
+
+def test_differences_below_the_tables_precision_are_not_marked():
+    systems, refs = _corpus(n=60, n_systems=3)
+    plain = fastamfm.compare_systems(systems, refs, metrics=["rouge_l"], resamples=200)
+    assert plain.significant("ROUGE_L")                     # real differences, marked by default
+    coarse = fastamfm.compare_systems(systems, refs, metrics=["rouge_l"], resamples=200, min_difference=1.0)
+    assert coarse.significant("ROUGE_L") == []
+    for name in plain.significant("ROUGE_L"):
+        assert coarse["sys0" if name == "sys0" else name, "ROUGE_L"].p_value == plain[name, "ROUGE_L"].p_value
+        assert coarse[name, "ROUGE_L"].negligible == "precision"
+    assert "≈ p < 0.05 but |Δ| < 1 (below the table's precision): not marked significant" in str(coarse)
+    # A difference that prints as 0.0000 is never marked (the default min_difference).
+    from fastamfm.analysis.system_comparison import DISPLAY_RESOLUTION
+
+    assert f"{DISPLAY_RESOLUTION * 0.99:+.4f}" in ("+0.0000", "-0.0000")
+    with pytest.raises(ValueError, match="min_difference"):
+        fastamfm.compare_systems(systems, refs, metrics=["rouge_l"], min_difference=-1)
+
+
+@pytest.mark.parametrize("method", ["bootstrap", "randomization"])
+def test_too_few_responses_warn_and_the_table_says_so(method):
+    systems, refs = _corpus(n=5, n_systems=2)
+    with pytest.warns(RuntimeWarning, match="only 5 paired responses"):
+        res = fastamfm.compare_systems(systems, refs, metrics=["rouge_l"], method=method, resamples=100)
+    text = str(res)
+    assert "5 paired responses" in text.splitlines()[0]
+    assert "note: only 5 paired responses" in text and res.to_dict()["notes"][0].startswith("note: only 5")
+    if method == "randomization":
+        assert "nothing can be significant at 0.05" in text      # 2^(1-5) = 0.0625
+    import warnings as _warnings
+
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("error")
+        big = fastamfm.compare_systems(*_corpus(n=30, n_systems=2), metrics=["rouge_l"], method=method,
+                                       resamples=50)
+    assert big.small_sample() is None and "note:" not in str(big)

@@ -235,3 +235,97 @@ def test_clustering_equals_scipy_on_one_minus_correlation(linkage):
         assert family * order.count(family) in order
     with pytest.raises(ValueError, match="linkage must be"):
         cluster_metrics(mat, linkage="ward")
+
+
+# --- one rule for system-level scores (issue 37) ---------------------------------------------
+
+def _example_systems():
+    from pathlib import Path
+
+    from fastamfm.io import read_lines, read_parallel_files
+
+    examples = Path(__file__).resolve().parents[1] / "examples" / "systems"
+    systems = {s: read_lines(examples / f"{s}.txt") for s in "ABCD"}
+    refs = read_parallel_files([examples / "ref1.txt", examples / "ref2.txt"])
+    human = {s: float(r) for s, r in (line.split("\t") for line in
+                                      (examples / "human.tsv").read_text().splitlines()[1:])}
+    return systems, refs, human, examples
+
+
+def test_system_level_uses_the_corpus_score_where_the_metric_has_one():
+    import fastamfm
+
+    systems, refs, human, _ = _example_systems()
+    results = {s: fastamfm.evaluate(h, refs, metrics=["bleu", "rouge_l"]) for s, h in systems.items()}
+    table = correlate(results, human, methods=("pearson",))
+    corpus = {s: r.corpus["Bleu_4"] for s, r in results.items()}
+    means = {s: float(np.mean(r["Bleu_4"])) for s, r in results.items()}
+    assert corpus != pytest.approx(means)             # BLEU pools statistics: the two rules differ
+    x = [corpus[s] for s in "ABCD"]
+    assert table["Bleu_4", "pearson"].coefficient == pytest.approx(st.pearsonr(x, [human[s] for s in "ABCD"])[0])
+    mean_table = correlate(results, human, methods=("pearson",), system_score="mean")
+    x = [means[s] for s in "ABCD"]
+    assert mean_table["Bleu_4", "pearson"].coefficient == pytest.approx(
+        st.pearsonr(x, [human[s] for s in "ABCD"])[0])
+    # ROUGE-L's corpus score is the mean of its sentence scores: both rules agree.
+    assert table["ROUGE_L", "pearson"].coefficient == pytest.approx(mean_table["ROUGE_L", "pearson"].coefficient)
+    assert str(table).endswith("system level: each system's corpus score (the mean of its sentence scores where "
+                               "the metric has no other)")
+    assert str(mean_table).endswith("system level: each system's mean sentence score (system_score='mean')")
+    # Plain arrays of sentence scores have no corpus score: the mean, under either rule.
+    arrays = {"Bleu_4": {s: r["Bleu_4"] for s, r in results.items()}}
+    assert correlate(arrays, human, methods=("pearson",))["Bleu_4", "pearson"].coefficient == \
+        pytest.approx(mean_table["Bleu_4", "pearson"].coefficient)
+    with pytest.raises(ValueError, match="system_score must be one of"):
+        correlate(results, human, system_score="median")
+
+
+def test_correlate_and_report_agree_on_the_same_data(tmp_path, capsys):
+    """`fastamfm correlate` over `fastamfm score` outputs and `fastamfm report` take the same
+    system scores (the corpus scores), so they print the same correlation."""
+    from fastamfm.amfm.scorer import resolve_model
+    from fastamfm.cli import _report_scores, main
+    from fastamfm.references import References
+
+    systems, refs, human, examples = _example_systems()
+    outputs = []
+    for s in "ABCD":
+        out = tmp_path / f"{s}.jsonl"
+        assert main(["-q", "score", "--hyp", str(examples / f"{s}.txt"), "--ref", str(examples / "ref1.txt"), "--ref",
+                     str(examples / "ref2.txt"), "--metrics", "bleu,rouge_l", "--out", str(out)]) == 0
+        outputs += ["--system", f"{s}={out}"]
+    capsys.readouterr()
+
+    def printed(*extra):
+        assert main(["correlate", "--human", str(examples / "human.tsv"), *outputs, "--methods", "pearson",
+                     "--metrics", "Bleu_2", *extra]) == 0
+        out = capsys.readouterr().out
+        return float(next(x for x in out.splitlines() if x.startswith("Bleu_2")).split()[3]), out
+
+    cli, out = printed()
+    assert "system level: each system's corpus score" in out
+    report, _ = _report_scores(systems, References(refs), ["bleu", "amfm"], resolve_model("default"), -1)
+    expected = correlate({"Bleu_2": report["Bleu_2"]}, human, methods=("pearson",))["Bleu_2", "pearson"]
+    assert cli == pytest.approx(expected.coefficient, abs=5e-5)
+    mean_cli, out = printed("--system-score", "mean")
+    assert "mean sentence score" in out and mean_cli != pytest.approx(cli, abs=1e-3)
+    report_means, _ = _report_scores(systems, References(refs), ["bleu", "amfm"], resolve_model("default"), -1, "mean")
+    expected = correlate({"Bleu_2": report_means["Bleu_2"]}, human, methods=("pearson",))["Bleu_2", "pearson"]
+    assert mean_cli == pytest.approx(expected.coefficient, abs=5e-5)
+
+
+@pytest.mark.shared_data
+def test_the_two_rules_on_dstc6(dstc6_dir, dstc6_refs, dstc6_systems):
+    """The numbers of docs/reading-the-numbers.md: S_1..S_5's Bleu_1, corpus scores (the rule
+    of correlate and report) against mean sentence scores (system_score="mean")."""
+    import fastamfm
+    from fastamfm.cli import read_human
+
+    human = read_human(dstc6_dir / "human_evaluation_results.txt")
+    refs = fastamfm.References(dstc6_refs)
+    results = {s: fastamfm.evaluate(dstc6_systems[s], refs, metrics=["bleu"]) for s in ("S_1", "S_2", "S_3", "S_4",
+                                                                                        "S_5")}
+    rated = {s: human[s] for s in results}
+    corpus = correlate(results, rated, methods=("pearson",))["Bleu_1", "pearson"].coefficient
+    mean = correlate(results, rated, methods=("pearson",), system_score="mean")["Bleu_1", "pearson"].coefficient
+    assert round(corpus, 2) == -0.42 and round(mean, 2) == -0.51

@@ -165,7 +165,8 @@ def test_onnx_backend_errors(tiny_bert, monkeypatch):
     with pytest.raises(ValueError, match="backend='onnx' runs on device='cpu' in float32"):
         fastamfm.SentenceEncoder.load(tiny_bert, device="cpu", precision="bfloat16", backend="onnx")
     monkeypatch.setitem(sys.modules, "onnxruntime", None)      # as if it were not installed
-    with pytest.raises(ImportError, match=r"needs the onnxruntime package: pip install \"fastamfm\[onnx\]\""):
+    with pytest.raises(ImportError,
+                       match=r"needs the onnxruntime package: pip install \"\.\[onnx\]\" in the fastamfm checkout"):
         fastamfm.SentenceEncoder.load(tiny_bert, device="cpu", backend="onnx")
 
 

@@ -131,8 +131,32 @@ def test_reference_based(scorer, lm):
     np.testing.assert_allclose(res.am, am, atol=1e-6)
     np.testing.assert_allclose(res.fm, deep_fm(HYPS, REFS, lm=lm).sentences, atol=1e-9)
     np.testing.assert_allclose(res.amfm, 0.6 * (res.am - 0.5) / 0.2 + 0.4 * (res.fm - 0.4) / 0.3, atol=1e-9)
-    assert res.columns == ("am", "fm", "amfm") and "mode=reference" in res.signature
+    assert res.columns == ("am", "fm", "amfm", "normalized") and "mode=reference" in res.signature
     assert res.corpus["amfm"] == pytest.approx(np.mean(res.amfm))
+
+
+def test_normalized_is_phi_of_amfm_and_explained(scorer):
+    """Issue 37: amfm is on the calibrated scale (it can exceed am and fm); normalized =
+    Phi(amfm) in [0, 1], monotone in amfm, 0.5 at the calibration's typical reply, the
+    lowest for an empty reply; the scale is said where the number appears."""
+    from math import erf, sqrt
+
+    from fastamfm.deep.deep_amfm import SCALE_NOTE, normalized_scores
+    from fastamfm.deep.fm_metrics import DeepAMFMMetric
+
+    res = scorer.score(HYPS + [""], REFS + [["anything at all"]])
+    np.testing.assert_allclose(res.normalized, [0.5 * (1 + erf(v / sqrt(2))) for v in res.amfm], rtol=1e-12)
+    assert ((0 <= res.normalized) & (res.normalized <= 1)).all()
+    order = np.argsort(res.amfm, kind="stable")
+    assert (np.diff(res.normalized[order]) >= 0).all()
+    assert res.normalized[-1] == min(res.normalized) and res.amfm[-1] == scorer.lowest("reference")
+    assert normalized_scores(0.0) == 0.5 and normalized_scores([1e9, -1e9]).tolist() == [1.0, 0.0]
+    reward = scorer.reward(HYPS, REFS, normalized=True)
+    np.testing.assert_allclose(np.asarray(reward), res.normalized[:-1], rtol=1e-6)
+    # Where the number appears: the docstring, the registry's column notes (printed by the CLI).
+    assert "calibrated scale" in SCALE_NOTE and "Phi(amfm)" in DeepAMFM.score.__doc__
+    assert "calibrated scale" in DeepAMFMMetric.column_notes["deep_amfm"]
+    assert "deep_amfm_normalized" in DeepAMFMMetric.columns
 
 
 def test_reference_free(scorer, lm):
@@ -277,15 +301,20 @@ def test_cli_deep_scores_deep_amfm_with_the_given_models(lm, tiny_bert, tmp_path
                 "--no-progress"]
         assert main(args) == 0
         rows = [json.loads(line) for line in out.read_text().splitlines()]
-        assert set(rows[0]) == {"id", "deep_amfm_am", "deep_amfm_fm", "deep_amfm"}
+        assert set(rows[0]) == {"id", "deep_amfm_am", "deep_amfm_fm", "deep_amfm", "deep_amfm_normalized"}
         want = expected.score(HYPS, refs, contexts)
         np.testing.assert_allclose([r["deep_amfm"] for r in rows], want.amfm, atol=1e-5)
         np.testing.assert_allclose([r["deep_amfm_fm"] for r in rows], want.fm, atol=1e-5)
-        assert "reference:0.3,context:0.3" in capsys.readouterr().out  # the signature names the λ given
+        printed = capsys.readouterr().out
+        assert "reference:0.3,context:0.3" in printed  # the signature names the λ given
+        # The CLI says what the number means beside it (issue 37).
+        line = next(x for x in printed.splitlines() if x.startswith("deep_amfm: "))
+        assert "DeepAMFM's calibrated scale: 0 = a typical reply of the calibration text" in line
     # the older spelling --deep MODEL (an LM, not a trained directory) still works, with a warning
     old = [a for a in args if a != "--lm"]
-    with pytest.warns(FutureWarning, match="--deep MODEL naming a language model is deprecated"):
-        assert main(old) == 0
+    assert main(old) == 0
+    # the command line reports a warning as one "fastamfm: warning: ..." line (issue 37)
+    assert "fastamfm: warning: --deep MODEL naming a language model is deprecated" in capsys.readouterr().err
     np.testing.assert_allclose([json.loads(line)["deep_amfm"] for line in out.read_text().splitlines()],
                                want.amfm, atol=1e-5)
 

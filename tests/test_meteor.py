@@ -329,7 +329,7 @@ def test_unknown_stage():
 
 
 def test_missing_resources_say_how_to_get_them(tmp_path):
-    with pytest.raises(meteor_resources.MeteorResourcesNotFound, match=r'pip install "fastamfm\[meteor\]"'):
+    with pytest.raises(meteor_resources.MeteorResourcesNotFound, match=r'pip install "\.\[meteor\]" in the fastamfm checkout'):
         meteor(["a"], [["a"]], resources=tmp_path / "nowhere" / "meteor-1.5.jar")
     with pytest.raises(FileNotFoundError, match="stages=\\(\"exact\", \"stem\"\\)"):
         meteor(["a"], [["a"]], resources=tmp_path)

@@ -56,10 +56,18 @@ def test_compute_individual_metrics_nlgeval_example():
     assert list(own) == ["AM", "FM", "AM-FM"] and all(0.0 <= v <= 1.0 for v in own.values())
 
 
-def test_default_keys_leave_out_what_has_no_resources():
-    with pytest.warns(RuntimeWarning, match="GreedyMatchingScore left out: no word vectors given"):
+def test_default_keys_leave_out_what_has_no_resources(caplog):
+    # The default set without vectors= leaves the embedding metrics out as expected: one INFO
+    # line naming them and saying how to enable them, no warning (issue 37).
+    with warnings.catch_warnings(), caplog.at_level("INFO", logger="fastamfm"):
+        warnings.simplefilter("error")
         scores = fastamfm.compute_metrics(["the flight is late"], [["the flight is late today"]])
     assert "EmbeddingAverageCosineSimilarity" not in scores
+    lines = [r.getMessage() for r in caplog.records if "left out" in r.getMessage()]
+    assert len(lines) == 1 and "GreedyMatchingScore left out (no word vectors given" in lines[0]
+    # Asked for by name, it is a warning.
+    with pytest.warns(RuntimeWarning, match="GreedyMatchingScore left out: no word vectors given"):
+        fastamfm.compute_metrics(["a"], [["a"]], metrics=["Bleu_1", "GreedyMatchingScore"])
     with pytest.warns(RuntimeWarning, match="AM left out: model=None"):
         scores = fastamfm.compute_metrics(["a"], [["a"]], metrics=["AM", "Bleu_1"], model=None)
     assert list(scores) == ["Bleu_1"]

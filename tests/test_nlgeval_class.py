@@ -120,14 +120,20 @@ def test_compute_metrics_from_the_readme_example_files(tmp_path):
         assert scores[key] == pytest.approx(value, abs=5e-6), key
 
 
-def test_skipthought_and_spice_are_named_not_silently_dropped():
-    with pytest.warns(RuntimeWarning, match="SkipThought cosine similarity is not provided"):
+def test_skipthought_and_spice_are_named_not_silently_dropped(caplog):
+    # nlg-eval's defaults ask for them; leaving them out is expected: one INFO line, no warning.
+    with warnings.catch_warnings(), caplog.at_level("INFO", logger="fastamfm"):
+        warnings.simplefilter("error")
         NLGEval(no_glove=True, metrics_to_omit=["SPICE"])
-    with pytest.warns(RuntimeWarning, match="SPICE is not provided"):
         NLGEval(no_glove=True, no_skipthoughts=True)
-    with warnings.catch_warnings():
+    assert [r.levelname for r in caplog.records] == ["INFO", "INFO"]
+    assert "SkipThought cosine similarity is not provided" in caplog.records[0].getMessage()
+    assert "SPICE is not provided" in caplog.records[1].getMessage()
+    caplog.clear()
+    with warnings.catch_warnings(), caplog.at_level("INFO", logger="fastamfm"):
         warnings.simplefilter("error")
         NLGEval(no_glove=True, no_skipthoughts=True, metrics_to_omit=["SPICE"])
+    assert not caplog.records
     with pytest.raises(ValueError, match="SkipThought cosine similarity is not provided"):
         fastamfm.compute_metrics(["a"], [["a"]], metrics=["SkipThoughtCS"])
 
@@ -135,7 +141,8 @@ def test_skipthought_and_spice_are_named_not_silently_dropped():
 def test_invalid_omitted_metric_and_missing_vectors():
     with pytest.raises(ValueError, match=r"invalid metrics to omit: \['BLEU_9'\]"):
         _nlgeval(metrics_to_omit=["BLEU_9"])
-    with pytest.warns(RuntimeWarning, match="GreedyMatchingScore left out: no word vectors given"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")              # the default set without vectors: expected, no warning
         n = NLGEval(no_skipthoughts=True, metrics_to_omit=["SPICE"])
     assert "GreedyMatchingScore" not in n.compute_individual_metrics(["a b"], "a b")
     assert n.compute_metrics([["a b", "c"]], ["a b", "c"])["Bleu_1"] == pytest.approx(1.0)

@@ -100,7 +100,7 @@ def test_png_sheet_without_tuning(inputs, tmp_path):
 def test_missing_matplotlib_is_a_clear_error(inputs, tmp_path, monkeypatch):
     scores, human = inputs
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    with pytest.raises(ImportError, match=r"pip install 'fastamfm\[report\]'"):
+    with pytest.raises(ImportError, match=r"pip install '\.\[report\]' in the fastamfm checkout"):
         write_report(tmp_path / "r.html", scores, human)
     assert not (tmp_path / "r.html").exists()
 
@@ -117,3 +117,81 @@ def test_bad_input(inputs, tmp_path):
         write_report(tmp_path / "r.html", {}, human)
     with pytest.raises(ValueError, match="covers other systems"):
         write_report(tmp_path / "r.html", {"AM": scores["AM"], "FM": {"S_0": 1.0}}, human)
+
+
+# --- legend and curves that say what they show (issue 37) ------------------------------------
+
+def _figures(monkeypatch):
+    """The matplotlib figures the report draws, kept open for inspection."""
+    from fastamfm.analysis import report
+
+    drawn = []
+
+    def keep(plt, fig):
+        drawn.append(fig)
+        return b"png"
+
+    monkeypatch.setattr(report, "_png", keep)
+    return drawn
+
+
+def test_lambda_curve_is_drawn_at_the_models_dimensions(tuning, monkeypatch, caplog):
+    from fastamfm.analysis.report import _curves_figure
+
+    x, y, where = tuning.model_curve("lam")
+    assert where == "the model's dims=8" and list(x) == [0.0, 0.5, 1.0]
+    assert list(y) == [r.pearson for r in sorted((r for r in tuning.rows if r.dims == 8), key=lambda r: r.lam)]
+    _, _, where = tuning.model_curve("dims")
+    assert where == "the model's λ=0.5"
+    drawn = _figures(monkeypatch)
+    import matplotlib.pyplot as plt
+
+    _curves_figure(plt, tuning, [("lam", "λ"), ("dims", "LSI dimensions")])
+    titles = [ax.get_title() for ax in drawn[0].axes]
+    assert titles == ["λ curve\nat the model's dims=8",
+                      "AM dimension curve (one SVD truncated)\nat the model's λ=0.5"]
+    plt.close(drawn[0])
+
+
+def test_curves_say_why_when_the_grid_lacks_the_models_setting():
+    scorer = train_tiny()
+    hyps, refs = tiny_pairs(30)
+    systems = {f"S_{i}": hyps[i:] + hyps[:i] for i in range(5)}
+    human = {s: float(i) for i, s in enumerate(systems)}
+    result = tune(systems, refs, human, model=scorer, dims=(2, 4), lams=(0.0, 0.5, 1.0))   # the model has 8
+    x, _, where = result.model_curve("lam")
+    best = result.best()
+    assert where == f"dims={best.dims}, the best tuned: the model's dims=8 is not in the grid"
+    assert list(x) == [0.0, 0.5, 1.0]
+
+
+def test_forest_legend_lists_better_worse_and_not_significant(monkeypatch):
+    import fastamfm
+    import matplotlib.pyplot as plt
+    from fastamfm.analysis.comparison_figures import forest_figure
+    from test_compare_systems import _corpus
+
+    systems, refs = _corpus(n=60, n_systems=3)
+    comparison = fastamfm.compare_systems(systems, refs, metrics=["rouge_l"], baseline="sys1", resamples=200)
+    diffs = {r.system: (r.difference, r.significant) for r in comparison.rows if r.system != "sys1"}
+    assert any(d < 0 and s for d, s in diffs.values()), diffs        # a significantly worse system (blue)
+    fig = forest_figure(plt, comparison)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels == ["significantly better than sys1", "significantly worse than sys1", "not significant"]
+    colours = [h.get_markerfacecolor() for h in fig.legends[0].legend_handles]
+    assert colours[:2] == ["tab:red", "tab:blue"]
+    axis = fig.axes[0]
+    blue = [c for c in axis.collections if len(c.get_offsets()) and len(c.get_facecolor()) and
+            tuple(c.get_facecolor()[0][:3]) == tuple(plt.matplotlib.colors.to_rgb("tab:blue"))]
+    assert blue, "the significantly worse systems are drawn in blue"
+    plt.close(fig)
+
+
+def test_report_says_what_it_draws_and_its_system_score_rule(inputs, tuning, tmp_path, caplog):
+    scores, human = inputs
+    with caplog.at_level("INFO", logger="fastamfm"):
+        path = write_report(tmp_path / "r.html", scores, human, tuning=tuning)
+    assert any(r.getMessage().startswith("drawing the report (6 systems, 3 metrics;") for r in caplog.records)
+    assert "System scores: each system&#x27;s corpus score" in path.read_text()
+    path = write_report(tmp_path / "m.html", scores, human, system_score="mean")
+    assert "mean sentence score" in path.read_text()

@@ -74,19 +74,24 @@ def test_blocklist_drops_every_dialogue_with_a_listed_utterance(tmp_path):
     listed = tmp_path / "block.sha256"
     listed.write_text(utterance_hash("YES -- a dog named max, and two cats!!") + "\n")
     assert utterance_hash("ok then") is None           # under three words: never blocked
-    corpus = DialogueCorpus([corpus_file], blocklist=listed, held_out=0.0)
+    corpus = DialogueCorpus([corpus_file], blocklist=Blocklist.load(listed), held_out=0.0)
     counts = corpus.scan()
     assert counts.dropped_blocklist == 1 and counts.training_dialogues == 2
     assert all("Max" not in " ".join(d.turns) for d in corpus.training())
     assert corpus.describe()["blocklist_hashes"] == 1
 
 
-def test_blocklist_default_comes_from_the_environment(tmp_path, monkeypatch):
+def test_blocklist_from_the_environment_is_added(tmp_path, monkeypatch):
+    monkeypatch.delenv("FASTAMFM_BLOCKLIST", raising=False)
+    # The packaged DSTC-10 list holds "hello , how are you today ?" and "do you have any pets ?".
+    assert DialogueCorpus([write_text_corpus(tmp_path / "c.txt")], held_out=0.0).scan().dropped_blocklist == 2
     listed = tmp_path / "b.sha256"
-    listed.write_text(utterance_hash("what do you like to do ?") + "\n")
+    listed.write_text(utterance_hash("that sounds lovely .") + "\n")
     monkeypatch.setenv("FASTAMFM_BLOCKLIST", str(listed))
-    corpus = DialogueCorpus([write_text_corpus(tmp_path / "c.txt")], held_out=0.0)
-    assert corpus.scan().dropped_blocklist == 1
+    corpus = DialogueCorpus([write_text_corpus(tmp_path / "c.txt", DIALOGUES + [["a new one here", "its reply"]])],
+                            held_out=0.0)
+    assert corpus.scan().dropped_blocklist == 3 and corpus.scan().training_dialogues == 1
+    assert corpus.describe()["blocklist_hashes"] == len(Blocklist.packaged()) + 1
     monkeypatch.setenv("FASTAMFM_BLOCKLIST", str(tmp_path / "absent"))
     with pytest.raises(FileNotFoundError, match="blocklist"):
         DialogueCorpus([tmp_path / "c.txt"])

@@ -129,15 +129,22 @@ _LAZY = {
 }
 
 
+# Subpackages reachable as attributes after a plain ``import fastamfm`` (imported on first
+# use, as ``import fastamfm.integrations`` would): ``fastamfm.integrations.evaluate_module_path()``.
+_SUBPACKAGES = ("amfm", "analysis", "deep", "distributed", "evaluator", "gpu", "integrations", "learned", "metrics",
+                "models", "neural", "training")
+
 _deprecated.install()
 
 
 def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
+    import importlib
 
+    if name in _LAZY:
         module, attribute = _LAZY[name]
         value = getattr(importlib.import_module(module), attribute)
         globals()[name] = value
         return value
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'fastamfm' has no attribute {name!r}")

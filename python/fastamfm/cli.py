@@ -12,6 +12,7 @@
     fastamfm report --human human.tsv --ref R1.txt ... --hyp-dir DIR --out report.html
     fastamfm compare --hyp A.txt --hyp B.txt ... --ref R1.txt ... [--metrics ...] [--json]
     fastamfm fit --ratings rated.json [--ratings more.jsonl ...] --out scorer.fastamfm [--kind adem|stack]
+    fastamfm cache [list] | fastamfm cache clear [meteor gguf onnx vectors digests]
 
 Errors in the input are reported as one line ``fastamfm: error: ...`` with exit status 1.
 An interrupted ``score`` leaves no partial output; rerunning the same command resumes.
@@ -31,30 +32,43 @@ import warnings
 from pathlib import Path
 
 log = logging.getLogger("fastamfm")
+# Seconds a run must last before its progress bar shows (a quick run prints none).
+BAR_DELAY = 1.0
 # What `fastamfm score` computes without --metrics or --deep: the classic AM-FM.
 DEFAULT_SCORE_METRICS = "am,fm,amfm"
 
 
 class _Progress:
-    """A tqdm bar when tqdm is installed and wanted, else a log line every few seconds."""
+    """A tqdm bar when tqdm is installed and wanted, else a log line every few seconds.
+    The bar appears with the first scored chunk, and only for a run that lasts (tqdm's
+    ``delay``): a run that fails before (a bad file, a missing model) or is still loading
+    its models prints no empty 0% bar, and a second's scoring prints none."""
 
     def __init__(self, total: int, enabled: bool, unit: str = "resp"):
         self.total, self.done, self.last = total, 0, 0.0
+        self.enabled, self.unit = enabled, unit
         self.bar = None
-        if enabled:
-            try:
-                from tqdm import tqdm
-            except ImportError:
-                pass
-            else:
-                self.bar = tqdm(total=total, unit=unit, unit_scale=total >= 100_000, dynamic_ncols=True,
-                                file=sys.stderr)
         self.start = time.perf_counter()
+
+    def _open_bar(self) -> None:
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            self.enabled = False
+            return
+        self.bar = tqdm(total=self.total, initial=self.done, unit=self.unit, unit_scale=self.total >= 100_000,
+                        dynamic_ncols=True, file=sys.stderr, delay=BAR_DELAY)
 
     def __call__(self, n: int) -> None:
         self.done += n
+        if self.enabled and self.bar is None:
+            self._open_bar()
+            if self.bar is not None:
+                return
         if self.bar is not None:
             self.bar.update(n)
+            return
+        if not self.enabled and not log.isEnabledFor(logging.INFO):
             return
         now = time.perf_counter()
         if now - self.last >= 5 or self.done >= self.total:
@@ -188,7 +202,7 @@ def _cmd_score(args) -> int:
         return _cmd_score_distributed(args)
     names = _metric_names(args)
     options = _score_options(args, names, on_cluster=False)
-    progress = _Progress(count_responses(hyp=args.hyp, jsonl=args.jsonl), not args.no_progress)
+    progress = _Progress(count_responses(hyp=args.hyp, jsonl=args.jsonl), not (args.no_progress or args.quiet))
     try:
         summary = score_files(args.out, hyp=args.hyp, refs=args.ref or (), contexts=args.context, jsonl=args.jsonl,
                               metrics=names, format=args.format, chunk_size=args.chunk_size, progress=progress,
@@ -200,9 +214,19 @@ def _cmd_score(args) -> int:
 
 
 def _print_summary(summary: dict) -> None:
-    """The corpus scores and signatures of a ``score`` run (single process or cluster)."""
+    """The corpus scores and signatures of a ``score`` run (single process or cluster);
+    a column whose scale needs saying (``Metric.column_notes``: DeepAMFM's calibrated
+    scale) is followed by its note."""
+    from . import registry
+
+    notes = {}
+    for name in summary.get("metrics", summary["signatures"]):
+        try:
+            notes.update(registry.metric_class(name).column_notes)
+        except (KeyError, ValueError):
+            pass
     for key, value in summary["corpus"].items():
-        print(f"{key}: {value:.6f}")
+        print(f"{key}: {value:.6f}" + (f"   ({notes[key]})" if key in notes else ""))
     for name, signature in summary["signatures"].items():
         print(f"signature {name}: {signature}")
 
@@ -281,7 +305,7 @@ def _cmd_score_distributed(args) -> int:
         raise ValueError("give either --scheduler or --local-workers, not both")
     names = _metric_names(args)
     options = _score_options(args, names, on_cluster=True)
-    progress = _Progress(count_responses(hyp=args.hyp, jsonl=args.jsonl), not args.no_progress)
+    progress = _Progress(count_responses(hyp=args.hyp, jsonl=args.jsonl), not (args.no_progress or args.quiet))
     try:
         summary = score_command(scheduler=args.scheduler, local_workers=args.local_workers, hyp=args.hyp,
                                 refs=args.ref, contexts=args.context, jsonl=args.jsonl, out=args.out,
@@ -317,14 +341,32 @@ def _cmd_train(args) -> int:
     return 0
 
 
+def read_corpus_scores(path) -> dict:
+    """The corpus scores ``fastamfm score`` wrote beside its output (``OUT.summary.json``),
+    {column: score}; empty when there is no summary."""
+    summary = Path(str(path) + ".summary.json")
+    if not summary.is_file():
+        return {}
+    try:
+        corpus = json.loads(summary.read_text(encoding="utf-8"))["corpus"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{summary}: not a 'fastamfm score' summary ({type(exc).__name__}: {exc})") from None
+    return {str(k): float(v) for k, v in corpus.items() if isinstance(v, (int, float))}
+
+
 def _system_scores_from_args(args) -> dict:
-    """{metric: {system: score}} from --scores (a table) and/or --system NAME=output files."""
+    """{metric: {system: score}} from --scores (a table) and/or --system NAME=output files
+    (each response's scores, and the corpus scores of its summary where one is beside it:
+    ``SystemScores``, reduced to one score per system by the --system-score rule)."""
+    from .analysis.correlation import SystemScores
+
     scores: dict = {}
     if args.scores:
         scores.update(read_score_table(args.scores))
     for name, path in _parse_system_pairs(args.system, "--system").items():
+        corpus = read_corpus_scores(path)
         for column, values in read_response_scores(path).items():
-            scores.setdefault(column, {})[name] = values
+            scores.setdefault(column, {})[name] = SystemScores(corpus.get(column), values)
     if not scores:
         raise ValueError("correlate needs --scores TABLE or --system NAME=SCORES ...")
     if args.metrics:
@@ -349,7 +391,8 @@ def _cmd_correlate(args) -> int:
         from .io.readers import read_numbers
 
         ratings = np.asarray(read_numbers(args.human, "rating"), dtype=np.float64)
-        flat = {m: np.concatenate([np.atleast_1d(v[s]) for s in v]) for m, v in scores.items()}
+        flat = {m: np.concatenate([np.atleast_1d(getattr(v[s], "sentences", v[s])) for s in v])
+                for m, v in scores.items()}
         for m, values in flat.items():
             if len(values) != len(ratings):
                 raise ValueError(f"{args.human} holds {len(ratings)} ratings but the --system files hold "
@@ -358,8 +401,10 @@ def _cmd_correlate(args) -> int:
                           seed=args.seed)
         matrix = metric_correlations(flat, level="utterance") if len(flat) > 1 else None
     else:
-        table = correlate(scores, read_human(args.human), methods=methods, bootstrap=args.bootstrap, seed=args.seed)
-        matrix = metric_correlations(scores, level="system") if len(scores) > 1 else None
+        table = correlate(scores, read_human(args.human), methods=methods, bootstrap=args.bootstrap, seed=args.seed,
+                          system_score=args.system_score)
+        matrix = metric_correlations(scores, level="system", system_score=args.system_score) \
+            if len(scores) > 1 else None
     print(table)
     if matrix is not None and args.matrix:
         print()
@@ -372,9 +417,12 @@ REPORT_METRICS = ("bleu", "meteor", "rouge_l", "cider", "am", "fm", "amfm", "dis
 REPORT_DIMS = (2, 5, 10, 20, 50, 100, 200, 500)
 
 
-def _report_scores(hyps: dict, refs, metrics: list, model, workers: int) -> tuple[dict, dict]:
-    """({column: {system: corpus score}}, {Distinct column: {system: value}}): every system
-    through one pipeline against one References (prepared once for all systems)."""
+def _report_scores(hyps: dict, refs, metrics: list, model, workers: int,
+                   system_score: str = "corpus") -> tuple[dict, dict]:
+    """({column: {system: system score}}, {Distinct column: {system: value}}): every system
+    through one pipeline against one References (prepared once for all systems). The
+    system score is its corpus score, or with ``system_score="mean"`` the mean of its
+    sentence scores (the rule of ``fastamfm.correlate``)."""
     from .pipeline import Pipeline
 
     pipeline = Pipeline.from_names(metrics, what="report", model=model, workers=workers)
@@ -388,7 +436,8 @@ def _report_scores(hyps: dict, refs, metrics: list, model, workers: int) -> tupl
                 diversity.setdefault(f"Distinct-{n}", {})[system] = float(value)
                 diversity.setdefault(f"Distinct-{n} (utterance)", {})[system] = float(result[column].mean())
             else:
-                scores.setdefault(column, {})[system] = float(value)
+                scores.setdefault(column, {})[system] = \
+                    float(value) if system_score == "corpus" else float(result[column].mean())
     return scores, diversity
 
 
@@ -415,23 +464,55 @@ def _cmd_report(args) -> int:
         if len(h) != len(refs):
             raise ValueError(f"{systems[system]}: {len(h)} lines but the references have {len(refs)}")
     scorer = resolve_model(args.model)
-    scores, diversity = _report_scores(hyps, refs, args.metrics, scorer, args.workers)
+    log.info("scoring %d systems x %d responses (%s)", len(hyps), len(refs), args.metrics)
+    scores, diversity = _report_scores(hyps, refs, args.metrics, scorer, args.workers, args.system_score)
     if args.dims:
         dims = sorted({int(d) for d in args.dims.split(",")} | {scorer.dims})
     else:
         dims = sorted({d for d in REPORT_DIMS if d <= scorer.lsi.dims} | {scorer.dims})
     lams = [float(x) for x in args.lams.split(",")] if args.lams else None
+    log.info("tuning AM-FM's λ and LSI dimensions on the ratings (%s dims)", ",".join(map(str, dims)))
     tuning = tune(hyps, refs, {s: human[s] for s in hyps}, model=scorer, dims=dims, workers=args.workers,
                   **({"lams": lams} if lams else {}))
     comparison = None
     if args.resamples:
         from .analysis.compare_command import report_comparison
 
+        log.info("paired bootstrap of every system against the one rated best (%d resamples)", args.resamples)
         comparison = report_comparison(hyps, refs, human, args.metrics, model=scorer, workers=args.workers,
                                        resamples=args.resamples, seed=args.seed)
     out = write_report(args.out, scores, human, distinct=diversity or None, tuning=tuning, comparison=comparison,
-                       title=args.title)
+                       title=args.title, system_score=args.system_score)
     print(f"wrote {out}")
+    return 0
+
+
+def _cmd_cache(args) -> int:
+    """``fastamfm cache [list]``: what fastamfm keeps in its cache directory, by kind;
+    ``fastamfm cache clear [KIND ...]``: remove it (rebuilt on the next use that needs it)."""
+    from .io.cache_dir import CACHE_KINDS, ENV_VARIABLE, cache_dir, cache_entries, clear_cache, describe_size
+
+    kinds = args.kinds or None
+    if args.action == "clear":
+        removed, freed = clear_cache(kinds)
+        print(f"removed {removed} cache entr{'y' if removed == 1 else 'ies'} ({describe_size(freed)}) from "
+              f"{cache_dir()}")
+        return 0
+    root = cache_dir()
+    where = f"${ENV_VARIABLE}" if os.environ.get(ENV_VARIABLE) else f"set ${ENV_VARIABLE} to move it"
+    print(f"fastamfm cache: {root} ({where})")
+    entries = cache_entries(kinds)
+    for kind in (kinds or CACHE_KINDS):
+        found = [e for e in entries if e.kind == kind]
+        what, duration, _ = CACHE_KINDS[kind]
+        total = sum(e.bytes for e in found)
+        print(f"  {kind:<8} {len(found):>4} entr{'y ' if len(found) == 1 else 'ies'} {describe_size(total):>9}   "
+              f"{what} (built once: {duration})")
+        if kind != "digests":
+            for e in found:
+                stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.modified))
+                print(f"           {describe_size(e.bytes):>9}  {stamp}  {e.path.name}")
+    print(f"total {describe_size(sum(e.bytes for e in entries))}; remove with: fastamfm cache clear [KIND ...]")
     return 0
 
 
@@ -560,6 +641,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--metrics", help="comma-separated columns to keep")
     p.add_argument("--methods", default="pearson,spearman,kendall")
     p.add_argument("--level", default="system", choices=("system", "utterance"))
+    p.add_argument("--system-score", default="corpus", choices=("corpus", "mean"),
+                   help="system level: each system's corpus score where the metric has one (BLEU, METEOR from "
+                        "the output's .summary.json; else the mean of its sentence scores), or 'mean': the mean "
+                        "sentence score for every metric")
     p.add_argument("--bootstrap", type=int, default=0, help="resamples for confidence intervals")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--matrix", action="store_true", help="also print the metric x metric matrix")
@@ -583,6 +668,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="paired bootstrap resamples of the forest plot (every system against the one rated best; "
                         "0: no forest plot)")
     p.add_argument("--seed", type=int, default=0, help="seed of the forest plot's resamples")
+    p.add_argument("--system-score", default="corpus", choices=("corpus", "mean"),
+                   help="each system's corpus score (default) or its mean sentence score: the rule of "
+                        "'fastamfm correlate'")
     p.add_argument("--workers", type=int, default=-1)
     p.add_argument("--out", required=True, help="report.html or report.png")
     p.set_defaults(run=_cmd_report)
@@ -593,6 +681,15 @@ def build_parser() -> argparse.ArgumentParser:
                                        "approximate randomization), every metric")
     compare_command.add_arguments(p)
     p.set_defaults(run=compare_command.run)
+
+    from .io.cache_dir import CACHE_KINDS
+
+    p = sub.add_parser("cache", help="list what fastamfm keeps in its cache directory (METEOR tables, converted "
+                                     "models...), or clear it")
+    p.add_argument("action", nargs="?", default="list", choices=("list", "clear"))
+    p.add_argument("kinds", nargs="*", metavar="KIND", help=f"only these kinds: {', '.join(CACHE_KINDS)} "
+                                                          f"(default: all)")
+    p.set_defaults(run=_cmd_cache)
 
     p = sub.add_parser("fit", help="fit a learned scorer (ADEM or a stacked combiner) to human ratings")
     p.add_argument("--ratings", action="append", required=True,
@@ -611,7 +708,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--metrics", help="stack: comma-separated columns (default: what the data allow)")
     p.add_argument("--weights", default="nonneg", choices=("nonneg", "ridge"), help="stack: weight constraint")
     p.set_defaults(run=_cmd_fit)
+    # -q after the subcommand too (fastamfm score -q ...), as before it.
+    for subparser in sub.choices.values():
+        subparser.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                               help="log warnings and errors only (no progress, no INFO lines)")
     return parser
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning on the command line: one line ``fastamfm: warning: ...`` (no source line)."""
+    print(f"fastamfm: warning: {message}", file=sys.stderr if file is None else file)
 
 
 def main(argv=None) -> int:
@@ -619,6 +725,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, format="fastamfm: %(message)s",
                         stream=sys.stderr)
+    shown, warnings.showwarning = warnings.showwarning, _show_warning
     from .io.signals import Terminated, cleanup_on_signals
 
     try:
@@ -634,6 +741,8 @@ def main(argv=None) -> int:
     except (ValueError, TypeError, OSError, ImportError, MemoryError) as exc:
         print(f"fastamfm: error: {exc}", file=sys.stderr)
         return 1
+    finally:
+        warnings.showwarning = shown
 
 
 if __name__ == "__main__":

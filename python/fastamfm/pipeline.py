@@ -10,6 +10,7 @@ batches, so they do not depend on the batching.
 """
 from __future__ import annotations
 
+import logging
 import warnings
 from collections.abc import Mapping
 
@@ -21,6 +22,8 @@ from .result import MetricResult
 
 # Options every entry point accepts besides the metrics' own settings.
 COMMON_OPTIONS = ("workers",)
+
+log = logging.getLogger("fastamfm")
 
 
 class Pipeline:
@@ -34,13 +37,19 @@ class Pipeline:
 
     @classmethod
     def from_names(cls, names=None, *, warn: bool = True, strict: bool = False, what: str = "evaluate",
-                   **options) -> "Pipeline":
+                   defaults: bool | None = None, **options) -> "Pipeline":
         """The metrics ``names`` (registry names, columns or aliases; None: nlg-eval's
         set) configured from ``options``. A metric that cannot run here (missing word
-        vectors, METEOR resources, optional packages) is left out with a warning saying
-        how to enable it -- or, with ``strict=True`` (a reward or a training-time metric,
-        where a silently missing term would change what is optimised), a ValueError saying
-        the same; an option no chosen metric reads is a TypeError."""
+        vectors, METEOR resources, optional packages) is left out, saying how to enable
+        it: with a warning -- or in one INFO log line when it only came with a default set
+        (``defaults``: the names are a default set, as ``names=None`` is) and lacks an
+        option nobody gave (``Metric.needs_option``: the embedding metrics without
+        ``vectors=``), which is expected there.
+        With ``strict=True`` (a reward or a training-time metric, where a silently missing
+        term would change what is optimised) it is a ValueError saying the same. An option
+        no chosen metric reads is a TypeError."""
+        if defaults is None:
+            defaults = names is None
         names = registry.resolve(names)
         # A dict under a metric's name holds settings for that metric alone
         # (e.g. bleu={"max_order": 2} beside cider's own max_order).
@@ -52,7 +61,7 @@ class Pipeline:
             unknown += [f"{name}[{k!r}]" for k in settings if k not in registry.metric_class(name).option_names()]
         if unknown:
             raise TypeError(f"{what}: unknown option(s) {unknown} for metrics {names}; accepted: {sorted(known)}")
-        metrics = []
+        metrics, left_out, expected = [], {}, {}
         for name in names:
             metric_class = registry.metric_class(name)
             settings = {**shared, **own.get(name, {})}
@@ -60,13 +69,21 @@ class Pipeline:
             if reason is not None:
                 if strict:
                     raise ValueError(f"{what}: {', '.join(metric_class.columns)} cannot run here: {reason}")
-                if warn:
+                quiet = defaults and metric_class.needs_option(**settings)
+                if warn and not quiet:
                     warnings.warn(f"{', '.join(metric_class.columns)} left out: {reason}", RuntimeWarning,
                                   stacklevel=3)
+                left_out.setdefault(reason, []).extend(metric_class.columns)
+                if quiet:
+                    expected.setdefault(reason, []).extend(metric_class.columns)
                 continue
             metrics.append(metric_class.from_options(**settings))
+        if warn and expected:
+            log.info("%s: %s", what, "; ".join(f"{', '.join(columns)} left out ({reason})"
+                                               for reason, columns in expected.items()))
         if not metrics:
-            raise ValueError(f"{what}: none of the requested metrics {names} can run here (see the warnings)")
+            raise ValueError(f"{what}: none of the requested metrics {names} can run here: " + "; ".join(
+                f"{', '.join(columns)}: {reason}" for reason, columns in left_out.items()))
         return cls(metrics, workers=options.get("workers", -1))
 
     # --- what it computes ---------------------------------------------------------

@@ -105,7 +105,8 @@ class MetricResult:
         try:
             import pandas as pd
         except ImportError:
-            raise ImportError("MetricResult.to_frame() needs pandas: pip install 'fastamfm[analysis]'") from None
+            raise ImportError("MetricResult.to_frame() needs pandas: pip install '.[analysis]' in the fastamfm "
+                              "checkout") from None
         return pd.DataFrame(self.to_dict())
 
     def __repr__(self) -> str:

@@ -24,8 +24,8 @@ import re
 import threading
 from contextlib import contextmanager
 
-INSTALL_HINT = ('pip install "fastamfm[deep]" from a checkout, or ".[deep]" (for a CPU-only torch, install it '
-                'from the CPU index first: pip install torch --index-url https://download.pytorch.org/whl/cpu)')
+INSTALL_HINT = ('pip install ".[deep]" in the fastamfm checkout (on a machine without a GPU, install the CPU '
+                'build of torch first: pip install torch --index-url https://download.pytorch.org/whl/cpu)')
 DEVICE_RULE = "'cpu', 'cuda', 'cuda:N' or 'auto'"
 _CUDA_INDEX = re.compile(r"cuda:(\d+)")
 
@@ -119,6 +119,51 @@ def import_transformers():
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     return transformers
+
+
+_QUIET_LOCK = threading.Lock()
+_quiet = {"depth": 0, "restore": None}
+
+
+@contextmanager
+def quiet_transformers():
+    """Load a model without transformers' own output: its progress bars ("Loading weights",
+    the GGUF "Converting and de-quantizing" bar) and its info/warning log lines are off inside
+    the block (fastamfm says in one log line what it loads), then as they were. Nested and
+    concurrent blocks share one switch."""
+    transformers = import_transformers()
+    logging_utils = transformers.utils.logging
+    with _QUIET_LOCK:
+        if _quiet["depth"] == 0:
+            bars, verbosity = logging_utils.is_progress_bar_enabled(), logging_utils.get_verbosity()
+            logging_utils.disable_progress_bar()
+            logging_utils.set_verbosity_error()
+            # The GGUF reader draws its bar with tqdm itself, not through transformers' switch.
+            try:
+                gguf = importlib.import_module("transformers.modeling_gguf_pytorch_utils")
+            except ImportError:
+                gguf = None
+            gguf_bar = getattr(gguf, "tqdm", None)
+            if gguf_bar is not None:
+                gguf.tqdm = lambda iterable=None, *args, **kwargs: iterable
+
+            def restore():
+                if gguf_bar is not None:
+                    gguf.tqdm = gguf_bar
+                logging_utils.set_verbosity(verbosity)
+                if bars:
+                    logging_utils.enable_progress_bar()
+
+            _quiet["restore"] = restore
+        _quiet["depth"] += 1
+    try:
+        yield
+    finally:
+        with _QUIET_LOCK:
+            _quiet["depth"] -= 1
+            if _quiet["depth"] == 0:
+                _quiet["restore"]()
+                _quiet["restore"] = None
 
 
 def missing_reason() -> str | None:

@@ -46,6 +46,8 @@ class TuningRow:
 
 
 CORRELATION_FIELDS = ("pearson", "pearson_p", "spearman", "spearman_p")
+# How a setting is named in a figure's words.
+_SHOWN = {"lam": "λ"}
 
 
 class TuningResult:
@@ -56,10 +58,12 @@ class TuningResult:
 
     note = TUNED_NOTE
 
-    def __init__(self, rows, *, level: str, points: int, note: str | None = None):
+    def __init__(self, rows, *, level: str, points: int, note: str | None = None, model_settings: dict | None = None):
         self.rows = tuple(rows)
         self.level = level
         self.points = points
+        # The settings of the model tuned around (``tune(model=...)``), for curves drawn at them.
+        self.model_settings = dict(model_settings or {})
         if note is not None:
             self.note = note
         self.settings = tuple(f.name for f in dataclasses.fields(self.rows[0]) if f.name not in CORRELATION_FIELDS) \
@@ -88,6 +92,28 @@ class TuningResult:
         rows = [r for r in self.rows if all(getattr(r, k) == v for k, v in want.items())]
         rows.sort(key=lambda r: getattr(r, vary))
         return np.array([getattr(r, vary) for r in rows]), np.array([getattr(r, by) for r in rows])
+
+    def model_curve(self, vary: str, *, by: str = "pearson") -> tuple:
+        """(values of ``vary``, correlation, where): the curve at the MODEL's other
+        settings (``model_settings``) where the grid holds them, else at the best row's;
+        ``where`` says which, in words for a title (e.g. "the model's dims=100", or
+        "dims=5, the best tuned: the model's 100 is not in the grid")."""
+        def said(k, v):
+            return f"{_SHOWN.get(k, k)}={v:g}" if isinstance(v, float) else f"{_SHOWN.get(k, k)}={v}"
+
+        fixed = {k: v for k, v in self.model_settings.items() if k != vary and k in self.settings}
+        shown = {k: v for k, v in fixed.items() if len({getattr(r, k) for r in self.rows}) > 1}
+        if fixed and any(all(getattr(r, k) == v for k, v in fixed.items()) for r in self.rows):
+            x, y = self.curve(vary, by=by, **fixed)
+            words = ", ".join(said(k, v) for k, v in shown.items())
+            return x, y, f"the model's {words}" if words else "the model's settings"
+        anchor = self.best(by)
+        x, y = self.curve(vary, by=by)
+        others = [k for k in self.settings if k != vary and len({getattr(r, k) for r in self.rows}) > 1]
+        words = ", ".join(said(k, getattr(anchor, k)) for k in others)
+        missing = ", ".join(said(k, v) for k, v in fixed.items() if v not in {getattr(r, k) for r in self.rows})
+        why = f": the model's {missing} is not in the grid" if missing else ""
+        return x, y, f"{words or 'the best row'}, the best tuned{why}"
 
     def to_records(self) -> list[dict]:
         return [r.__dict__.copy() for r in self.rows]
@@ -195,6 +221,9 @@ def tune(systems: Mapping, refs, human, *, corpus=None, model: AMFM | None = Non
                              "pass corpus= to tune the order")
         lms = {model.lm.order: model.lm}
         normalization, oov = model.settings.fm_normalization, model.settings.fm_oov
+        model_settings = {"lam": float(model.settings.lam), "dims": int(model.dims), "order": int(model.lm.order),
+                          "am_combine": model.settings.am_combine, "fm_combine": model.settings.fm_combine,
+                          "mean": model.settings.mean}
     else:
         dims = _positive_ints(dims if dims is not None else [100], "dims")
         orders = _positive_ints(orders if orders is not None else [3], "orders")
@@ -205,6 +234,7 @@ def tune(systems: Mapping, refs, human, *, corpus=None, model: AMFM | None = Non
                              max_vocab=max_vocab, seed=seed, workers=workers, **tok)
         lms = {o: NgramLM.train(corpus, order=o, smoothing=smoothing, workers=workers, **tok) for o in orders}
         normalization, oov = "per-word", "skip"
+        model_settings = None
 
     # One References serves every setting: each model's projections and probabilities
     # of the references are derived once and kept on it.
@@ -224,4 +254,4 @@ def tune(systems: Mapping, refs, human, *, corpus=None, model: AMFM | None = Non
         pr, pp = _coefficient("pearson", x, target)
         sr, sp = _coefficient("spearman", x, target)
         rows.append(TuningRow(lam, d, o, a, f, mean, pr, pp, sr, sp))
-    return TuningResult(rows, level=level, points=len(target))
+    return TuningResult(rows, level=level, points=len(target), model_settings=model_settings)

@@ -9,6 +9,9 @@ A system is named by ``NAME=PATH`` or by its file's stem. The table lists per me
 column each system's score with its bootstrap interval, the difference from the
 baseline with its interval, the p-value and, after the correction, a ``*`` where the
 difference is significant (the layout of ``sacrebleu --paired-bs``, one row per system).
+A difference below the table's precision, or between two scores set by a metric's
+smoothing constants, is never marked (``≈`` / ``ε`` and a line under the table say why),
+and fewer than 30 responses get a warning and a note (``system_comparison``).
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ import json
 from pathlib import Path
 
 from .multiple_testing import CORRECTIONS
-from .system_comparison import METHODS
+from .system_comparison import DISPLAY_RESOLUTION, METHODS
 
 DEFAULT_METRICS = "bleu,meteor,rouge_l,cider"
 
@@ -56,6 +59,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="multiple-comparison correction over the systems, per metric column")
     p.add_argument("--confidence", type=float, default=0.95, help="level of the bootstrap intervals")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level of the * markers")
+    p.add_argument("--min-difference", type=float, default=DISPLAY_RESOLUTION,
+                   help="never mark a difference smaller than this (default: below the table's fourth decimal)")
     p.add_argument("--model", default="default", help="AM-FM model for am/fm/amfm: 'default' or a directory")
     p.add_argument("--vectors", help="word-vector file for the embedding metrics")
     p.add_argument("--workers", type=int, default=-1)
@@ -87,7 +92,8 @@ def run(args) -> int:
         options["vectors"] = args.vectors
     table = compare_systems(systems, refs, contexts, metrics=names, baseline=args.baseline, method=args.method,
                             resamples=args.resamples, seed=args.seed, correction=args.correction,
-                            confidence=args.confidence, alpha=args.alpha, **options)
+                            confidence=args.confidence, alpha=args.alpha, min_difference=args.min_difference,
+                            **options)
     if args.json:
         print(json.dumps(table.to_dict(), indent=2))
     else:

@@ -26,10 +26,10 @@ def forest_figure(plt, comparison, order=None):
         significant = np.array([c.significant for c in cells])
         ax.axvline(0.0, color="0.5", linewidth=0.8)
         ax.errorbar(diff, y, xerr=errors, fmt="none", ecolor="0.35", elinewidth=0.8, capsize=1.5)
-        colors = np.where(diff > 0, "tab:red", "tab:blue")
-        ax.scatter(diff[significant], y[significant], s=14, c=colors[significant], zorder=3, label="significant")
-        ax.scatter(diff[~significant], y[~significant], s=14, facecolors="white", edgecolors="0.3", zorder=3,
-                   label="not significant")
+        better, worse = significant & (diff > 0), significant & (diff < 0)
+        ax.scatter(diff[better], y[better], s=14, c="tab:red", zorder=3)
+        ax.scatter(diff[worse], y[worse], s=14, c="tab:blue", zorder=3)
+        ax.scatter(diff[~significant], y[~significant], s=14, facecolors="white", edgecolors="0.3", zorder=3)
         ax.set_title(f"{metric} − {comparison.baseline}", fontsize=8)
         ax.tick_params(labelsize=6)
         ax.locator_params(axis="x", nbins=4)
@@ -37,13 +37,29 @@ def forest_figure(plt, comparison, order=None):
         ax.axis("off")
     axes[0, 0].set_yticks(y, systems)
     axes[0, 0].set_ylim(len(systems) - 0.5, -0.5)
-    axes[0, 0].legend(fontsize=6, loc="lower right")
+    # One legend for the figure, every marker listed whether or not a panel shows it.
+    fig.legend(handles=legend_handles(comparison.baseline), fontsize=6, loc="lower center", ncol=3,
+               bbox_to_anchor=(0.5, -0.02), frameon=False)
     correction = "" if comparison.correction == "none" else f", {comparison.correction}-adjusted"
     fig.suptitle(f"Difference from {comparison.baseline} with {comparison.confidence * 100:g}% paired bootstrap "
                  f"intervals ({comparison.method}, {comparison.resamples} resamples; filled: p{correction} < "
                  f"{comparison.alpha:g})", fontsize=8)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig
+
+
+def legend_handles(baseline: str) -> list:
+    """The forest plot's three markers: significantly better (red), significantly worse
+    (blue) than the baseline, and not significant (open)."""
+    from matplotlib.lines import Line2D
+
+    def marker(label, face, edge):
+        return Line2D([], [], linestyle="none", marker="o", markersize=4, markerfacecolor=face, markeredgecolor=edge,
+                      label=label)
+
+    return [marker(f"significantly better than {baseline}", "tab:red", "tab:red"),
+            marker(f"significantly worse than {baseline}", "tab:blue", "tab:blue"),
+            marker("not significant", "white", "0.3")]
 
 
 def significance_figure(plt, tests):

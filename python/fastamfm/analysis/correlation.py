@@ -2,9 +2,21 @@
 
 ``correlate`` gives Pearson, Spearman and Kendall coefficients with the p-values
 ``scipy.stats`` reports (the numbers are scipy's own: ``pearsonr``, ``spearmanr``,
-``kendalltau``), at system level (one point per system: the mean of its scores) or
+``kendalltau``), at system level (one point per system: its system score, below) or
 at utterance level (one point per response), with percentile bootstrap confidence
-intervals. ``metric_correlations`` is the metric x metric matrix (any of the three
+intervals.
+
+A system's score at system level -- ONE rule, the same in ``correlate``,
+``metric_correlations``, ``fastamfm correlate`` and ``fastamfm report``
+(``system_score="corpus"``, the default): the metric's CORPUS score where the metric has
+one (BLEU and METEOR from pooled statistics, as published tables report them; given as
+a ``MetricResult`` per system, or a ``fastamfm score`` output with its summary), else the
+mean of the system's sentence scores (which is the corpus score of every mean-type
+metric: ROUGE-L, CIDEr, AM, FM...). ``system_score="mean"`` takes the mean of the sentence
+scores for every metric instead (what averaging sentence-BLEU gives: a different number
+for BLEU and METEOR). Each table says which rule it used (docs/reading-the-numbers.md).
+
+``metric_correlations`` is the metric x metric matrix (any of the three
 coefficients, with p-values): how consistent the metrics are with each other, and
 ``cluster_metrics`` groups the metrics that say the same thing (hierarchical
 clustering, average linkage on 1 − correlation, as Feng & Rong's "Yet Another Problem
@@ -12,9 +24,11 @@ of Automatic Evaluation of Generative Dialogue Systems" does).
 
 Inputs, all aligned by this module:
 
-- ``scores``: ``{metric: values}``, a single array (named ``"score"``), or a pandas
-  DataFrame (one column per metric). ``values`` is an array (one entry per point, or
-  per response when ``systems`` labels the responses) or ``{system: value or array}``.
+- ``scores``: ``{metric: values}``, a single array (named ``"score"``), a pandas
+  DataFrame (one column per metric), or ``{system: MetricResult}`` (every column of the
+  results, system level). ``values`` is an array (one entry per point, or per response
+  when ``systems`` labels the responses) or ``{system: value, array or MetricResult}``
+  (a value: the system score itself; an array: sentence scores).
 - ``human``: an array aligned with the scores, or ``{system: rating}`` (system level).
   Systems the human file rates but the scores lack (e.g. DSTC-6's S_21, the human
   reference) are ignored; a scored system without a rating is an error.
@@ -33,6 +47,12 @@ import numpy as np
 
 METHODS = ("pearson", "spearman", "kendall")
 LEVELS = ("system", "utterance")
+# How a system's score is formed at system level (see the module docstring).
+SYSTEM_SCORES = ("corpus", "mean")
+SYSTEM_SCORE_RULES = {
+    "corpus": "each system's corpus score (the mean of its sentence scores where the metric has no other)",
+    "mean": "each system's mean sentence score (system_score='mean')",
+}
 # Resamples are evaluated in blocks of at most this many values to bound memory.
 _BOOTSTRAP_BLOCK_VALUES = 1 << 22
 
@@ -41,7 +61,8 @@ def _stats():
     try:
         import scipy.stats
     except ImportError:
-        raise ImportError("fastamfm.correlate needs scipy: pip install 'fastamfm[analysis]'") from None
+        raise ImportError("fastamfm.correlate needs scipy: pip install '.[analysis]' in the fastamfm "
+                          "checkout") from None
     return scipy.stats
 
 
@@ -62,11 +83,12 @@ class Correlation:
 class CorrelationTable:
     """Rows of ``Correlation``; ``table["AM-FM", "pearson"]`` picks one."""
 
-    def __init__(self, rows, *, bootstrap: int, confidence: float, points: list):
+    def __init__(self, rows, *, bootstrap: int, confidence: float, points: list, system_score: str | None = None):
         self.rows = tuple(rows)
         self.bootstrap = bootstrap
         self.confidence = confidence
         self.points = points  # the system names (system level) or response indices
+        self.system_score = system_score  # the rule of the system scores (system level), else None
 
     def __getitem__(self, key) -> Correlation:
         metric, method = key
@@ -104,9 +126,45 @@ class CorrelationTable:
             if self.bootstrap:
                 line += f"   [{r.ci_low:.4f}, {r.ci_high:.4f}]"
             lines.append(line)
+        if self.system_score is not None:
+            lines.append(f"system level: {SYSTEM_SCORE_RULES[self.system_score]}")
         return "\n".join(lines)
 
     __repr__ = __str__
+
+
+@dataclass(frozen=True)
+class SystemScores:
+    """One system's scores of one metric column: its corpus score (None when the
+    metric's corpus score is unknown) and its sentence scores. ``value(rule)`` is its
+    system-level score under ``system_score`` rule ``rule``."""
+
+    corpus: float | None
+    sentences: np.ndarray
+
+    def value(self, rule: str) -> float:
+        if rule == "corpus" and self.corpus is not None:
+            return float(self.corpus)
+        return float(np.mean(self.sentences))
+
+
+def result_columns(result) -> dict:
+    """{column: SystemScores} of a ``MetricResult`` (every column it has)."""
+    corpus, sentences = result.corpus, result.sentences
+    if isinstance(sentences, Mapping):
+        return {c: SystemScores(float(corpus[c]) if isinstance(corpus, Mapping) and c in corpus else None,
+                                np.asarray(v, dtype=np.float64)) for c, v in sentences.items()}
+    values = np.asarray(sentences, dtype=np.float64)
+    if values.ndim == 2:
+        corpus = np.atleast_1d(np.asarray(corpus, dtype=np.float64))
+        return {f"{result.name}_{k + 1}": SystemScores(float(corpus[k]), values[:, k]) for k in range(values.shape[1])}
+    return {result.name: SystemScores(float(corpus), values)}
+
+
+def _check_system_score(system_score) -> str:
+    if system_score not in SYSTEM_SCORES:
+        raise ValueError(f"system_score must be one of {SYSTEM_SCORES}, got {system_score!r}")
+    return system_score
 
 
 @dataclass(frozen=True)
@@ -173,12 +231,26 @@ def _as_float_array(values, what: str) -> np.ndarray:
     return arr
 
 
+def _is_result(value) -> bool:
+    from ..result import MetricResult
+
+    return isinstance(value, MetricResult)
+
+
 def _as_metric_mapping(scores) -> dict:
+    if _is_result(scores):
+        raise TypeError("scores is one MetricResult: give {system: MetricResult} (system level) or its columns")
     if hasattr(scores, "columns") and hasattr(scores, "__getitem__"):  # a pandas DataFrame
         return {str(c): scores[c].to_numpy() for c in scores.columns}
     if isinstance(scores, Mapping):
         if not scores:
             raise ValueError("scores is empty")
+        if all(_is_result(v) for v in scores.values()):      # {system: MetricResult}
+            out: dict = {}
+            for system, result in scores.items():
+                for column, value in result_columns(result).items():
+                    out.setdefault(column, {})[system] = value
+            return out
         return {str(k): v for k, v in scores.items()}
     if isinstance(scores, (str, bytes)):
         raise TypeError("scores must be {metric: values}, an array or a DataFrame, not a string")
@@ -196,12 +268,24 @@ def _group_means(values: np.ndarray, systems, what: str) -> dict:
     return dict(zip(order, means))
 
 
-def _system_values(metric: str, values, systems) -> dict:
-    """One metric's scores as {system: mean score}."""
+def _system_values(metric: str, values, systems, rule: str = "corpus") -> dict:
+    """One metric's scores as {system: system score} under ``rule`` (``SYSTEM_SCORES``)."""
     what = f"scores[{metric!r}]"
     if isinstance(values, Mapping):
         out = {}
         for system, v in values.items():
+            if _is_result(v):
+                columns = result_columns(v)
+                if metric not in columns:
+                    raise ValueError(f"{what}[{system!r}] is a result without a column {metric!r} "
+                                     f"(it has {list(columns)})")
+                v = columns[metric]
+            if isinstance(v, SystemScores):
+                value = v.value(rule)
+                if not math.isfinite(value):
+                    raise ValueError(f"{what}[{system!r}] is {value}: scores must be finite numbers")
+                out[system] = value
+                continue
             arr = np.atleast_1d(_as_float_array(np.atleast_1d(v), f"{what}[{system!r}]"))
             if arr.size == 0:
                 raise ValueError(f"{what}[{system!r}] is empty")
@@ -213,7 +297,7 @@ def _system_values(metric: str, values, systems) -> dict:
     return _group_means(arr, systems, what)
 
 
-def _aligned(scores, human, level: str, systems) -> tuple[list, dict, np.ndarray]:
+def _aligned(scores, human, level: str, systems, rule: str = "corpus") -> tuple[list, dict, np.ndarray]:
     """-> (points, {metric: x}, y) with x and y aligned point by point."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
@@ -222,7 +306,7 @@ def _aligned(scores, human, level: str, systems) -> tuple[list, dict, np.ndarray
         if level != "system":
             raise ValueError("human ratings given per system ({system: rating}) need level='system'")
         ratings = {s: float(v) for s, v in human.items()}
-        per_metric = {m: _system_values(m, v, systems) for m, v in metrics.items()}
+        per_metric = {m: _system_values(m, v, systems, rule) for m, v in metrics.items()}
         points = list(next(iter(per_metric.values())))
         for m, table in per_metric.items():
             if set(table) != set(points):
@@ -240,6 +324,11 @@ def _aligned(scores, human, level: str, systems) -> tuple[list, dict, np.ndarray
     for m, v in metrics.items():
         if isinstance(v, Mapping):
             raise TypeError(f"scores[{m!r}] is per system but human is an array; give human as {{system: rating}}")
+        if _is_result(v):
+            columns = result_columns(v)
+            if m not in columns:
+                raise ValueError(f"scores[{m!r}] is a result without a column {m!r} (it has {list(columns)})")
+            v = columns[m].sentences
         x = _as_float_array(v, f"scores[{m!r}]")
         if len(x) != len(y):
             raise ValueError(f"scores[{m!r}] has {len(x)} values but human has {len(y)}")
@@ -306,19 +395,24 @@ def _check_methods(methods) -> tuple:
 
 def correlate(scores, human, *, level: str = "system", systems=None,
               methods=("pearson", "spearman", "kendall"), bootstrap: int = 0,
-              confidence: float = 0.95, seed: int = 0) -> CorrelationTable:
+              confidence: float = 0.95, seed: int = 0, system_score: str = "corpus") -> CorrelationTable:
     """Correlation of every metric in ``scores`` with ``human``, one row per metric and method.
 
     ``bootstrap``: number of resamples for percentile confidence intervals at
     ``confidence`` (0: none). Coefficients and p-values are those of scipy.stats;
     a constant metric gives nan (with a warning) rather than a made-up number.
+    ``system_score`` (system level): "corpus" (default: each system's corpus score where
+    the metric has one, else the mean of its sentence scores) or "mean" (the mean of the
+    sentence scores for every metric); see the module docstring. Sentence scores given
+    as plain arrays have no corpus score: their mean is taken either way.
     """
+    rule = _check_system_score(system_score)
     methods = _check_methods(methods)
     if not isinstance(bootstrap, (int, np.integer)) or bootstrap < 0:
         raise ValueError(f"bootstrap must be a non-negative integer, got {bootstrap!r}")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    points, xs, y = _aligned(scores, human, level, systems)
+    points, xs, y = _aligned(scores, human, level, systems, rule)
     n = len(y)
     if n < 3:
         raise ValueError(f"correlation needs at least 3 points, got {n} at {level} level")
@@ -337,16 +431,18 @@ def correlate(scores, human, *, level: str = "system", systems=None,
                 if np.isfinite(samples).any():
                     low, high = (float(v) for v in np.nanquantile(samples, [alpha, 1 - alpha]))
             rows.append(Correlation(metric, method, level, n, coef, p, low, high))
-    return CorrelationTable(rows, bootstrap=int(bootstrap), confidence=confidence, points=points)
+    return CorrelationTable(rows, bootstrap=int(bootstrap), confidence=confidence, points=points,
+                            system_score=rule if level == "system" else None)
 
 
 def metric_correlations(scores, *, method: str = "pearson", level: str = "utterance",
-                        systems=None) -> CorrelationMatrix:
+                        systems=None, system_score: str = "corpus") -> CorrelationMatrix:
     """The metric x metric correlation matrix of ``scores`` (at least two metrics).
 
-    At ``level="system"`` with ``systems`` labels (or per-system mappings), each
-    metric is first averaged per system.
+    At ``level="system"`` with ``systems`` labels (or per-system mappings), each metric
+    is first reduced to one score per system (``system_score``, as ``correlate``).
     """
+    rule = _check_system_score(system_score)
     (method,) = _check_methods(method)
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
@@ -354,7 +450,7 @@ def metric_correlations(scores, *, method: str = "pearson", level: str = "uttera
     if len(metrics) < 2:
         raise ValueError(f"metric_correlations needs at least two metrics, got {list(metrics)}")
     if level == "system" and (systems is not None or any(isinstance(v, Mapping) for v in metrics.values())):
-        tables = {m: _system_values(m, v, systems) for m, v in metrics.items()}
+        tables = {m: _system_values(m, v, systems, rule) for m, v in metrics.items()}
         points = list(next(iter(tables.values())))
         xs = {}
         for m, t in tables.items():
@@ -396,7 +492,7 @@ def cluster_metrics(matrix: CorrelationMatrix, *, linkage: str = "average") -> M
         from scipy.cluster import hierarchy
         from scipy.spatial.distance import squareform
     except ImportError:
-        raise ImportError("cluster_metrics needs scipy: pip install 'fastamfm[analysis]'") from None
+        raise ImportError("cluster_metrics needs scipy: pip install '.[analysis]' in the fastamfm checkout") from None
     if linkage not in ("average", "single", "complete", "weighted"):
         raise ValueError(f"linkage must be 'average', 'single', 'complete' or 'weighted', got {linkage!r}")
     if len(matrix.names) < 2:

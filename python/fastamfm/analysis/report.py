@@ -16,7 +16,7 @@ the tables. Panels:
 - the λ and AM dimension curves of a ``tune`` result — each only when it has at least
   two points (a single point is not a curve).
 
-matplotlib is an optional extra (``pip install 'fastamfm[report]'``), scipy too
+matplotlib is an optional extra (``pip install '.[report]' in the fastamfm checkout``), scipy too
 (``fastamfm[analysis]``).
 """
 from __future__ import annotations
@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -31,17 +32,19 @@ import numpy as np
 
 from ..io.atomic import write_text_atomic
 from .comparison_figures import forest_figure, significance_figure, significance_html
-from .correlation import METHODS, cluster_metrics, correlate, metric_correlations
+from .correlation import METHODS, SYSTEM_SCORE_RULES, cluster_metrics, correlate, metric_correlations
 from .metric_comparison import compare_metrics
 
 FORMATS = (".html", ".htm", ".png")
+log = logging.getLogger("fastamfm")
 
 
 def _pyplot():
     try:
         import matplotlib
     except ImportError:
-        raise ImportError("fastamfm reports need matplotlib: pip install 'fastamfm[report]'") from None
+        raise ImportError("fastamfm reports need matplotlib: pip install '.[report]' in the fastamfm "
+                          "checkout") from None
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
@@ -183,17 +186,18 @@ def _curve_axes(tuning) -> list[tuple[str, str]]:
 
 
 def _curves_figure(plt, tuning, curves) -> bytes:
-    best = tuning.best()
-    fig, axes = plt.subplots(1, len(curves), figsize=(4.2 * len(curves), 3), squeeze=False)
-    titles = {"lam": f"λ curve (dims={best.dims}, order={best.order})",
-              "dims": f"AM dimension curve (λ={best.lam:g}; one SVD truncated)"}
+    """The λ curve at the model's LSI dimensions and the dimension curve at the model's λ
+    (``TuningResult.model_curve``: at the best tuned row, said in the title, when the grid
+    lacks the model's setting)."""
+    fig, axes = plt.subplots(1, len(curves), figsize=(4.6 * len(curves), 3.1), squeeze=False)
+    titles = {"lam": "λ curve", "dims": "AM dimension curve (one SVD truncated)"}
     for ax, (vary, label) in zip(axes.ravel(), curves):
         for by, style in (("pearson", "-o"), ("spearman", "--s")):
-            x, y = tuning.curve(vary, by=by)
+            x, y, where = tuning.model_curve(vary, by=by)
             ax.plot(x, y, style, markersize=3, label=by)
         if vary == "dims":
             ax.set_xscale("log")
-        ax.set_title(titles[vary], fontsize=8)
+        ax.set_title(f"{titles[vary]}\nat {where}", fontsize=7)
         ax.set_xlabel(label, fontsize=7)
         ax.set_ylabel("correlation with human", fontsize=7)
         ax.tick_params(labelsize=6)
@@ -249,7 +253,8 @@ def _clusters_html(clustering, cut: float = 0.2) -> str:
             f"(correlation above {1 - cut:.1f}):</p><ul>{items}</ul>")
 
 
-def _html(title, analysed, human, systems, table, matrices, clustering, tuning, figures, metric_tests) -> str:
+def _html(title, analysed, human, systems, table, matrices, clustering, tuning, figures, metric_tests,
+          rule: str) -> str:
     esc = html.escape
     metrics = list(analysed)
     head = "".join(f"<th>{esc(m)}</th>" for m in metrics)
@@ -268,6 +273,7 @@ def _html(title, analysed, human, systems, table, matrices, clustering, tuning, 
              f"<h1>{esc(title)}</h1>",
              f"<h2>System scores ({len(systems)} systems)</h2><table><tr><th>system</th>{head}<th>human</th></tr>"
              f"{body}</table>",
+             f"<p>System scores: {esc(rule)}.</p>",
              f"<h2>Correlation with human ratings (system level, n={len(systems)})</h2>"
              f"<table><tr><th>metric</th>{corr_head}</tr>{corr_rows}</table>"]
     captions = dict(figures)
@@ -317,14 +323,17 @@ def _figure_html(key: str, figures: dict) -> str:
 # --- entry point ---------------------------------------------------------------------------------
 
 def write_report(path, scores: Mapping, human: Mapping, *, distinct: Mapping | None = None, tuning=None,
-                 comparison=None, cluster_method: str = "pearson", title: str = "fastamfm report") -> Path:
+                 comparison=None, cluster_method: str = "pearson", title: str = "fastamfm report",
+                 system_score: str = "corpus") -> Path:
     """Write the report for ``scores`` (``{metric: {system: score}}``) against ``human``
     (``{system: rating}``). ``distinct``: Distinct-n columns (``{column: {system: value}}``),
     drawn per system and analysed beside the metrics; ``tuning`` (a ``TuningResult``)
     adds its λ and dimension curves (each drawn only with two or more points);
     ``comparison`` (a ``SystemComparison`` of these systems) adds the forest plot;
     ``cluster_method``: the coefficient the heatmap and clustering use. The format
-    follows the extension of ``path``: .html (self-contained) or .png."""
+    follows the extension of ``path``: .html (self-contained) or .png. ``system_score``
+    names the rule that made ``scores`` ("corpus": each system's corpus score, "mean": its
+    mean sentence score; ``fastamfm.correlate``'s rule), stated in the report."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in FORMATS:
@@ -332,7 +341,10 @@ def write_report(path, scores: Mapping, human: Mapping, *, distinct: Mapping | N
     if cluster_method not in METHODS:
         raise ValueError(f"cluster_method must be one of {METHODS}, got {cluster_method!r}")
     systems = _check_inputs(scores, human, distinct)
+    if system_score not in SYSTEM_SCORE_RULES:
+        raise ValueError(f"system_score must be one of {tuple(SYSTEM_SCORE_RULES)}, got {system_score!r}")
     plt = _pyplot()
+    log.info("drawing the report (%d systems, %d metrics; 10-30 s)", len(systems), len(scores))
     analysed = {**scores, **(distinct or {})}
     table = correlate(analysed, human, methods=METHODS)
     figures = [("scatter", _scatter_figure(plt, analysed, human, systems, table))]
@@ -360,7 +372,7 @@ def write_report(path, scores: Mapping, human: Mapping, *, distinct: Mapping | N
         _write_png_sheet(path, images, plt)
     else:
         write_text_atomic(path, _html(title, analysed, human, systems, table, matrices, clustering, tuning, figures,
-                                       metric_tests))
+                                       metric_tests, SYSTEM_SCORE_RULES[system_score]))
     return path
 
 

@@ -14,11 +14,26 @@ would count a segment drawn twice as two documents.
 
 Distinct-n's bootstrap intervals sit below its score: a response drawn twice adds its
 n-grams twice but no new distinct one. Approximate randomization draws no duplicates.
+
+What is never marked significant, whatever its p-value (``SystemDifference.negligible``
+says why; the printed table marks the row and explains the mark under the table):
+
+- a difference smaller than ``min_difference`` (default ``DISPLAY_RESOLUTION``, half a
+  unit of the table's fourth decimal): two scores that print the same are not called
+  different;
+- a difference between scores set by the metric's own smoothing constants
+  (``Metric.epsilon_columns``: BLEU-k when an n-gram order up to k matched nothing in
+  either system, where pycocoevalcap's 1e-15/1e-9 guards make a tiny number of a zero).
+
+With fewer than ``MIN_RESPONSES`` paired responses the resampling tests are unreliable
+(the bootstrap distribution of a handful of responses is coarse; randomization cannot
+even reach small p-values): ``compare_systems`` warns, and the table says so.
 """
 from __future__ import annotations
 
 import json
 import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
@@ -41,6 +56,11 @@ from .resampling import (
 )
 
 METHODS = ("bootstrap", "randomization")
+# Differences below half a unit of the printed table's last (fourth) decimal are never marked.
+DISPLAY_RESOLUTION = 0.5e-4
+# Below this many paired responses the tests are unreliable: a warning, and a note in the table.
+MIN_RESPONSES = 30
+NEGLIGIBLE_MARKS = {"precision": "≈", "epsilon": "ε"}
 
 
 @dataclass(frozen=True)
@@ -51,7 +71,9 @@ class SystemDifference:
     ``difference`` = score − baseline score, with its paired bootstrap interval
     ``ci_low``/``ci_high``; ``p_value`` the two-sided p-value of the chosen test and
     ``p_adjusted`` after the multiple-comparison correction (both nan on the baseline's
-    own row); ``significant``: ``p_adjusted < alpha``.
+    own row); ``significant``: ``p_adjusted < alpha`` and the difference is not
+    ``negligible``: ``"precision"`` (smaller than the comparison's ``min_difference``) or
+    ``"epsilon"`` (both scores set by the metric's smoothing constants), else ``""``.
     """
 
     system: str
@@ -66,6 +88,7 @@ class SystemDifference:
     p_value: float
     p_adjusted: float
     significant: bool
+    negligible: str = ""
 
 
 class SystemComparison:
@@ -73,8 +96,11 @@ class SystemComparison:
     column; ``table.p_value("S_2", "Bleu_4")``, ``table["S_2", "Bleu_4"]``."""
 
     def __init__(self, rows, *, baseline: str, method: str, resamples: int, seed: int, confidence: float,
-                 alpha: float, correction: str, signatures: Mapping):
+                 alpha: float, correction: str, signatures: Mapping, n: int | None = None,
+                 min_difference: float = DISPLAY_RESOLUTION):
         self.rows = tuple(rows)
+        self.n = n
+        self.min_difference = min_difference
         self.baseline = baseline
         self.method = method
         self.resamples = resamples
@@ -129,8 +155,32 @@ class SystemComparison:
 
         return {"baseline": self.baseline, "method": self.method, "resamples": self.resamples, "seed": self.seed,
                 "confidence": self.confidence, "alpha": self.alpha, "correction": self.correction,
+                "n": self.n, "min_difference": self.min_difference, "notes": self.notes(),
                 "settings": self.describe(), "signatures": self.signatures,
                 "rows": [{k: clean(v) for k, v in r.items()} for r in self.to_records()]}
+
+    def small_sample(self) -> str | None:
+        """Why these tests are unreliable for this few responses, or None."""
+        if self.n is None or self.n >= MIN_RESPONSES:
+            return None
+        return small_sample_note(self.n, self.method, self.alpha)
+
+    def notes(self) -> list:
+        """What the printed table notes under it: a small sample, and each mark of a
+        difference left unmarked although its p-value is below alpha."""
+        notes = []
+        small = self.small_sample()
+        if small:
+            notes.append(f"note: {small}")
+        kinds = {r.negligible for r in self.rows if r.negligible and r.p_adjusted < self.alpha}
+        if "precision" in kinds:
+            notes.append(f"{NEGLIGIBLE_MARKS['precision']} p < {self.alpha:g} but |Δ| < {self.min_difference:g} "
+                         f"(below the table's precision): not marked significant")
+        if "epsilon" in kinds:
+            notes.append(f"{NEGLIGIBLE_MARKS['epsilon']} p < {self.alpha:g} but both scores come from the metric's "
+                         f"smoothing constants (BLEU-k with an n-gram order that matched nothing: a tiny number "
+                         f"standing for 0): not marked significant")
+        return notes
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2)
@@ -144,7 +194,8 @@ class SystemComparison:
         test = {"bootstrap": "Paired bootstrap resampling", "randomization": "Paired approximate randomization"}
         level = f"{self.confidence * 100:g}%"
         adjusted = "" if self.correction == "none" else f" {self.correction.capitalize()}-adjusted per metric"
-        lines = [f"{test[self.method]}: {self.resamples} resamples, seed {self.seed}; {level} bootstrap "
+        size = "" if self.n is None else f"{self.n} paired responses; "
+        lines = [f"{test[self.method]}: {size}{self.resamples} resamples, seed {self.seed}; {level} bootstrap "
                  f"intervals; * = p{adjusted} < {self.alpha:g}; baseline {self.baseline}"]
         width = max(8, *(len(s) + 2 for s in self.systems))
         mwidth = max(8, *(len(m) + 2 for m in self.metrics))
@@ -167,8 +218,12 @@ class SystemComparison:
                              f"{r.p_value:>8.4f}")
                     if self.correction != "none":
                         line += f"{r.p_adjusted:>8.4f}"
-                    line += " *" if r.significant else ""
+                    if r.significant:
+                        line += " *"
+                    elif r.negligible and r.p_adjusted < self.alpha:
+                        line += f" {NEGLIGIBLE_MARKS[r.negligible]}"
                 lines.append(line.rstrip())
+        lines += self.notes()
         return "\n".join(lines)
 
     __repr__ = __str__
@@ -196,6 +251,25 @@ def _check_systems(systems) -> dict:
     return systems
 
 
+def small_sample_note(n: int, method: str, alpha: float) -> str:
+    """Why ``method`` is unreliable on ``n`` paired responses (n below ``MIN_RESPONSES``)."""
+    if method == "randomization":
+        floor = 2.0 ** (1 - n)
+        reach = (f"no p-value can go below {floor:.2g}, so nothing can be significant at {alpha:g}"
+                 if floor >= alpha else "its p-values move in coarse steps")
+        return (f"only {n} paired responses: approximate randomization has 2^{n} = {2 ** n} distinct swaps, "
+                f"{reach}; compare systems on at least {MIN_RESPONSES} responses")
+    return (f"only {n} paired responses: the bootstrap of so few responses is too coarse for its intervals "
+            f"and p-values to be trusted; compare systems on at least {MIN_RESPONSES} responses")
+
+
+def _check_min_difference(min_difference) -> float:
+    if isinstance(min_difference, bool) or not isinstance(min_difference, (int, float)) or \
+            not min_difference >= 0:
+        raise ValueError(f"min_difference must be a number >= 0, got {min_difference!r}")
+    return float(min_difference)
+
+
 def _check_settings(method, resamples, seed, confidence, correction, alpha) -> tuple:
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
@@ -211,10 +285,12 @@ class ScoredSystems:
     against any baseline without scoring again (``compare_systems`` is
     ``ScoredSystems.score(...).compare(...)``)."""
 
-    def __init__(self, corpus: dict, statistics: dict, signatures: dict):
+    def __init__(self, corpus: dict, statistics: dict, signatures: dict, epsilon: dict | None = None):
         self.corpus = corpus
         self.statistics = statistics
         self.signatures = signatures
+        # {system: columns whose corpus score is set by the metric's smoothing constants}
+        self.epsilon = epsilon or {name: frozenset() for name in corpus}
 
     @classmethod
     def score(cls, systems, refs=None, contexts=None, *, metrics=None, **options) -> "ScoredSystems":
@@ -232,15 +308,16 @@ class ScoredSystems:
                 raise ValueError(f"compare_systems: {', '.join(pipeline.names)} need references (refs=)")
             # CIDEr: document frequencies of the full reference set, the same for every system.
             pipeline = pipeline.with_reference_statistics(pipeline.reference_statistics(refs))
-        corpus, statistics = {}, {}
+        corpus, statistics, epsilon = {}, {}, {}
         for name, hyps in systems.items():
             batch = pipeline.batch(hyps, refs, contexts, what=f"compare_systems: systems[{name!r}]")
             chunks = pipeline.score_chunks(batch)
-            corpus[name], statistics[name] = {}, {}
+            corpus[name], statistics[name], epsilon[name] = {}, {}, frozenset()
             for metric in pipeline.metrics:
                 corpus[name].update(metric.compute(chunks[metric.name].statistics))
                 statistics[name][metric.name] = metric.sentence_statistics(batch, chunks[metric.name])
-        return cls(corpus, statistics, pipeline.signatures())
+                epsilon[name] |= metric.epsilon_columns(chunks[metric.name].statistics)
+        return cls(corpus, statistics, pipeline.signatures(), epsilon)
 
     @property
     def systems(self) -> list:
@@ -256,10 +333,11 @@ class ScoredSystems:
 
     def compare(self, *, baseline: str | None = None, method: str = "bootstrap", resamples: int = 1000,
                 seed: int = 0, correction: str = "holm", confidence: float = 0.95,
-                alpha: float = 0.05) -> SystemComparison:
+                alpha: float = 0.05, min_difference: float = DISPLAY_RESOLUTION) -> SystemComparison:
         """Every system against ``baseline`` (default: the first); see ``compare_systems``."""
         resamples, seed, confidence, correction = _check_settings(method, resamples, seed, confidence, correction,
                                                                   alpha)
+        min_difference = _check_min_difference(min_difference)
         systems = self.systems
         if baseline is None:
             baseline = systems[0]
@@ -267,6 +345,8 @@ class ScoredSystems:
             raise ValueError(f"baseline {baseline!r} is not one of the systems {systems}")
         corpus, statistics = self.corpus, self.statistics
         n = len(next(iter(statistics[baseline].values())))
+        if n < MIN_RESPONSES:
+            warnings.warn(f"compare_systems: {small_sample_note(n, method, alpha)}", RuntimeWarning, stacklevel=3)
         rng = np.random.default_rng(seed)
         swaps = randomization_swaps(rng, n, resamples) if method == "randomization" else None
         draws = bootstrap_draws(rng, n, resamples)
@@ -305,17 +385,20 @@ class ScoredSystems:
                     continue
                 ci_low, ci_high = percentile_interval(resampled[name][column] - resampled[baseline][column],
                                                       confidence)
+                negligible = ("epsilon" if column in self.epsilon[name] and column in self.epsilon[baseline] else
+                              "precision" if abs(score - base) < min_difference else "")
                 rows.append(SystemDifference(name, column, score, score_low, score_high, base, score - base, ci_low,
                                              ci_high, raw[name], float(adjusted[name]),
-                                             bool(adjusted[name] < alpha)))
+                                             bool(adjusted[name] < alpha) and not negligible, negligible))
         return SystemComparison(rows, baseline=baseline, method=method, resamples=resamples, seed=seed,
                                 confidence=confidence, alpha=alpha, correction=correction,
-                                signatures=self.signatures)
+                                signatures=self.signatures, n=n, min_difference=min_difference)
 
 
 def compare_systems(systems, refs=None, contexts=None, *, metrics=None, baseline: str | None = None,
                     method: str = "bootstrap", resamples: int = 1000, seed: int = 0, correction: str = "holm",
-                    confidence: float = 0.95, alpha: float = 0.05, **options) -> SystemComparison:
+                    confidence: float = 0.95, alpha: float = 0.05, min_difference: float = DISPLAY_RESOLUTION,
+                    **options) -> SystemComparison:
     """Paired significance of every system's difference from ``baseline`` on every metric.
 
     ``systems``: ``{name: responses}``, all answering the same n inputs in the same order;
@@ -330,7 +413,10 @@ def compare_systems(systems, refs=None, contexts=None, *, metrics=None, baseline
     every system and metric. The intervals (``confidence``) are percentile intervals of
     the paired bootstrap in both cases. ``correction``: ``"holm"`` (default),
     ``"bonferroni"`` or ``"none"``, over the systems compared on each metric column;
-    ``alpha`` sets what is marked significant.
+    ``alpha`` sets what is marked significant; a difference smaller than
+    ``min_difference`` (default: below the printed table's precision), or between two
+    scores set by the metric's smoothing constants, never is (see the module docstring).
+    Fewer than ``MIN_RESPONSES`` paired responses: a ``RuntimeWarning`` and a note in the table.
 
     Corpus-level metrics are resampled from their summable per-response statistics
     (BLEU's n-gram counts and lengths, METEOR's 23 statistics, Distinct's n-gram sets),
@@ -340,8 +426,9 @@ def compare_systems(systems, refs=None, contexts=None, *, metrics=None, baseline
     """
     systems = _check_systems(systems)
     _check_settings(method, resamples, seed, confidence, correction, alpha)
+    _check_min_difference(min_difference)
     if baseline is not None and baseline not in systems:
         raise ValueError(f"baseline {baseline!r} is not one of the systems {list(systems)}")
     scored = ScoredSystems.score(systems, refs, contexts, metrics=metrics, **options)
     return scored.compare(baseline=baseline, method=method, resamples=resamples, seed=seed, correction=correction,
-                          confidence=confidence, alpha=alpha)
+                          confidence=confidence, alpha=alpha, min_difference=min_difference)

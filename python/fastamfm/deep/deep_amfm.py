@@ -23,11 +23,25 @@ Calibrated values are clipped at a floor (the z of the component's lowest raw va
 the context PMI, unbounded below, z = -10), so every mode's amfm has a lowest value
 (``lowest``): what an empty or whitespace-only response scores, never more than a reply.
 
+The scale of ``amfm`` (``SCALE_NOTE``): calibration standard deviations. z(x) = (x - center) /
+scale, center and scale measured on replies of unrated dialogue text (``DEFAULT_CALIBRATION``),
+so 0 is a typical reply of that text and +1 one standard deviation better on both components.
+It is not a weighted mean of the raw ``am`` and ``fm`` (a cosine and a probability ratio or a
+PMI, on scales of their own) and may lie outside them: am 0.754 (z +1.44) and fm 0.845 (z -1.17)
+with references give amfm 0.9 * 1.44 + 0.1 * (-1.17) = 1.18. Its range: from ``lowest(mode)``
+(about -8.7 with references, -9.7 reference-free) upwards; above, about +2.6 with references
+(both raw components at their maxima) and unbounded reference-free (the PMI is). ``normalized``
+= Phi(amfm), the standard normal distribution function, is in [0, 1]: 0.5 for a typical
+calibration reply, near 0 for an empty one; monotone, so rankings and rank correlations are
+those of ``amfm``.
+
 Hybrid: ``lm=`` an n-gram ``fastamfm.NgramLM`` gives the classic AM-FM fluency (the
 probability ratio to the references, ``fastamfm.fluency``) in place of the neural one;
 it cannot condition on a context, so it needs references.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -67,6 +81,19 @@ CONTEXT_FORMULAS = ("pmi", "pmi-total")
 # has a lowest value (``DeepAMFM.lowest``), which an empty response scores.
 COMPONENT_LOWS = {"am_reference": -1.0, "am_context": -1.0, "fm_reference": 0.0, "fm_context": -np.inf}
 UNBOUNDED_FLOOR = -10.0
+# What an amfm number means, where it is shown (the registry column's note, the CLI summary).
+SCALE_NOTE = ("calibrated scale: 0 = a typical reply of the calibration text, +1 = one standard deviation "
+              "better; not a mean of am and fm, so it may lie outside them; normalized = Phi(amfm) in [0, 1]")
+_ERF = np.frompyfunc(math.erf, 1, 1)
+
+
+def normalized_scores(amfm) -> np.ndarray:
+    """Phi(amfm), the standard normal distribution function of the calibrated scores: in
+    [0, 1], 0.5 for a typical reply of the calibration text; monotone in amfm."""
+    values = np.asarray(amfm, dtype=np.float64)
+    return 0.5 * (1.0 + np.asarray(_ERF(values / math.sqrt(2.0)), dtype=np.float64))
+
+
 # The (adequacy, fluency) components each input mode combines.
 MODE_COMPONENTS = {"reference": ("am_reference", "fm_reference"), "context": ("am_context", "fm_context"),
                    "both": ("am_reference", "fm_context")}
@@ -275,19 +302,23 @@ class DeepAMFM:
         return MODE_COMPONENTS[mode]
 
     def score(self, hyps, refs=None, contexts=None) -> MetricResult:
-        """am, fm and amfm per response (``.sentences``) and their means (``.corpus``)."""
+        """am, fm, amfm and normalized per response (``.sentences``) and their means
+        (``.corpus``). ``am`` and ``fm`` are the raw components (a cosine; a probability
+        ratio with references, a PMI without); ``amfm`` is on the calibrated scale (0: a
+        typical reply of the calibration text, +1: one standard deviation better; see the
+        module docstring: it may lie outside am and fm) and ``normalized`` = Phi(amfm) in [0, 1]."""
         mode = self.mode(refs, contexts)
         am, fm, amfm = self.combine(self.components(hyps, refs, contexts, which=self.pair(mode)), mode)
-        columns = {"am": am, "fm": fm, "amfm": amfm}
+        columns = {"am": am, "fm": fm, "amfm": amfm, "normalized": normalized_scores(amfm)}
         return MetricResult("deep_amfm", {k: float(np.mean(v)) for k, v in columns.items()}, columns,
                             self.signature(mode))
 
-    def reward(self, hyps, refs=None, contexts=None):
-        """amfm per response as a float32 torch tensor on the LM's device (numpy float32
-        for the n-gram hybrid)."""
+    def reward(self, hyps, refs=None, contexts=None, *, normalized: bool = False):
+        """amfm per response (the calibrated scale; ``normalized=True``: Phi(amfm) in [0, 1])
+        as a float32 torch tensor on the LM's device (numpy float32 for the n-gram hybrid)."""
         mode = self.mode(refs, contexts)
         _, _, amfm = self.combine(self.components(hyps, refs, contexts, which=self.pair(mode)), mode)
-        values = amfm.astype(np.float32)
+        values = (normalized_scores(amfm) if normalized else amfm).astype(np.float32)
         if self.hybrid:
             return values
         from ..runtime import import_torch

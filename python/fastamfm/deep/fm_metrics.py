@@ -124,7 +124,10 @@ class DeepAMFMMetric(Metric):
     ``model=`` a directory written by ``DeepAMFM.train`` / ``fastamfm train --deep``)."""
 
     name = "deep_amfm"
-    columns = ("deep_amfm_am", "deep_amfm_fm", "deep_amfm")
+    columns = ("deep_amfm_am", "deep_amfm_fm", "deep_amfm", "deep_amfm_normalized")
+    column_notes = {"deep_amfm": "DeepAMFM's calibrated scale: 0 = a typical reply of the calibration text, "
+                                 "+1 = one standard deviation better; may exceed deep_amfm_am and deep_amfm_fm",
+                    "deep_amfm_normalized": "Phi(deep_amfm), in [0, 1]; 0.5 = a typical calibration reply"}
     aliases = ("deep-amfm", "deepamfm")
     needs_references = False
     model_kind = "deep_amfm"
@@ -189,5 +192,6 @@ class DeepAMFMMetric(Metric):
     def update(self, batch: Batch) -> Chunk:
         _check_inputs(batch, self.name)
         result = self._scorer.get().score(batch.hyps.texts, batch.refs, batch.contexts)
-        columns = {"deep_amfm_am": result.am, "deep_amfm_fm": result.fm, "deep_amfm": result.amfm}
+        columns = {"deep_amfm_am": result.am, "deep_amfm_fm": result.fm, "deep_amfm": result.amfm,
+                   "deep_amfm_normalized": result.normalized}
         return Chunk(columns=columns, statistics=MeanStatistics.of(columns))

@@ -1,4 +1,4 @@
-"""Scoring and training beyond one machine, on Dask (``pip install "fastamfm[dask]"``).
+"""Scoring and training beyond one machine, on Dask (``pip install ".[dask]" in the fastamfm checkout``).
 
     from dask.distributed import Client
     import fastamfm.distributed
@@ -28,7 +28,7 @@ try:
     import dask  # noqa: F401
     import distributed  # noqa: F401  (dask's package, not this one)
 except ImportError:  # pragma: no cover - depends on the environment
-    raise ImportError('fastamfm.distributed needs Dask: pip install "fastamfm[dask]"') from None
+    raise ImportError('fastamfm.distributed needs Dask: pip install ".[dask]" in the fastamfm checkout') from None
 
 from .scoring import DEFAULT_PARTITION_SIZE, score
 from .training import train

@@ -34,7 +34,8 @@ def _faiss():
         import faiss
     except ImportError as exc:
         raise ImportError(
-            "fastamfm.ReferenceIndex needs FAISS: pip install 'fastamfm[faiss]' (faiss-cpu), or for GPU "
+            "fastamfm.ReferenceIndex needs FAISS: pip install '.[faiss]' in the fastamfm checkout (faiss-cpu), "
+            "or for GPU "
             "indexes a faiss build with CUDA (e.g. pip install faiss-gpu-cu12, or conda install -c pytorch faiss-gpu)"
         ) from exc
     return faiss

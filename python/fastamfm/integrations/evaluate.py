@@ -23,7 +23,8 @@ try:
     import datasets
     import evaluate
 except ImportError:  # pragma: no cover - depends on the environment
-    raise ImportError('the fastamfm evaluate module needs evaluate: pip install "fastamfm[evaluate]"') from None
+    raise ImportError('the fastamfm evaluate module needs evaluate: pip install ".[evaluate]" in the fastamfm '
+                      'checkout') from None
 
 from ..metrics.nlgeval import compute_metrics
 

@@ -44,8 +44,9 @@ try:
     from torchmetrics import Metric
     from torchmetrics.utilities.distributed import gather_all_tensors
 except ImportError:  # pragma: no cover - depends on the environment
-    raise ImportError('fastamfm.integrations.torchmetrics needs torchmetrics: pip install "fastamfm[torchmetrics]" '
-                      "(CPU-only torch: pip install torch==2.13.0 first)") from None
+    raise ImportError('fastamfm.integrations.torchmetrics needs torchmetrics: pip install ".[torchmetrics]" in the '
+                      "fastamfm checkout (on a machine without a GPU, first: pip install torch --index-url "
+                      "https://download.pytorch.org/whl/cpu)") from None
 
 # torchmetrics.Metric's own keyword arguments (the others configure the fastamfm metrics).
 TORCHMETRICS_OPTIONS = ("compute_on_cpu", "dist_sync_on_step", "process_group", "dist_sync_fn",

@@ -148,6 +148,15 @@ class Bleu(Metric):
 
         return SentenceStatistics(values, corpus)
 
+    def epsilon_columns(self, statistics: BleuStatistics) -> frozenset:
+        """Bleu_k for every k at or above the first n-gram order with no match: its
+        precision is then pycocoevalcap's 1e-15 / (guess + 1e-9), and the score an artefact
+        of those constants (at most 1e-15 ** (1/k))."""
+        for order, correct in enumerate(statistics.correct, 1):
+            if correct == 0:
+                return frozenset(self.columns[order - 1:])
+        return frozenset()
+
     def empty_statistics(self) -> BleuStatistics:
         zeros = (0,) * self.max_order
         return BleuStatistics(0.0, 0.0, zeros, zeros)

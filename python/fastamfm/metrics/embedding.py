@@ -116,6 +116,10 @@ class _EmbeddingMetric(Metric):
                     "text, word2vec binary or fastText .vec vectors")
         return None
 
+    @classmethod
+    def needs_option(cls, **options) -> bool:
+        return options.get("vectors") is None
+
     def signature(self) -> str:
         return make_signature(self.name, vectors=self.vectors.describe(), oov=self.vectors.oov,
                               tok=self.vectors.tokenizer.describe(), empty=self.empty)

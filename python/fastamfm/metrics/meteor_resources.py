@@ -1,27 +1,39 @@
 """Finding, converting and caching METEOR 1.5's English resources.
 
 METEOR's data ships with the METEOR 1.5 jar, which the ``pycocoevalcap`` wheel carries
-(``pip install "fastamfm[meteor]"``): inside ``meteor-1.5.jar`` the function words,
+(``pip install ".[meteor]" in the fastamfm checkout``): inside ``meteor-1.5.jar`` the function words,
 WordNet synsets with irregular forms and the nonbreaking prefixes of its normalizer;
 beside it ``data/paraphrase-en.gz``. The first use converts them into one compact
 binary file in the cache directory (``$FASTAMFM_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/fastamfm``, else ``~/.cache/fastamfm``), written atomically; later
 uses memory-map it, which takes milliseconds. Each process loads it once and shares
 it between calls and threads.
+
+The cache file is named by the CONTENT of the jar and the paraphrase table (their
+SHA-256, remembered per file version by ``models.file_digest``), not by where they are
+installed: every virtual environment with the same pycocoevalcap shares one file
+(``fastamfm cache`` lists it, ``fastamfm cache clear meteor`` removes it). Processes that
+start the conversion at once take turns (``io.cache_dir.build_lock``): one converts,
+the others then load its file.
 """
 from __future__ import annotations
 
 import gzip
 import hashlib
+import logging
 import os
 import threading
+import time
 import warnings
 import zipfile
 from pathlib import Path
 
 from .. import _core
-from ..io.cache_dir import cache_dir
+from ..io.cache_dir import CACHE_KINDS, build_lock, cache_dir
 from ..io.signals import cleanup_on_signals
+from ..models.file_digest import file_digest
+
+log = logging.getLogger("fastamfm")
 
 JAR_NAME = "meteor-1.5.jar"
 PARAPHRASE_NAME = "paraphrase-en.gz"
@@ -32,9 +44,11 @@ _JAR_MEMBERS = {
     "nonbreaking_prefixes": "nonbreaking/english.prefixes",
 }
 _CACHE_FORMAT = "6"
+# Its first build, in the words of the log line that announces it.
+BUILD_TIME = CACHE_KINDS["meteor"][1]
 
 HOW_TO_GET = (
-    'install them with  pip install "fastamfm[meteor]"  (this installs pycocoevalcap, whose wheel '
+    'install them with  pip install ".[meteor]" in the fastamfm checkout  (this installs pycocoevalcap, whose wheel '
     "carries meteor-1.5.jar and data/paraphrase-en.gz), or pass resources=<path to meteor-1.5.jar or "
     "to the directory holding it>; to score without them use stages=(\"exact\", \"stem\"), which is "
     "not METEOR 1.5"
@@ -82,10 +96,12 @@ def locate(resources="auto") -> tuple[Path, Path]:
 
 
 def _cache_key(jar: Path, paraphrase: Path) -> str:
+    """The cache file's key: the cache format and the SHA-256 of each file's content (not
+    its path or modification time, so that every environment holding the same files
+    shares one cache file)."""
     h = hashlib.sha256(_CACHE_FORMAT.encode())
     for p in (jar, paraphrase):
-        st = p.stat()
-        h.update(f"|{p.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode())
+        h.update(f"|{file_digest(p)}".encode())
     return h.hexdigest()[:20]
 
 
@@ -132,20 +148,30 @@ def load(resources="auto") -> _core.MeteorResources:
         if key in _loaded:
             return _loaded[key]
         cached = cache_path(jar, paraphrase)
-        if cached.is_file():
-            _loaded[key] = _core.MeteorResources.load(str(cached))
-            return _loaded[key]
-        built = _core.MeteorResources.build(**read_texts(jar, paraphrase))
-        try:
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            with cleanup_on_signals():
-                built.save(str(cached))
-        except OSError as exc:  # a read-only home: keep the in-memory copy for this process
-            warnings.warn(f"could not write the METEOR resource cache {cached} ({exc}); set "
-                          f"FASTAMFM_CACHE_DIR to a writable directory to skip the conversion next time",
-                          RuntimeWarning, stacklevel=3)
-            _loaded[key] = built
-            return built
+        if not cached.is_file():
+            try:
+                with build_lock(cached):
+                    if not cached.is_file():       # another process may have built it while this one waited
+                        _loaded[key] = _build(jar, paraphrase, cached)
+                        return _loaded[key]
+            except OSError as exc:  # a read-only cache directory: convert for this process only
+                warnings.warn(f"could not write the METEOR resource cache {cached} ({exc}); set "
+                              f"FASTAMFM_CACHE_DIR to a writable directory to skip the conversion next time",
+                              RuntimeWarning, stacklevel=3)
+                _loaded[key] = _core.MeteorResources.build(**read_texts(jar, paraphrase))
+                return _loaded[key]
         _loaded[key] = _core.MeteorResources.load(str(cached))
         return _loaded[key]
 
+
+def _build(jar: Path, paraphrase: Path, cached: Path) -> _core.MeteorResources:
+    """Convert the resources into ``cached`` (once per content of the files) and load it."""
+    log.info("converting METEOR 1.5's WordNet synonyms and paraphrase table into %s (once; %s)", cached,
+             BUILD_TIME)
+    start = time.perf_counter()
+    built = _core.MeteorResources.build(**read_texts(jar, paraphrase))
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    with cleanup_on_signals():
+        built.save(str(cached))
+    log.info("METEOR resources converted in %.0f s", time.perf_counter() - start)
+    return _core.MeteorResources.load(str(cached))

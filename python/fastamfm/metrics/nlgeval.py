@@ -6,14 +6,16 @@ Keys are nlg-eval's: ``Bleu_1``..``Bleu_4``, ``METEOR``, ``ROUGE_L``, ``CIDEr``,
 emits beside it), ``VectorExtremaCosineSimilarity``, ``GreedyMatchingScore``. The
 default key set is nlg-eval's; fastamfm's own metrics (``AM``, ``FM``, ``AM-FM``,
 the neural ones) come only when asked for. A metric whose resources are missing
-(word vectors, METEOR data) is left out with a warning saying how to enable it, never
-replaced by a wrong number. SkipThought and SPICE are not provided: asking for them is
-an error that says so.
+(word vectors, METEOR data) is left out, never replaced by a wrong number: in one INFO log
+line saying how to enable it when it only came with nlg-eval's default set (the embedding
+metrics without ``vectors=``: expected), with a warning when it was asked for by name.
+SkipThought and SPICE are not provided: asking for them by name is an error that says so;
+``NLGEval()``'s defaults (which include SkipThought) note it in an INFO log line.
 """
 from __future__ import annotations
 
+import logging
 import os
-import warnings
 
 from .. import registry
 from ..io.readers import read_line_columns, read_lines
@@ -34,6 +36,7 @@ NOT_PROVIDED = {
     "SPICE": "SPICE is not provided by fastamfm (it needs Java and Stanford CoreNLP scene graphs); "
              "omit it (metrics_to_omit=['SPICE'])",
 }
+log = logging.getLogger("fastamfm")
 # nlg-eval's compute_individual_metrics splits a single string into references on this.
 INDIVIDUAL_REF_SEPARATOR = "||<|>||"
 
@@ -71,13 +74,14 @@ def _plan(keys) -> tuple[list, dict, list]:
     return names, per_metric, out_keys
 
 
-def _pipeline(keys, options: dict, what: str) -> tuple[Pipeline, list]:
+def _pipeline(keys, options: dict, what: str, defaults: bool = False) -> tuple[Pipeline, list]:
     """The pipeline that computes ``keys`` (nlg-eval names, registry names or aliases),
-    and the keys to report, in order."""
+    and the keys to report, in order. ``defaults``: the keys are nlg-eval's default set,
+    not named by the caller (a metric that cannot run is then an INFO line, not a warning)."""
     names, per_metric, out_keys = _plan(keys)
     for name, settings in per_metric.items():
         options = {**options, name: {**settings, **options.get(name, {})}}
-    return Pipeline.from_names(names, what=what, **options), out_keys
+    return Pipeline.from_names(names, what=what, defaults=defaults, **options), out_keys
 
 
 def _report(corpus: dict, out_keys: list) -> dict:
@@ -144,10 +148,10 @@ def compute_metrics(hypothesis, references, metrics=None, *, no_overlap: bool = 
         dropped = (set(OVERLAP_KEYS) if no_overlap else set()) | (set(GLOVE_KEYS) if no_glove else set())
         keys = [k for k in keys if k not in dropped]
     if not no_skipthoughts and metrics is None:
-        warnings.warn(NOT_PROVIDED["SkipThoughtCS"] + "; left out", RuntimeWarning, stacklevel=2)
+        log.info("compute_metrics: %s; left out", NOT_PROVIDED["SkipThoughtCS"])
     if not keys:
         return {}
-    pipeline, out_keys = _pipeline(keys, options, "compute_metrics")
+    pipeline, out_keys = _pipeline(keys, options, "compute_metrics", defaults=metrics is None)
     hyps, refs = _load(hypothesis, references)
     return _report(pipeline.score(hyps, refs, what="compute_metrics").corpus, out_keys)
 
@@ -173,10 +177,10 @@ class NLGEval:
 
     ``metrics_to_omit``: nlg-eval's key names (omitting ``Bleu_i`` drops ``Bleu_i`` and
     the higher orders, as nlg-eval does). ``no_skipthoughts=False`` (nlg-eval's default)
-    warns that SkipThought is not provided and leaves it out; ``no_glove=False`` needs
-    ``vectors=`` (any GloVe/word2vec/fastText file: nlg-eval's GloVe 6B when you have
-    it), else the embedding metrics are left out with a warning. Other keyword options
-    are the metrics' settings, as for ``compute_metrics``.
+    leaves SkipThought out (not provided), saying so in an INFO log line; ``no_glove=False``
+    needs ``vectors=`` (any GloVe/word2vec/fastText file: nlg-eval's GloVe 6B when you have
+    it), else the embedding metrics are left out, in the same INFO line. Other keyword
+    options are the metrics' settings, as for ``compute_metrics``.
     """
 
     valid_metrics = frozenset({*OVERLAP_KEYS, "SkipThoughtCS", *GLOVE_KEYS})
@@ -194,11 +198,12 @@ class NLGEval:
             asked = key not in omitted and not (key == "SkipThoughtCS" and no_skipthoughts) and not (
                 key == "SPICE" and no_overlap)
             if asked:
-                warnings.warn(f"{reason}; left out", RuntimeWarning, stacklevel=2)
+                log.info("NLGEval: %s; left out", reason)
         self.keys = _default_keys(no_overlap, no_glove, omitted)
         # Built now, as nlg-eval loads its scorers in the constructor: a bad option or a
         # missing resource is reported here, and resources load once.
-        self._pipeline, self._out_keys = _pipeline(self.keys, options, "NLGEval") if self.keys else (None, [])
+        self._pipeline, self._out_keys = _pipeline(self.keys, options, "NLGEval", defaults=True) \
+            if self.keys else (None, [])
 
     def _score(self, hyps, refs) -> dict:
         if self._pipeline is None:

@@ -16,9 +16,11 @@ import logging
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import Callable
 
+from ..io.cache_dir import build_lock
 from .file_digest import file_digest
 
 RECORD = "fastamfm-derived.json"
@@ -51,14 +53,29 @@ def mismatch(directory: Path, source: str) -> str | None:
     return None
 
 
-def verified_cache(target: Path, source: str, build: Callable[[Path], None], what: str) -> Path:
+def verified_cache(target: Path, source: str, build: Callable[[Path], None], what: str,
+                   duration: str | None = None) -> Path:
     """``target``, a cache of ``source`` (a fingerprint) that ``build(directory)`` makes;
-    built or rebuilt when ``mismatch`` finds it unsound."""
+    built or rebuilt when ``mismatch`` finds it unsound. A build is announced in one log
+    line (INFO) saying what it is and, given ``duration``, how long it usually takes;
+    processes building the same cache at once take turns (``build_lock``)."""
     problem = mismatch(target, source)
     if problem is None:
         return target
+    with build_lock(target):
+        problem = mismatch(target, source)          # another process may have built it meanwhile
+        if problem is None:
+            return target
+        return _build(target, source, build, what, duration, problem)
+
+
+def _build(target: Path, source: str, build: Callable[[Path], None], what: str, duration: str | None,
+           problem: str) -> Path:
     if problem != "absent":
         log.warning("%s: the cached %s does not match its record (%s); rebuilding it", target, what, problem)
+    else:
+        log.info("%s into %s (once; %s)", what, target, duration or "kept for later runs")
+    start = time.perf_counter()
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=".partial-"))
     try:
@@ -71,6 +88,7 @@ def verified_cache(target: Path, source: str, build: Callable[[Path], None], wha
     if mismatch(target, source) is not None:  # also remembers the digests under their final paths
         raise RuntimeError(f"{target}: the {what} just built does not match its record (another process "
                            f"is writing the same cache?)")
+    log.info("%s done in %.0f s", what, time.perf_counter() - start)
     return target
 
 

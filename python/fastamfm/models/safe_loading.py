@@ -86,8 +86,11 @@ def from_pretrained(loader, directory: Path, what: str, *, weights: bool, **opti
 def load_or_format_error(load, path: Path, what: str):
     """``load()``, with what it raises about the files at ``path`` as a ``FormatError``
     (missing dependencies, memory and interrupts stay what they are)."""
+    from ..runtime import quiet_transformers
+
     try:
-        return load()
+        with quiet_transformers():
+            return load()
     except (FormatError, ImportError, MemoryError):
         raise
     except Exception as exc:  # SafetensorError, OSError, struct.error, UnicodeDecodeError, tokenizers' Exception...

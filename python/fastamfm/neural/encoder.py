@@ -18,6 +18,7 @@ Where the time goes, and what is done about it (measured in ``benchmarks/deep/co
 """
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -167,6 +168,7 @@ class SentenceEncoder:
         torch = import_torch()
         transformers = import_transformers()
         directory = model_directory(model)
+        logging.getLogger("fastamfm").info("loading the sentence encoder %s", directory)
         net = from_pretrained(transformers.AutoModel, directory, "encoder", weights=True).eval().float()
         num_layers = int(net.config.num_hidden_layers)
         if isinstance(layer, bool) or not isinstance(layer, int) or not -(num_layers + 1) <= layer <= num_layers:

@@ -12,14 +12,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..io.cache_dir import cache_dir
+from ..io.cache_dir import CACHE_KINDS, cache_dir
 from ..models.derived_cache import verified_cache
 from ..models.file_digest import file_digest
 from ..models.safe_loading import load_or_format_error
-from ..runtime import import_torch, import_transformers
+from ..runtime import import_torch, import_transformers, quiet_transformers
+
+# How long the first conversion takes, as the log line announcing it says (SmolLM2-135M).
+CONVERSION_TIME = CACHE_KINDS["gguf"][1]
 
 
 def _convert(path: Path, into: Path) -> None:
+    with quiet_transformers():          # no "Converting and de-quantizing" / "Writing model shards" bars
+        _convert_quietly(path, into)
+
+
+def _convert_quietly(path: Path, into: Path) -> None:
     torch = import_torch()
     transformers = import_transformers()
     tokenizer = load_or_format_error(lambda: transformers.AutoTokenizer.from_pretrained(
@@ -41,4 +49,5 @@ def converted_directory(path: Path) -> Path:
     cached on first use, verified on every later one)."""
     digest = file_digest(path)
     return verified_cache(cache_dir() / "gguf" / digest[:32], f"gguf-sha256:{digest}",
-                          lambda staging: _convert(path, staging), "GGUF conversion")
+                          lambda staging: _convert(path, staging), f"converting the GGUF file {path.name} to float32",
+                          duration=CONVERSION_TIME)

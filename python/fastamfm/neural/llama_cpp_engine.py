@@ -1,6 +1,6 @@
 """The llama.cpp engine of ``NeuralLM``: a GGUF model evaluated as stored (quantized
 weights, llama.cpp's CPU kernels) through ``llama-cpp-python``'s C API
-(``pip install "fastamfm[llamacpp]"``).
+(``pip install ".[llamacpp]" in the fastamfm checkout``).
 
 One ``llama_decode`` scores many requests: each request is a sequence of llama.cpp's
 unified key/value cache, and the context shared by candidate responses is put in the
@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import format_error
 
-INSTALL_HINT = 'pip install "fastamfm[llamacpp]"  (builds llama.cpp: needs a C++ compiler and CMake)'
+INSTALL_HINT = 'pip install ".[llamacpp]" in the fastamfm checkout  (builds llama.cpp: needs a C++ compiler and CMake)'
 
 
 def import_llama_cpp():

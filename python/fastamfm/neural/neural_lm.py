@@ -9,13 +9,14 @@ causal neural language model, the fluency model of Deep FM.
 
 Engines (``engine=``):
 ``"transformers"``  the default: PyTorch, float32 unless ``dtype=``, CPU or GPU; the reference.
-``"llama.cpp"``     ``llama-cpp-python`` (``pip install "fastamfm[llamacpp]"``) evaluating a GGUF
+``"llama.cpp"``     ``llama-cpp-python`` (``pip install ".[llamacpp]" in the fastamfm checkout``) evaluating a GGUF
                     file as it is stored (quantized weights), CPU only. Never picked
                     implicitly: scores must not change with what else is installed.
 How responses and contexts become tokens: ``dialogue_format``.
 """
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from dataclasses import dataclass
@@ -127,6 +128,8 @@ class NeuralLM:
         settings.check()
         location = _locate(model)
         is_gguf = location.is_file()
+        logging.getLogger("fastamfm").info("loading the language model %s (%s)", model if isinstance(model, str)
+                                           and not os.path.exists(model) else location, engine)
         if engine == "llama.cpp":
             if not is_gguf:
                 raise ValueError(f"NeuralLM: engine='llama.cpp' needs a GGUF file; {location} is a directory")

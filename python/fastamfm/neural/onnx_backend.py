@@ -18,12 +18,12 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from ..io.cache_dir import cache_dir
+from ..io.cache_dir import CACHE_KINDS, cache_dir
 from ..models.derived_cache import verified_cache
 from ..models.safe_loading import from_pretrained
 from ..runtime import import_torch, import_transformers
 
-INSTALL_HINT = 'pip install "fastamfm[onnx]"  (onnxruntime and onnx)'
+INSTALL_HINT = 'pip install ".[onnx]" in the fastamfm checkout  (onnxruntime and onnx)'
 
 
 def missing_reason() -> str | None:
@@ -68,7 +68,8 @@ def exported_model(directory: Path, fingerprint: str, layer: int) -> Path:
     torch = import_torch()
     name = f"{fingerprint}-layer{layer}-torch{torch.__version__}"
     cache = verified_cache(cache_dir() / "onnx" / name, f"model:{fingerprint}:layer{layer}:torch{torch.__version__}",
-                           lambda staging: _export(directory, layer, staging / "hidden.onnx"), "ONNX export")
+                           lambda staging: _export(directory, layer, staging / "hidden.onnx"),
+                           f"exporting the encoder's layer {layer} to ONNX", duration=CACHE_KINDS["onnx"][1])
     return cache / "hidden.onnx"
 
 

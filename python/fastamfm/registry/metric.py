@@ -57,7 +57,8 @@ class Metric(ABC):
     BLEU with max_order=2), ``aliases`` (other accepted names), ``needs_references`` /
     ``needs_contexts``, ``reference_pass``, ``default`` (part of the default metric set
     of ``evaluate``/``compute_metrics``: nlg-eval's metrics only), ``model_kind`` (the kind
-    of model directory it scores with, None for none; see ``load_model``).
+    of model directory it scores with, None for none; see ``load_model``), ``column_notes``
+    (what a column's number means where its scale is not self-evident).
     Instances hold the settings (``__init__`` keyword arguments) and are immutable.
     """
 
@@ -69,6 +70,9 @@ class Metric(ABC):
     reference_pass: ClassVar[bool] = False
     default: ClassVar[bool] = False
     model_kind: ClassVar[str | None] = None
+    # {column: what its number means} for a column whose scale is not self-evident (printed
+    # beside the column by ``fastamfm score``; DeepAMFM's calibrated scale).
+    column_notes: ClassVar[dict] = {}
 
     # --- configuration ------------------------------------------------------------
     @classmethod
@@ -89,6 +93,13 @@ class Metric(ABC):
         packages), with how to fix it; None when it can. Entry points skip it with a
         warning instead of giving a wrong number."""
         return None
+
+    @classmethod
+    def needs_option(cls, **options) -> bool:
+        """Whether ``missing`` only says that an option nobody gave is absent (the embedding
+        metrics without ``vectors=``): in a default metric set that is expected, and the
+        metric is left out with an INFO log line instead of a warning. False by default."""
+        return False
 
     @classmethod
     def load_model(cls, path, **settings):
@@ -131,6 +142,14 @@ class Metric(ABC):
                             f"not from a mean of sentence scores, and it defines no sentence_statistics to "
                             f"resample it from")
         return SentenceStatistics.means(chunk.columns)
+
+    def epsilon_columns(self, statistics: Statistics) -> frozenset:
+        """The columns whose corpus score, given these summed ``statistics``, is set by the
+        metric's own smoothing constants rather than by the data (BLEU-k when an n-gram
+        order up to k matched nothing: pycocoevalcap's 1e-15/1e-9 guards then give a tiny
+        number that stands for zero). A difference between two such scores is no finding:
+        ``compare_systems`` never marks it significant. None by default."""
+        return frozenset()
 
     # --- metrics that need a first pass over all references (CIDEr) -------------------
     def reference_statistics(self, refs) -> Statistics:

@@ -20,7 +20,8 @@ trains; ``tests/test_import_graph.py``).
 Corpus in::
 
     corpus = DialogueCorpus(["a.txt", "b.jsonl.bz2", "dstc10_layout.json"],
-                            blocklist=None,        # default: $FASTAMFM_BLOCKLIST or ../shared/data/...; False: none
+                            blocklist=None,        # the packaged DSTC-10 list (+ $FASTAMFM_BLOCKLIST);
+                                                   # a path: added to it; False: none
                             held_out=0.02, max_held_out=400)
     counts = corpus.scan()        # CorpusCounts: dialogues read, dropped_blocklist, duplicates, held_out, ...
     corpus.training()             # iterator of Dialogue(turns, source, line), streamed, deduplicated

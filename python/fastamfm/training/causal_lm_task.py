@@ -95,7 +95,7 @@ def with_lora(model, rank: int, *, seed: int):
     try:
         import peft
     except ImportError:
-        raise ImportError('LoRA fine-tuning needs peft: pip install "fastamfm[train]"') from None
+        raise ImportError('LoRA fine-tuning needs peft: pip install ".[train]" in the fastamfm checkout') from None
     from ..runtime import import_transformers
 
     import_transformers().set_seed(seed)

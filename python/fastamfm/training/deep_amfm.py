@@ -32,7 +32,7 @@ from ..deep.trained_model import write_trained_manifest
 from ..io.atomic import write_text_atomic
 from .calibration import calibration_replies, standardizers
 from .provenance import provenance
-from .recipe import Recipe, RecipeRun
+from .recipe import STAGE_RECORD, Recipe, RecipeRun
 
 log = logging.getLogger("fastamfm")
 
@@ -40,7 +40,7 @@ ENCODER_SHARE = 0.3
 RESERVE = 0.15
 CALIBRATION_SAMPLES = 150
 MIN_HELD_OUT = 40
-_DONE = "stage.json"
+_DONE = STAGE_RECORD
 
 
 def held_out_replies(corpus, samples: int, seed: int = 0) -> tuple:

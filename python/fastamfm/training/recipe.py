@@ -15,8 +15,10 @@ and is found by the registry under its kind (an entry point of ``fastamfm.recipe
 
 - the corpus opened once (``DialogueCorpus.of``: paths or a corpus, the blocklist applied);
 - a work folder beside the output (``DIR.work``) for the stages' checkpoints: kept when a
-  run is interrupted, so that ``resume=True`` goes on from there; removed when the model is
-  written, and when the run fails before anything was saved in it (nothing to resume);
+  run is interrupted after its first checkpoint, so that ``resume=True`` goes on from there;
+  removed when the model is written, and when the run fails or is interrupted before any
+  checkpoint or finished stage was saved in it (nothing to resume: a bad corpus, a missing
+  model, an error in the first steps leave nothing behind);
 - the time budget: minutes used and left across the stages;
 - the output: written whole with its provenance and checksums (``models.directory.written``).
 """
@@ -31,6 +33,8 @@ from ..models.directory import write_provenance, written
 from .corpus import DialogueCorpus
 
 log = logging.getLogger("fastamfm")
+# What a recipe writes in a stage's folder once the stage is finished (``deep_amfm._Stage``).
+STAGE_RECORD = "stage.json"
 
 
 class Recipe:
@@ -57,19 +61,35 @@ class RecipeRun:
         self.max_steps = max_steps
         self.resume = resume
         self.started = time.monotonic()
-        self._work_existed = self.work.exists()
 
     def __enter__(self) -> "RecipeRun":
         if not self.resume and self.work.exists():
             shutil.rmtree(self.work)
-            self._work_existed = False
+        # The folders this run creates above its work folder (--out new/dir/model): gone too
+        # when it fails with nothing to resume.
+        self._created = [p for p in self.work.absolute().parents if not p.exists()]
         self.work.mkdir(parents=True, exist_ok=True)
         return self
 
+    def resumable(self) -> bool:
+        """Whether the work folder holds something ``resume=True`` would go on from: a
+        complete checkpoint or a finished stage."""
+        from .checkpoints import PREFIX
+
+        return any(p.is_dir() and p.name.startswith(PREFIX) and p.name[len(PREFIX):].isdigit()
+                   for p in self.work.rglob(f"{PREFIX}*")) or any(self.work.rglob(STAGE_RECORD))
+
     def __exit__(self, exc_type, exc, tb) -> bool:
-        # A failed run leaves its work folder for --resume only if something was saved in it.
-        if exc_type is not None and not self._work_existed and not any(p.is_file() for p in self.work.rglob("*")):
+        # A failed or interrupted run keeps its work folder for --resume only if it holds a
+        # checkpoint or a finished stage; anything else (settings written, half a checkpoint in
+        # staging, a model directory begun) is of no use to a resume and goes.
+        if exc_type is not None and not self.resumable():
             shutil.rmtree(self.work, ignore_errors=True)
+            for folder in self._created:        # innermost first; only if nothing else was put there
+                try:
+                    folder.rmdir()
+                except OSError:
+                    break
         return False
 
     def corpus(self, corpus, **options) -> DialogueCorpus:
