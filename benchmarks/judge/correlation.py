@@ -70,10 +70,14 @@ def zscore(values: np.ndarray) -> np.ndarray:
     return (values - values.mean()) / (values.std() or 1.0)
 
 
-def components(sets: dict, lm_name: str | None, every: int) -> dict:
-    """{set: {"all": (columns on every turn, ratings), "sub": (columns on every ``every``-th turn,
-    ratings)}} from the cache: Deep AM and the followup variants on every turn; Deep FM, the old
-    DeepAMFM default and lm_judge (their cost) on every ``every``-th turn, with the others."""
+AM, FM, OLD = "Deep AM (context cosine)", "Deep FM (PMI)", "DeepAMFM ref-free, old default (lam 0.4)"
+FOLLOWUP = "followup +3 -3"
+
+
+def components(sets: dict, lm_name: str | None, every: int = 1) -> dict:
+    """{set: (columns, ratings)} on every ``every``-th turn of each set (all with 1), from the
+    cache only: Deep AM, the followup variants, Deep FM's PMI, the old DeepAMFM default and
+    lm_judge's aspects. A component the cache lacks on those turns is left out (said on stderr)."""
     import fastamfm
     from fastamfm.deep import followup, lm_judge
     from fastamfm.neural.neural_lm import NeuralLM
@@ -84,28 +88,46 @@ def components(sets: dict, lm_name: str | None, every: int) -> dict:
     judge = lm_judge.LMJudge(lm, aspects=list(lm_judge.ASPECTS))
     p = len(followup.CANDIDATE_POSITIVE)
     out = {}
-    for name in w.ALL:
-        rated = sets[name]
-        cols = {"Deep AM (context cosine)": w.deep_components(deep, rated, ["am_context"])["am_context"]}
-        lp = w.followup_log_probs(fs, rated)
-        cols["followup +3 -3"] = followup.combine(lp, p)
-        cols["followup -3 (negatives only)"] = -lp[:, p:].mean(1)
-        cols["followup +3 (positives only)"] = lp[:, :p].mean(1)
-        for k, text in enumerate(followup.CANDIDATE_POSITIVE + followup.CANDIDATE_NEGATIVE):
-            cols[f"  followup {'+' if k < p else '-'} {text!r}"] = lp[:, k] if k < p else -lp[:, k]
-        out[name] = {"all": (cols, rated.ratings)}
-        index = np.arange(0, len(rated), every)
-        turns = judged_turns(rated, every)
-        sub = {k: v[index] for k, v in cols.items()}
-        found = {"am_context": sub["Deep AM (context cosine)"],
-                 "fm_context": w.deep_components(deep, turns, ["fm_context"])["fm_context"]}
-        sub["Deep FM (PMI)"] = found["fm_context"]
-        sub["DeepAMFM ref-free, old default (lam 0.4)"] = deep.combine(found, "context")[2]
-        ratings = lm_judge.expected_ratings(w.judge_log_probs(judge, turns))
-        for a, aspect in enumerate(lm_judge.ASPECTS):
-            sub[f"lm_judge {aspect}"] = ratings[:, a]
-        sub["lm_judge mean of 6"] = ratings.mean(1)
-        out[name]["sub"] = (sub, rated.ratings[index])
+    w.CACHE_ONLY = True
+    try:
+        for name in w.ALL:
+            rated = sets[name]
+            index = np.arange(0, len(rated), every)
+            turns = judged_turns(rated, every)
+            cols = {}
+
+            def take(what: str, compute):
+                try:
+                    return compute()
+                except w.NotCached as exc:
+                    print(f"  not cached, left out: {what} ({exc})", file=sys.stderr)
+                    return None
+
+            am = take(f"{name} Deep AM", lambda: w.deep_components(deep, rated, ["am_context"])["am_context"])
+            if am is not None:
+                cols[AM] = am[index]
+            lp = take(f"{name} followup", lambda: w.followup_log_probs(fs, rated))
+            if lp is not None:
+                lp = lp[index]
+                cols[FOLLOWUP] = followup.combine(lp, p)
+                cols["followup -3 (negatives only)"] = -lp[:, p:].mean(1)
+                cols["followup +3 (positives only)"] = lp[:, :p].mean(1)
+                for k, text in enumerate(followup.CANDIDATE_POSITIVE + followup.CANDIDATE_NEGATIVE):
+                    cols[f"  followup {'+' if k < p else '-'} {text!r}"] = lp[:, k] if k < p else -lp[:, k]
+            fm = take(f"{name} Deep FM", lambda: w.deep_components(deep, turns, ["fm_context"])["fm_context"])
+            if fm is not None:
+                cols[FM] = fm
+                if am is not None:
+                    cols[OLD] = deep.combine({"am_context": am[index], "fm_context": fm}, "context")[2]
+            judged = take(f"{name} lm_judge", lambda: w.judge_log_probs(judge, turns))
+            if judged is not None:
+                ratings = lm_judge.expected_ratings(judged)
+                for a, aspect in enumerate(lm_judge.ASPECTS):
+                    cols[f"lm_judge {aspect}"] = ratings[:, a]
+                cols["lm_judge mean of 6"] = ratings.mean(1)
+            out[name] = (cols, rated.ratings[index])
+    finally:
+        w.CACHE_ONLY = False
     return out
 
 
@@ -115,29 +137,40 @@ def combinations(cols: dict, parts: dict) -> dict:
             if all(c in cols for c in names)}
 
 
+ASPECT_NAMES = ("relevance", "coherence", "engagingness", "naturalness", "groundedness", "specificity")
 COMBINATIONS = {
-    "z(AM) + z(FM)": ["Deep AM (context cosine)", "Deep FM (PMI)"],
-    "z(AM) + z(followup)": ["Deep AM (context cosine)", "followup +3 -3"],
-    "z(AM) + z(followup -3)": ["Deep AM (context cosine)", "followup -3 (negatives only)"],
-    "z(FM) + z(followup)": ["Deep FM (PMI)", "followup +3 -3"],
-    "z(AM) + z(FM) + z(followup)": ["Deep AM (context cosine)", "Deep FM (PMI)", "followup +3 -3"],
-    "z(AM) + z(FM) + z(followup -3)": ["Deep AM (context cosine)", "Deep FM (PMI)", "followup -3 (negatives only)"],
-    "z(AM) + z(lm_judge)": ["Deep AM (context cosine)", "lm_judge mean of 6"],
-    "z(AM) + z(FM) + z(lm_judge)": ["Deep AM (context cosine)", "Deep FM (PMI)", "lm_judge mean of 6"],
-    "z(AM) + z(FM) + z(followup) + z(lm_judge)": ["Deep AM (context cosine)", "Deep FM (PMI)", "followup +3 -3",
-                                                  "lm_judge mean of 6"],
+    "z(AM) + z(FM)": [AM, FM],
+    "z(AM) + z(followup)": [AM, FOLLOWUP],
+    "z(AM) + z(followup -3)": [AM, "followup -3 (negatives only)"],
+    "z(FM) + z(followup)": [FM, FOLLOWUP],
+    "z(AM) + z(FM) + z(followup)": [AM, FM, FOLLOWUP],
+    "z(AM) + z(FM) + z(followup -3)": [AM, FM, "followup -3 (negatives only)"],
+    "z(AM) + z(lm_judge mean of 6)": [AM, "lm_judge mean of 6"],
+    "z(AM) + z(FM) + z(lm_judge mean of 6)": [AM, FM, "lm_judge mean of 6"],
+    "z(AM) + z(FM) + z(followup) + z(lm_judge mean of 6)": [AM, FM, FOLLOWUP, "lm_judge mean of 6"],
+    # The three components with each aspect of lm_judge: which aspect is chosen on the sets a fold trains on.
+    **{f"z(AM) + z(FM) + z(followup) + z(lm_judge {a})": [AM, FM, FOLLOWUP, f"lm_judge {a}"] for a in ASPECT_NAMES},
 }
+# What the reference-free default is chosen among: each component at its own default (followup's
+# set, each lm_judge aspect alone), the old default, and the z-scored sums.
+DEFAULT_CANDIDATES = (AM, FM, OLD, FOLLOWUP, *(f"lm_judge {a}" for a in ASPECT_NAMES), *COMBINATIONS)
+
+
+def part_cost(column: str) -> int:
+    """How many scorers (or prompts) a component runs: both sides of the follow-up set count
+    two (the followup-set choice prefers fewer follow-ups), the mean of the six aspects six."""
+    if column == OLD:
+        return 2
+    if column == FOLLOWUP:
+        return 2
+    if column == "lm_judge mean of 6":
+        return 6
+    return 1
 
 
 def complexity(label: str) -> int:
     """How many scorers (or prompts) a candidate runs: the simpler wins a tie within noise."""
-    if label.startswith("DeepAMFM"):
-        return 2
-    if label.startswith("lm_judge mean"):
-        return 6
-    if "followup +3 -3" in label:
-        return 2 if label.count("z(") <= 1 else label.count("z(") + 1
-    return label.count("z(") or 1
+    return sum(part_cost(c) for c in COMBINATIONS.get(label, [label]))
 
 
 def spearman_rows(scores: np.ndarray, ratings: np.ndarray) -> np.ndarray:
@@ -150,12 +183,19 @@ def spearman_rows(scores: np.ndarray, ratings: np.ndarray) -> np.ndarray:
     return (a * b).sum(-1) / np.sqrt((a * a).sum(-1) * (b * b).sum(-1))
 
 
-def leave_one_set_out(per_set: dict, names: list, title: str, keep=None, seed: int = 0) -> str | None:
+def leave_one_set_out(per_set: dict, names: list, title: str, keep=None, seed: int = 0,
+                      compare: str | None = None) -> str | None:
     """Each set scored by the candidate chosen on the others (see the module docstring); the
-    choice made on all sets is returned. ``keep(label)``: the candidates considered."""
+    choice made on all sets is returned. ``keep(label)``: the candidates considered (those
+    every set has); ``compare``: a candidate whose own held-out mean (kept on every set) is
+    printed beside the rule's."""
     from scipy.stats import spearmanr
 
-    candidates = [c for c in next(iter(per_set.values()))[0] if keep is None or keep(c)]
+    candidates = [c for c in next(iter(per_set.values()))[0] if (keep is None or keep(c))
+                  and all(c in cols for cols, _ in per_set.values())]
+    if not candidates:
+        print(f"\n{title}: no candidate is scored on every set (not in the cache)")
+        return None
     full = {n: {c: 100 * spearmanr(cols[c], y)[0] for c in candidates} for n, (cols, y) in per_set.items()}
     rng = np.random.default_rng(seed)
     boot = {}
@@ -173,50 +213,58 @@ def leave_one_set_out(per_set: dict, names: list, title: str, keep=None, seed: i
             if np.quantile(diff, 0.025) <= 0:
                 close.append(c)
         pick = min(close, key=lambda c: (complexity(c), -means[c]))
-        return best, pick, means
+        return best, pick, means, close
 
-    print(f"\n{title}\n")
-    print("| held-out set | best on the other sets (mean Spearman) | chosen (simplest within noise) | "
-          "held-out Spearman of the choice |")
-    print("|---|---|---|---|")
-    held = []
+    print(f"\n{title} ({len(candidates)} candidates)\n")
+    print("| held-out set | best on the other sets (mean Spearman) | within noise of it | chosen (simplest within "
+          "noise) | held-out Spearman of the choice | held-out Spearman of the best |")
+    print("|---|---|---|---|---|---|")
+    held, held_best = [], []
     for n in names:
         train = [m for m in names if m != n]
-        best, pick, means = choose(train)
+        best, pick, means, close = choose(train)
         held.append(full[n][pick])
-        print(f"| {n} | {best.strip()} ({means[best]:.1f}) | {pick.strip()} ({means[pick]:.1f}) | {full[n][pick]:.1f} |")
-    best, pick, means = choose(names)
-    print(f"| mean of the held-out scores | | | {np.mean(held):.1f} |")
+        held_best.append(full[n][best])
+        print(f"| {n} | {best.strip()} ({means[best]:.1f}) | {len(close)} | {pick.strip()} ({means[pick]:.1f}) | "
+              f"{full[n][pick]:.1f} | {full[n][best]:.1f} |")
+    best, pick, means, close = choose(names)
+    print(f"| mean of the held-out scores | | | | {np.mean(held):.1f} | {np.mean(held_best):.1f} |")
     print(f"\nchosen on all {len(names)} sets: {pick.strip()} (mean {means[pick]:.1f}; the best, {best.strip()}: "
-          f"{means[best]:.1f})")
+          f"{means[best]:.1f}; within noise of the best: {', '.join(c.strip() for c in close)})")
+    if compare is not None and compare in candidates:
+        print(f"{compare.strip()} kept on every set: mean {np.mean([full[n][compare] for n in names]):.1f}")
     return pick
 
 
-def tables(sets: dict, lm_name: str | None, every: int) -> None:
+def correlation_tables(found: dict, title: str) -> None:
+    """The five-set and four-set tables of ``found`` {set: (columns, ratings)}, sums added in place."""
     from benchmarks.deep.correlation_tables import correlations, print_table
 
-    found = components(sets, lm_name, every)
-    for part, title in (("all", "every turn of dstc10_dev"),
-                        ("sub", f"every {every}th turn (where Deep FM and lm_judge were scored)")):
-        table = {}
-        for n in w.ALL:
-            cols, y = found[n][part]
-            cols = {**cols, **combinations(cols, COMBINATIONS)}
-            found[n][part] = (cols, y)
-            for row, values in cols.items():
-                table.setdefault(row, {})[n] = correlations(values, y)
-        print_table(table, w.ALL, f"Turn-level Spearman / Pearson x100, {title} (the mean: all five sets)")
-        print_table({r: {n: c[n] for n in w.FOUR} for r, c in table.items()}, w.FOUR,
-                    f"The same, the four target sets (the mean: convai2-grade, empathetic-grade, persona-usr, fed-turn)")
-    every_turn = {n: found[n]["all"] for n in w.ALL}
-    subset = {n: found[n]["sub"] for n in w.ALL}
-    leave_one_set_out(every_turn, w.ALL, "Leave-one-set-out, the followup variants (every turn): the default set",
+    table = {}
+    for n in w.ALL:
+        cols, y = found[n]
+        cols = {**cols, **combinations(cols, COMBINATIONS)}
+        found[n] = (cols, y)
+        for row, values in cols.items():
+            table.setdefault(row, {})[n] = correlations(values, y)
+    print_table(table, w.ALL, f"Turn-level Spearman / Pearson x100, {title} (the mean: all five sets)")
+    print_table({r: {n: c[n] for n in w.FOUR if n in c} for r, c in table.items()}, w.FOUR,
+                "The same, the four target sets (the mean: convai2-grade, empathetic-grade, persona-usr, fed-turn)")
+
+
+def tables(sets: dict, lm_name: str | None, every: int = 1) -> None:
+    """The tables on every turn (what the cache holds), the leave-one-set-out choices on every
+    turn; with ``every`` > 1 also the tables on every ``every``-th turn (labelled so)."""
+    found = components(sets, lm_name, 1)
+    correlation_tables(found, "every turn of dstc10_dev")
+    if every > 1:
+        correlation_tables(components(sets, lm_name, every), f"every {every}th turn of each set only")
+    leave_one_set_out(found, w.ALL, "Leave-one-set-out, the followup variants (every turn): the default set",
                       keep=lambda c: "followup" in c and "z(" not in c)
-    leave_one_set_out(every_turn, w.ALL, "Leave-one-set-out, Deep AM, followup and their sums (every turn)")
-    leave_one_set_out(subset, w.ALL, f"Leave-one-set-out, lm_judge's aspects (every {every}th turn): the default "
-                      f"aspects", keep=lambda c: c.startswith("lm_judge"))
-    leave_one_set_out(subset, w.ALL, f"Leave-one-set-out, every reference-free candidate (every {every}th turn): "
-                      f"the reference-free default")
+    leave_one_set_out(found, w.ALL, "Leave-one-set-out, lm_judge's aspects (every turn): the combined aspect",
+                      keep=lambda c: c.startswith("lm_judge"))
+    leave_one_set_out(found, w.ALL, "Leave-one-set-out, every reference-free candidate (every turn): the "
+                      "reference-free default", keep=lambda c: c in DEFAULT_CANDIDATES, compare=OLD)
 
 
 def main() -> None:
@@ -231,7 +279,8 @@ def main() -> None:
     parser.add_argument("--reverse", action="store_true",
                         help="score the sets and chunks last to first (a second process meeting the first)")
     parser.add_argument("--judge-every", type=int, default=1,
-                        help="score lm_judge on every N-th turn of each set only (its cost on two CPU cores)")
+                        help="score lm_judge on every N-th turn of each set only (its cost on two CPU cores); "
+                             "the tables then add those turns' table, labelled")
     args = parser.parse_args()
     sets = w.dstc10_sets(args.data)
     if not args.no_score:

@@ -20,6 +20,11 @@ ALL = FOUR + ["dailydialog-zhao"]
 CACHE = Path(os.environ.get("FASTAMFM_JUDGE_CACHE", "/tmp/fastamfm-judge-cache"))
 CHUNK = 100
 REVERSE = False     # compute the chunks last to first (a second process working towards the first)
+CACHE_ONLY = False  # read the cache only: a missing chunk raises NotCached (the tables of a partial run)
+
+
+class NotCached(LookupError):
+    """A chunk the cache lacks while ``CACHE_ONLY`` is set."""
 
 
 def dstc10_sets(data: Path = SHARED_DATA) -> dict:
@@ -50,6 +55,8 @@ def cached(kind: str, key: str, set_name: str, n: int, compute) -> np.ndarray:
         stop = min(n, start + CHUNK)
         path = paths[start] = CACHE / f"{set_name}.{kind}.{tag}.{start}-{stop}.npy"
         if not path.exists():
+            if CACHE_ONLY:
+                raise NotCached(f"{set_name} {kind}: {path.name} is not in {CACHE}")
             began = time.perf_counter()
             values = np.asarray(compute(start, stop))
             CACHE.mkdir(parents=True, exist_ok=True)
