@@ -39,7 +39,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
-SETUP = ("python3 -m pip install scikit-build-core pybind11 cmake ninja && python3 -m pip install "
+SETUP = ("python3 -m pip install scikit-build-core pybind11 cmake ninja setuptools wheel && python3 -m pip install "
          "--no-build-isolation . && fastamfm score --hyp examples/hyp.txt --ref examples/ref1.txt --ref "
          "examples/ref2.txt")
 PLACEHOLDERS = {'"path/to/a/causal-lm"': "policy", "--max-minutes 40": "--max-steps 2",
