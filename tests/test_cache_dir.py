@@ -11,11 +11,10 @@ import textwrap
 import time
 from pathlib import Path
 
+import fastamfm
 import pytest
 from fastamfm.cli import main
 from fastamfm.io.cache_dir import CACHE_KINDS, cache_dir, cache_entries, clear_cache
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def test_the_tests_use_a_temporary_cache_not_the_users():
@@ -120,7 +119,9 @@ def test_processes_building_one_cache_take_turns(tmp_path):
         target = verified_cache(Path({str(tmp_path / 'cache' / 'thing')!r}), "source:1", build, "building a thing")
         print((target / "payload.bin").read_text())
     """)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "python"), os.environ.get("PYTHONPATH", "")])}
+    # the package under test (installed, or python/ of a developer build), not necessarily this checkout's sources
+    package_root = str(Path(fastamfm.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([package_root, os.environ.get("PYTHONPATH", "")])}
     procs = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, env=env) for _ in range(3)]
     outs = [p.communicate(timeout=300) for p in procs]

@@ -11,7 +11,4 @@ enum class CharClass : uint8_t { Other, Punctuation, Symbol, Number };
 // The class of code point `cp`: P* -> Punctuation, S* -> Symbol, N* -> Number.
 CharClass char_class(uint32_t cp);
 
-// Where the table comes from, for tests and signatures.
-const char* char_class_source();
-
 }  // namespace fastamfm
