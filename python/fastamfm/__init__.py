@@ -28,7 +28,7 @@ from .errors import FormatError
 from .hypotheses import Hypotheses
 from .metrics import (BleuStatistics, DocumentFrequencies, MbrSelection, SacreBleuStatistics, bleu, chrf, cider,
                       distinct, embedding_average, greedy_matching, mbr_select, meteor, meteor_resources, pairwise,
-                      rouge, rouge_l, sacrebleu, self_bleu, token_bleu, token_rouge, vector_extrema)
+                      rouge, rouge_l, sacrebleu, self_bleu, self_similarity, token_bleu, token_rouge, vector_extrema)
 from .metrics.nlgeval import NLGEval, compute_individual_metrics, compute_metrics
 from .metrics.vectors import WordVectors
 from .pipeline import Pipeline, evaluate
@@ -93,6 +93,7 @@ __all__ = [
     "rouge",
     "sacrebleu",
     "self_bleu",
+    "self_similarity",
     "token_bleu",
     "token_rouge",
     "SentenceEncoder",

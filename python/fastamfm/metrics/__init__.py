@@ -5,7 +5,8 @@ own API over the pipeline (``nlgeval.py``: ``compute_metrics``, ``NLGEval``).
 
 The generation metrics: sacrebleu's BLEU (``sacrebleu.py``) and chrF/chrF++ (``chrf.py``),
 rouge-score's ROUGE (``rouge_score.py``), Self-BLEU (``self_bleu.py``), pairwise score
-matrices and MBR selection (``pairwise.py``, ``mbr.py``) and the token-id forms for RL
+matrices, MBR selection and the self_ form of any pairwise metric (``pairwise.py``, ``mbr.py``,
+``self_similarity.py``) and the token-id forms for RL
 rewards (``token_ids.py``).
 
 The registry lists the metrics in nlg-eval's order: the order of their entry points in
@@ -21,6 +22,7 @@ from .embedding import embedding_average, greedy_matching, vector_extrema
 from .meteor import meteor
 from .mbr import MbrSelection, mbr_select
 from .pairwise import pairwise
+from .self_similarity import self_similarity
 from .rouge import rouge_l
 from .rouge_score import rouge
 from .sacrebleu import SacreBleuStatistics, sacrebleu
@@ -29,4 +31,4 @@ from .token_ids import token_bleu, token_rouge
 
 __all__ = ["BleuStatistics", "DocumentFrequencies", "MbrSelection", "SacreBleuStatistics", "bleu", "chrf", "cider",
            "distinct", "embedding_average", "greedy_matching", "mbr_select", "meteor", "pairwise", "rouge", "rouge_l",
-           "sacrebleu", "self_bleu", "token_bleu", "token_rouge", "vector_extrema"]
+           "sacrebleu", "self_bleu", "self_similarity", "token_bleu", "token_rouge", "vector_extrema"]
