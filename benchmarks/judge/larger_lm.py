@@ -13,7 +13,6 @@ from the packaged models (their scores are read from ``correlation``'s cache, so
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 

@@ -12,11 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.shared_data import SHARED_DATA, require
+# The rated sets and their responses are the evaluator area's (the same dstc10_dev turns).
+from benchmarks.evaluator.workloads import ALL, FOUR, dstc10_sets, responses  # noqa: F401
 
-# The four sets the targets are set on (issue 25), then the one with references.
-FOUR = ["convai2-grade", "empathetic-grade", "persona-usr", "fed-turn"]
-ALL = FOUR + ["dailydialog-zhao"]
 CACHE = Path(os.environ.get("FASTAMFM_JUDGE_CACHE", "/tmp/fastamfm-judge-cache"))
 CHUNK = 100
 REVERSE = False     # compute the chunks last to first (a second process working towards the first)
@@ -25,23 +23,6 @@ CACHE_ONLY = False  # read the cache only: a missing chunk raises NotCached (the
 
 class NotCached(LookupError):
     """A chunk the cache lacks while ``CACHE_ONLY`` is set."""
-
-
-def dstc10_sets(data: Path = SHARED_DATA) -> dict:
-    """{set name: RatedTurns} of ``data/dstc10_dev`` (a clear error when it is absent)."""
-    from fastamfm.analysis.ratings import load_dstc10_dev
-
-    return load_dstc10_dev(require(Path(data) / "dstc10_dev"))
-
-
-def responses(count: int, data: Path = SHARED_DATA) -> tuple:
-    """(hyps, contexts): ``count`` responses spread evenly over the five sets, in order."""
-    hyps, contexts = [], []
-    for rated in dstc10_sets(data).values():
-        hyps += rated.hyps
-        contexts += rated.contexts
-    step = max(1, len(hyps) // count)
-    return hyps[::step][:count], contexts[::step][:count]
 
 
 def cached(kind: str, key: str, set_name: str, n: int, compute) -> np.ndarray:
