@@ -8,7 +8,8 @@ reference-free default chosen leave-one-set-out.
    /tmp/fastamfm-judge-cache, so a run resumes and combinations are recomputed without
    scoring again): the mean ln p of every candidate follow-up (``followup.CANDIDATE_*``),
    the rating-token log-probs of every aspect (``lm_judge.ASPECTS``), and DeepAMFM's
-   reference-free components (Deep AM's context cosine, Deep FM's PMI).
+   reference-free components (Deep AM's context cosine, Deep FM's PMI); followup also on the
+   Topical-Chat turns DeepAMFM is calibrated on (its fixed scale: ``followup_calibration.py``).
 2. The table: turn-level Spearman / Pearson x100 on all five sets for the followup variants,
    lm_judge per aspect, Deep AM, Deep FM, DeepAMFM reference-free (old default) and the
    chosen default.
@@ -26,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.judge import workloads as w
+from benchmarks.judge.followup_calibration import calibration_log_probs
 from benchmarks.shared_data import SHARED_DATA
 
 
@@ -48,6 +50,8 @@ def score(sets: dict, lm_name: str | None, parts: list, judge_every: int = 1, fm
     lm = NeuralLM.load(*([lm_name] if lm_name else []), device="cpu")
     print(f"LM: {lm!r}", file=sys.stderr, flush=True)
     for part in parts:
+        if part == "followup":      # followup's fixed calibration (the Topical-Chat turns) first
+            calibration_log_probs(FollowupScorer(lm, positive=CANDIDATE_POSITIVE, negative=CANDIDATE_NEGATIVE))
         for name in (w.ALL[::-1] if w.REVERSE else w.ALL):
             rated = sets[name]
             if part == "followup":
@@ -72,6 +76,10 @@ def zscore(values: np.ndarray) -> np.ndarray:
 
 AM, FM, OLD = "Deep AM (context cosine)", "Deep FM (PMI)", "DeepAMFM ref-free, old default (lam 0.4)"
 FOLLOWUP = "followup +3 -3"
+# The three components on fixed scales (DeepAMFM's calibration and followup's, each measured on
+# Topical-Chat), summed: what a shipped score could compute for one reply alone, unlike the
+# per-set z-scores of the sums below.
+CALIBRATED = "cal(AM) + cal(FM) + cal(followup) (fixed scales)"
 
 
 def components(sets: dict, lm_name: str | None, every: int = 1) -> dict:
@@ -90,6 +98,11 @@ def components(sets: dict, lm_name: str | None, every: int = 1) -> dict:
     out = {}
     w.CACHE_ONLY = True
     try:
+        try:
+            calibration = followup_calibration(fs)
+        except w.NotCached as exc:
+            print(f"  not cached, left out: {CALIBRATED} ({exc})", file=sys.stderr)
+            calibration = None
         for name in w.ALL:
             rated = sets[name]
             index = np.arange(0, len(rated), every)
@@ -119,6 +132,9 @@ def components(sets: dict, lm_name: str | None, every: int = 1) -> dict:
                 cols[FM] = fm
                 if am is not None:
                     cols[OLD] = deep.combine({"am_context": am[index], "fm_context": fm}, "context")[2]
+                    if calibration is not None and FOLLOWUP in cols:
+                        cols[CALIBRATED] = (deep.calibrated("am_context", am[index])
+                                            + deep.calibrated("fm_context", fm) + calibration(cols[FOLLOWUP]))
             judged = take(f"{name} lm_judge", lambda: w.judge_log_probs(judge, turns))
             if judged is not None:
                 ratings = lm_judge.expected_ratings(judged)
@@ -129,6 +145,16 @@ def components(sets: dict, lm_name: str | None, every: int = 1) -> dict:
     finally:
         w.CACHE_ONLY = False
     return out
+
+
+def followup_calibration(scorer):
+    """followup's fixed affine map, measured as DeepAMFM's context components' are (the same
+    Topical-Chat turns: ``followup_calibration.py``), so the three add on one scale per reply."""
+    from fastamfm.deep.calibration import Standardizer
+    from fastamfm.deep.followup import combine
+
+    values = combine(calibration_log_probs(scorer), len(scorer.positive))
+    return Standardizer(float(values.mean()), float(values.std()))
 
 
 def combinations(cols: dict, parts: dict) -> dict:
@@ -153,7 +179,7 @@ COMBINATIONS = {
 }
 # What the reference-free default is chosen among: each component at its own default (followup's
 # set, each lm_judge aspect alone), the old default, and the z-scored sums.
-DEFAULT_CANDIDATES = (AM, FM, OLD, FOLLOWUP, *(f"lm_judge {a}" for a in ASPECT_NAMES), *COMBINATIONS)
+DEFAULT_CANDIDATES = (AM, FM, OLD, FOLLOWUP, CALIBRATED, *(f"lm_judge {a}" for a in ASPECT_NAMES), *COMBINATIONS)
 
 
 def part_cost(column: str) -> int:
@@ -163,6 +189,8 @@ def part_cost(column: str) -> int:
         return 2
     if column == FOLLOWUP:
         return 2
+    if column == CALIBRATED:
+        return 4
     if column == "lm_judge mean of 6":
         return 6
     return 1

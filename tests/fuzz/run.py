@@ -5,7 +5,7 @@
 
 The first corpus directory receives the new inputs the fuzzer finds; a crash or an
 unexpected exception leaves its input as ./crash-<sha1> (replay it by passing the
-file instead of a directory). CI runs each target for 20 s (tests/test_fuzz.py); for a
+file instead of a directory). The test suite runs each target for 3 s (tests/test_fuzz.py); for a
 long local run, on copies of the committed corpus:
 
     cp -r tests/fuzz/corpus /tmp/fuzz-corpus

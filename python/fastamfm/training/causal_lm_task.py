@@ -10,6 +10,7 @@ directory is a plain model that every engine loads).
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 
 from ..neural.dialogue_format import DialogueFormat
@@ -101,7 +102,11 @@ def with_lora(model, rank: int, *, seed: int):
     import_transformers().set_seed(seed)
     config = peft.LoraConfig(r=rank, lora_alpha=2 * rank, lora_dropout=0.0, target_modules="all-linear",
                              task_type="CAUSAL_LM")
-    return peft.get_peft_model(model, config)
+    with warnings.catch_warnings():
+        # peft probes the model's deprecated ``is_gradient_checkpointing`` alias; the notice
+        # is about peft's code, not anything a user can change.
+        warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated", category=FutureWarning)
+        return peft.get_peft_model(model, config)
 
 
 def plain_model(model):
