@@ -288,7 +288,7 @@ def tables(sets: dict, lm_name: str | None, every: int = 1) -> None:
     if every > 1:
         correlation_tables(components(sets, lm_name, every), f"every {every}th turn of each set only")
     leave_one_set_out(found, w.ALL, "Leave-one-set-out, the followup variants (every turn): the default set",
-                      keep=lambda c: "followup" in c and "z(" not in c)
+                      keep=lambda c: "followup" in c and "z(" not in c and c != CALIBRATED)
     leave_one_set_out(found, w.ALL, "Leave-one-set-out, lm_judge's aspects (every turn): the combined aspect",
                       keep=lambda c: c.startswith("lm_judge"))
     leave_one_set_out(found, w.ALL, "Leave-one-set-out, every reference-free candidate (every turn): the "

@@ -11,7 +11,7 @@ Usage:  OMP_WAIT_POLICY=PASSIVE python3 benchmarks/run.py judge followup_calibra
 from __future__ import annotations
 
 import argparse
-from types import SimpleNamespace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -19,11 +19,22 @@ from benchmarks.deep.amfm_calibration import topical_chat_turns
 from benchmarks.judge import workloads as w
 
 
-def calibration_turns(samples: int, seed: int) -> SimpleNamespace:
-    """The Topical-Chat turns DeepAMFM's context components were calibrated on, in the shape
-    the judge cache takes (name, hyps, contexts)."""
+@dataclass(frozen=True)
+class CalibrationTurns:
+    """Unrated turns in the shape the judge cache takes (a name, replies, contexts)."""
+
+    name: str
+    hyps: list
+    contexts: list
+
+    def __len__(self) -> int:
+        return len(self.hyps)
+
+
+def calibration_turns(samples: int, seed: int) -> CalibrationTurns:
+    """The Topical-Chat turns DeepAMFM's context components were calibrated on."""
     hyps, contexts = topical_chat_turns(samples, np.random.default_rng(seed))
-    return SimpleNamespace(name=f"topical-chat-calibration.n{samples}.seed{seed}", hyps=hyps, contexts=contexts)
+    return CalibrationTurns(f"topical-chat-calibration.n{samples}.seed{seed}", hyps, contexts)
 
 
 def calibration_log_probs(scorer, samples: int = 400, seed: int = 0) -> np.ndarray:
