@@ -38,6 +38,7 @@ def fine_tune_encoder(encoder, corpus, out, *, work=None, resume: bool = False, 
     and save it to ``out``; returns the ``TrainingRun``. ``settings``: ``TrainingSettings``
     fields (a budget, ``max_minutes`` or ``max_steps``, is required)."""
     from ..io.atomic import atomic_directory
+    from ..runtime import quiet_transformers
     from .contrastive_task import ContrastiveTask
     from .trainer import set_seed, train
 
@@ -46,11 +47,12 @@ def fine_tune_encoder(encoder, corpus, out, *, work=None, resume: bool = False, 
     settings.check()
     corpus.scan()
     set_seed(settings.seed)
-    task = ContrastiveTask(encoder.directory, pooling=encoder.pooling, layer=encoder.layer,
-                           normalize=encoder.normalize, temperature=temperature, mlm=mlm, seed=settings.seed)
-    run = train(task, corpus, settings, directory=_work_dir(Path(out), work), resume=resume)
-    with atomic_directory(out) as staging:
-        task.save(staging)
+    with quiet_transformers():      # fastamfm's progress lines, not transformers' load/save bars
+        task = ContrastiveTask(encoder.directory, pooling=encoder.pooling, layer=encoder.layer,
+                               normalize=encoder.normalize, temperature=temperature, mlm=mlm, seed=settings.seed)
+        run = train(task, corpus, settings, directory=_work_dir(Path(out), work), resume=resume)
+        with atomic_directory(out) as staging:
+            task.save(staging)
     return run
 
 
@@ -70,7 +72,7 @@ def fine_tune_lm(lm, corpus, out, *, work=None, resume: bool = False, lora_rank:
     returns the ``TrainingRun``."""
     from ..io.atomic import atomic_directory
     from ..neural.hf_tokenizer import HFTokenizer
-    from ..runtime import import_torch, import_transformers
+    from ..runtime import import_torch, import_transformers, quiet_transformers
     from .causal_lm_task import CausalLMTask, plain_model, with_lora
     from .trainer import set_seed, train
 
@@ -82,15 +84,16 @@ def fine_tune_lm(lm, corpus, out, *, work=None, resume: bool = False, lora_rank:
     torch, transformers = import_torch(), import_transformers()
     directory = lm_directory(lm)
     set_seed(settings.seed)
-    model = transformers.AutoModelForCausalLM.from_pretrained(str(directory), dtype=torch.float32)
-    if lora_rank is not None:
-        model = with_lora(model, lora_rank, seed=settings.seed)
-    tokenizer = HFTokenizer.load(directory)
-    task = CausalLMTask(model, tokenizer, lm.settings, max_context_tokens=max_context_tokens)
-    run = train(task, corpus, settings, directory=_work_dir(Path(out), work), resume=resume)
-    with atomic_directory(out) as staging:
-        plain_model(task.model).save_pretrained(str(staging))
-        tokenizer.hf.save_pretrained(str(staging))
+    with quiet_transformers():      # fastamfm's progress lines, not transformers' load/save bars
+        model = transformers.AutoModelForCausalLM.from_pretrained(str(directory), dtype=torch.float32)
+        if lora_rank is not None:
+            model = with_lora(model, lora_rank, seed=settings.seed)
+        tokenizer = HFTokenizer.load(directory)
+        task = CausalLMTask(model, tokenizer, lm.settings, max_context_tokens=max_context_tokens)
+        run = train(task, corpus, settings, directory=_work_dir(Path(out), work), resume=resume)
+        with atomic_directory(out) as staging:
+            plain_model(task.model).save_pretrained(str(staging))
+            tokenizer.hf.save_pretrained(str(staging))
     log.info("LM saved to %s", os.fspath(out))
     return run
 

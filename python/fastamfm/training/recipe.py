@@ -20,10 +20,7 @@ and is found by the registry under its kind (an entry point of ``fastamfm.recipe
   checkpoint or finished stage was saved in it (nothing to resume: a bad corpus, a missing
   model, an error in the first steps leave nothing behind);
 - the time budget: minutes used and left across the stages;
-- the output: written whole with its provenance and checksums (``models.directory.written``);
-- quiet: transformers' own bars and log lines ("Loading weights", "Writing model shards",
-  deprecation notices of its internals) are off for the run; fastamfm's progress lines say
-  what happens (``runtime.quiet_transformers``).
+- the output: written whole with its provenance and checksums (``models.directory.written``).
 """
 from __future__ import annotations
 
@@ -33,7 +30,6 @@ import time
 from pathlib import Path
 
 from ..models.directory import write_provenance, written
-from ..runtime import quiet_transformers
 from .corpus import DialogueCorpus
 
 log = logging.getLogger("fastamfm")
@@ -73,8 +69,6 @@ class RecipeRun:
         # when it fails with nothing to resume.
         self._created = [p for p in self.work.absolute().parents if not p.exists()]
         self.work.mkdir(parents=True, exist_ok=True)
-        self._quiet = quiet_transformers()
-        self._quiet.__enter__()
         return self
 
     def resumable(self) -> bool:
@@ -89,7 +83,6 @@ class RecipeRun:
         # A failed or interrupted run keeps its work folder for --resume only if it holds a
         # checkpoint or a finished stage; anything else (settings written, half a checkpoint in
         # staging, a model directory begun) is of no use to a resume and goes.
-        self._quiet.__exit__(exc_type, exc, tb)
         if exc_type is not None and not self.resumable():
             shutil.rmtree(self.work, ignore_errors=True)
             for folder in self._created:        # innermost first; only if nothing else was put there
