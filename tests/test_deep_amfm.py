@@ -175,6 +175,80 @@ def test_reference_free(scorer, lm):
     assert "mode=context" in res.signature
 
 
+# The test calibration with the followup's scale: the reference-free default then adds it (issue 34).
+WITH_FOLLOWUP = Calibration(Standardizer(0.5, 0.2), Standardizer(0.4, 0.3), Standardizer(0.3, 0.1),
+                            Standardizer(0.2, 0.5), "test+followup", followup=Standardizer(-0.1, 0.2))
+
+
+def test_reference_free_default_adds_the_followup_on_its_fixed_scale(lm):
+    from fastamfm.deep.followup import FollowupScorer
+
+    scorer = DeepAMFM(encoder=BagOfWordsEncoder(), lm=lm, calibration=WITH_FOLLOWUP)
+    assert scorer.context_combination == "am+fm+followup" and scorer.lam["context"] == 0.5
+    res = scorer.score(HYPS, contexts=CONTEXTS)
+    old = DeepAMFM(encoder=BagOfWordsEncoder(), lm=lm, calibration=WITH_FOLLOWUP, context_combination="am+fm")
+    before = old.score(HYPS, contexts=CONTEXTS)
+    np.testing.assert_allclose(res.am, before.am)
+    np.testing.assert_allclose(res.fm, before.fm)
+    followup = FollowupScorer(lm).score(HYPS, contexts=CONTEXTS).sentences
+    np.testing.assert_allclose(res.followup, followup, atol=1e-9)
+    z_am, z_fm, z_followup = (res.am - 0.3) / 0.1, (res.fm - 0.2) / 0.5, (followup + 0.1) / 0.2
+    # the three calibrated components weigh the same
+    np.testing.assert_allclose(res.amfm, (z_am + z_fm + z_followup) / 3, atol=1e-9)
+    assert res.columns == ("am", "fm", "amfm", "normalized", "followup")
+    assert "|context=am+fm+followup:fastamfm-1|" in res.signature and "lam=0.5" in res.signature
+    # lam weighs AM against FM within their two thirds; the followup keeps its third
+    weighted = DeepAMFM(encoder=BagOfWordsEncoder(), lm=lm, calibration=WITH_FOLLOWUP, lam=0.9)
+    np.testing.assert_allclose(weighted.score(HYPS, contexts=CONTEXTS).amfm,
+                               2 / 3 * (0.9 * z_am + 0.1 * z_fm) + z_followup / 3, atol=1e-9)
+    np.testing.assert_allclose(scorer.reward(HYPS, contexts=CONTEXTS).numpy(), res.amfm, atol=1e-5)
+    # the earlier mode stays available: AM and FM alone, lam 0.4, no followup computed
+    np.testing.assert_allclose(before.amfm, 0.4 * z_am + 0.6 * z_fm, atol=1e-9)
+    assert "followup" not in before.columns and "|context=am+fm|" in before.signature
+    # with references the followup does not join (the modes chosen with references are unchanged)
+    both = scorer.score(HYPS, REFS, CONTEXTS)
+    np.testing.assert_allclose(both.amfm, 0.5 * (both.am - 0.5) / 0.2 + 0.5 * (both.fm - 0.2) / 0.5, atol=1e-9)
+    assert "|context=" not in scorer.score(HYPS, REFS).signature
+
+
+def test_a_calibration_without_the_followup_combines_am_and_fm(lm):
+    """A calibration measured before the followup existed (an older trained directory, or
+    one of the user's) keeps the two-component reference-free mode; asking for the
+    followup then is a clear error, as is an unknown combination."""
+    scorer = DeepAMFM(encoder=BagOfWordsEncoder(), lm=lm, calibration=CALIBRATION)
+    assert scorer.context_combination == "am+fm" and scorer.lam["context"] == 0.4
+    assert scorer.parts("context") == ("am_context", "fm_context")
+    with pytest.raises(ValueError, match="needs a calibration with the followup's scale"):
+        DeepAMFM(encoder=BagOfWordsEncoder(), lm=lm, calibration=CALIBRATION, context_combination="am+fm+followup")
+    with pytest.raises(ValueError, match="context_combination must be one of"):
+        DeepAMFM(encoder=BagOfWordsEncoder(), lm=lm, context_combination="followup")
+    with pytest.raises(ValueError, match=r"combines \['am_context', 'fm_context', 'followup'\]; missing \['followup'\]"):
+        DeepAMFM(encoder=BagOfWordsEncoder(), lm=lm, calibration=WITH_FOLLOWUP).combine(
+            {"am_context": np.zeros(1), "fm_context": np.zeros(1)}, "context")
+    ngram = fastamfm.NgramLM.train([s for rs in REFS for s in rs], order=2)
+    assert DeepAMFM(encoder=BagOfWordsEncoder(), lm=ngram).context_combination == "am+fm"
+    with pytest.raises(ValueError, match="needs a NeuralLM"):
+        DeepAMFM(encoder=BagOfWordsEncoder(), lm=ngram, context_combination="am+fm+followup")
+
+
+def test_registry_deep_amfm_takes_the_context_combination(lm, tiny_bert):
+    import fastamfm.deep.fm_metrics  # noqa: F401  (registers deep_amfm)
+    from fastamfm.neural.encoder import load_encoder
+    from fastamfm.registry import Batch, metric_class
+
+    metric = metric_class("deep_amfm")
+    hyps = fastamfm.Hypotheses(HYPS)
+    encoder = load_encoder(str(tiny_bert), device="cpu")
+    for combination in ("am+fm+followup", "am+fm"):
+        expected = DeepAMFM(encoder=encoder, lm=lm, context_combination=combination)
+        chunk = metric(encoder=encoder, lm=lm, context_combination=combination).update(
+            Batch(hyps=hyps, contexts=CONTEXTS))
+        np.testing.assert_allclose(chunk.columns["deep_amfm"], expected.score(HYPS, contexts=CONTEXTS).amfm,
+                                   atol=1e-6)
+    with pytest.raises(ValueError, match="context_combination must be one of"):
+        metric(context_combination="am")
+
+
 def test_both_uses_reference_adequacy_and_context_fluency(scorer):
     both = scorer.score(HYPS, REFS, CONTEXTS)
     np.testing.assert_allclose(both.am, scorer.score(HYPS, REFS).am)

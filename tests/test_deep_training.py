@@ -161,6 +161,9 @@ def test_deep_amfm_train_writes_a_checksummed_directory_with_provenance(trained,
     manifest = json.loads((out / "deep_amfm.json").read_text())
     assert manifest["calibration_source"].startswith("held-out:")
     assert scorer.calibration.source == manifest["calibration_source"]
+    # the followup's scale is measured with the others: the reference-free default adds it
+    assert set(manifest["calibration"]) == {"am_reference", "fm_reference", "am_context", "fm_context", "followup"}
+    assert manifest["scoring"]["context_combination"] == scorer.context_combination == "am+fm+followup"
 
 
 def test_trained_directory_round_trip_scores_the_same(trained):
@@ -185,6 +188,35 @@ def test_a_changed_file_in_a_trained_directory_is_refused(trained, tmp_path):
         DeepAMFM.load(copy, device="cpu")
     with pytest.raises(FileNotFoundError, match="not a trained DeepAMFM"):
         DeepAMFM.load(tmp_path, device="cpu")
+
+
+def test_a_directory_trained_before_the_followup_scores_as_it_did(trained, tmp_path):
+    """A manifest without the followup's scale (written before it joined) loads with the
+    two-component reference-free mode and its own lambda; asking for the followup says why not."""
+    import shutil
+
+    from fastamfm.models.directory import write_checksums
+
+    out, _ = trained
+    old = tmp_path / "old"
+    shutil.copytree(out, old)
+    manifest = json.loads((old / "deep_amfm.json").read_text())
+    del manifest["calibration"]["followup"], manifest["scoring"]["context_combination"]
+    manifest["lam"]["context"] = 0.3
+    (old / "deep_amfm.json").write_text(json.dumps(manifest))
+    write_checksums(old)
+    loaded = DeepAMFM.load(old, device="cpu")
+    assert loaded.context_combination == "am+fm" and loaded.lam["context"] == 0.3
+    hyps, contexts = ["thanks please help"], [["hello", "good day"]]
+    res = loaded.score(hyps, contexts=contexts)
+    assert "followup" not in res.columns
+    np.testing.assert_allclose(res.amfm, 0.3 * loaded.calibrated("am_context", res.am)
+                               + 0.7 * loaded.calibrated("fm_context", res.fm), rtol=1e-9)
+    with pytest.raises(ValueError, match="needs a calibration with the followup's scale"):
+        DeepAMFM.load(old, device="cpu", context_combination="am+fm+followup")
+    # a current directory asked for the earlier mode: that mode's own lambda, not the manifest's
+    earlier = DeepAMFM.load(out, device="cpu", context_combination="am+fm")
+    assert earlier.context_combination == "am+fm" and earlier.lam["context"] == 0.4
 
 
 def test_registry_deep_amfm_with_model_dir(trained):

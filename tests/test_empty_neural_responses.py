@@ -79,7 +79,7 @@ def test_deep_amfm_gives_empty_responses_the_lowest_reward(lm, encoder, mode):
     reward = scorer.reward(HYPS, refs, contexts).numpy()
     assert (_empty(reward) == np.float32(lowest)).all() and (reward[len(EMPTY):] > np.float32(lowest)).all()
     for lam in (0.0, 0.3, 1.0):
-        _, _, amfm = scorer.combine(scorer.components(HYPS, refs, contexts, which=scorer.pair(mode)), mode, lam=lam)
+        _, _, amfm = scorer.combine(scorer.components(HYPS, refs, contexts, which=scorer.parts(mode)), mode, lam=lam)
         assert (_empty(amfm) == scorer.lowest(mode, lam=lam)).all()
 
 
@@ -136,7 +136,7 @@ def test_no_empty_reply_is_above_a_real_weak_reply_with_the_packaged_models(pack
 
     for mode, (r, c) in {"reference": (refs, None), "context": (None, contexts), "both": (refs, contexts)}.items():
         result = packaged.score(hyps, r, c)
-        for column in ("am", "fm", "amfm"):
+        for column in ("am", "fm", "amfm") + (("followup",) if mode == "context" else ()):
             check(result[column], f"{mode} {column}")
         check(packaged.reward(hyps, r, c).numpy(), f"{mode} reward")
     check(fastamfm.deep_am(hyps, refs, encoder=packaged.encoder).sentences, "deep_am refs")

@@ -1,7 +1,7 @@
 """Measure DeepAMFM's fixed calibration: the center and scale (mean, standard deviation)
 of each component on data whose licence lets derived numbers ship in the package.
 
-- reference-free components (``am_context``, ``fm_context``): human turns of Amazon
+- reference-free components (``am_context``, ``fm_context``, ``followup``): human turns of Amazon
   Topical-Chat (``../shared/data/topical_chat``, CDLA-Sharing-1.0: results of computational
   use are not subject to its share-alike terms), each scored against the dialogue before it;
 - reference-based components (``am_reference``, ``fm_reference``): DSTC-6 system responses
@@ -73,7 +73,9 @@ def main() -> None:
     for name in ("am_reference", "fm_reference", "am_context", "fm_context"):
         values = found[name]
         print(f"    {name}=Standardizer({values.mean():.4g}, {values.std():.4g}),")
-    print(f'    source="topical-chat+dstc6:n={args.samples}:seed={args.seed}",\n)')
+    values = found["followup"]
+    print(f'    source="topical-chat+dstc6:n={args.samples}:seed={args.seed}",\n'
+          f"    followup=Standardizer({values.mean():.4g}, {values.std():.4g}),\n)")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,9 @@
    only) and both. Rows a set cannot score (no references) show "-".
 2. Leave-one-set-out: lambda chosen on the other sets (grid 0..1 by 0.05, mean Spearman),
    then scored on the held-out set; for the reference-free mode over all five sets, for the
-   modes with references over dailydialog-zhao and persona-usr.
+   modes with references over dailydialog-zhao and persona-usr. The reference-free rows here
+   are AM + FM alone (``context_combination="am+fm"``, whose lambda this sweep chose); the
+   default that adds the followup was chosen by ``benchmarks/judge/correlation.py``.
 3. System level, DSTC-6 (20 systems x 2000 responses x 11 references, no contexts:
    reference-based only): Pearson / Spearman of the system means with the human ratings,
    with and without S_20, beside the published Deep AM-FM 0.9068 / 0.5158.
@@ -152,7 +154,8 @@ def main() -> None:
     from fastamfm.deep.deep_amfm import DeepAMFM
     from fastamfm.neural.neural_lm import NeuralLM
 
-    scorer = DeepAMFM.default(device="cpu", lm=NeuralLM.load(engine=args.engine, device="cpu"))
+    scorer = DeepAMFM.default(device="cpu", lm=NeuralLM.load(engine=args.engine, device="cpu"),
+                              context_combination="am+fm")
     lam = scorer.lam
     sets = load_dstc10_dev(args.data / "dstc10_dev")
     table: dict = {}

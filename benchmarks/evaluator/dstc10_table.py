@@ -56,7 +56,8 @@ def deep_columns(sets: dict, cache: Path | None, device: str, cached_only: bool)
     scorer = None
     out = {}
     for name, s in sets.items():
-        path = None if cache is None else cache / f"{name}.deep.npz"
+        # named by the reference-free combination: a cache of the earlier AM + FM default is not reused
+        path = None if cache is None else cache / f"{name}.deep.am+fm+followup.npz"
         if path is not None and path.exists():
             with np.load(path) as stored:
                 out[name] = dict(stored)

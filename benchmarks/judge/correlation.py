@@ -11,8 +11,9 @@ reference-free default chosen leave-one-set-out.
    reference-free components (Deep AM's context cosine, Deep FM's PMI); followup also on the
    Topical-Chat turns DeepAMFM is calibrated on (its fixed scale: ``followup_calibration.py``).
 2. The table: turn-level Spearman / Pearson x100 on all five sets for the followup variants,
-   lm_judge per aspect, Deep AM, Deep FM, DeepAMFM reference-free (old default) and the
-   chosen default.
+   lm_judge per aspect, Deep AM, Deep FM, DeepAMFM reference-free: the old default (AM + FM,
+   lam 0.4) and the default it was replaced by (AM + FM + followup on fixed scales), both
+   computed by the shipped ``DeepAMFM.combine`` from the cached components.
 3. Leave-one-set-out: every candidate (single components and their z-scored sums) is
    ranked by its mean Spearman on four sets; the set left out is scored by the choice made
    on the other four. Among the candidates whose mean on the four is within the bootstrap
@@ -74,12 +75,12 @@ def zscore(values: np.ndarray) -> np.ndarray:
     return (values - values.mean()) / (values.std() or 1.0)
 
 
-AM, FM, OLD = "Deep AM (context cosine)", "Deep FM (PMI)", "DeepAMFM ref-free, old default (lam 0.4)"
+AM, FM, OLD = "Deep AM (context cosine)", "Deep FM (PMI)", "DeepAMFM ref-free, old default (AM+FM, lam 0.4)"
 FOLLOWUP = "followup +3 -3"
-# The three components on fixed scales (DeepAMFM's calibration and followup's, each measured on
-# Topical-Chat), summed: what a shipped score could compute for one reply alone, unlike the
-# per-set z-scores of the sums below.
-CALIBRATED = "cal(AM) + cal(FM) + cal(followup) (fixed scales)"
+# DeepAMFM's reference-free default since it was chosen here: the three components on fixed scales
+# (DeepAMFM's calibration, followup's among it, each measured on Topical-Chat) with equal weights:
+# what a score computes for one reply alone, unlike the per-set z-scores of the sums below.
+CALIBRATED = "DeepAMFM ref-free, default (AM+FM+followup, fixed scales)"
 
 
 def components(sets: dict, lm_name: str | None, every: int = 1) -> dict:
@@ -92,17 +93,15 @@ def components(sets: dict, lm_name: str | None, every: int = 1) -> dict:
 
     lm = NeuralLM.load(*([lm_name] if lm_name else []), device="cpu")
     deep = fastamfm.DeepAMFM.default(device="cpu", lm=lm)
+    old = fastamfm.DeepAMFM.default(device="cpu", lm=lm, context_combination="am+fm")
     fs = followup.FollowupScorer(lm, positive=followup.CANDIDATE_POSITIVE, negative=followup.CANDIDATE_NEGATIVE)
+    # The default set is the candidates' both sides: its columns come from the same cached log-probs.
+    assert (deep.followup.positive, deep.followup.negative) == (fs.positive, fs.negative)
     judge = lm_judge.LMJudge(lm, aspects=list(lm_judge.ASPECTS))
     p = len(followup.CANDIDATE_POSITIVE)
     out = {}
     w.CACHE_ONLY = True
     try:
-        try:
-            calibration = followup_calibration(fs)
-        except w.NotCached as exc:
-            print(f"  not cached, left out: {CALIBRATED} ({exc})", file=sys.stderr)
-            calibration = None
         for name in w.ALL:
             rated = sets[name]
             index = np.arange(0, len(rated), every)
@@ -131,10 +130,11 @@ def components(sets: dict, lm_name: str | None, every: int = 1) -> dict:
             if fm is not None:
                 cols[FM] = fm
                 if am is not None:
-                    cols[OLD] = deep.combine({"am_context": am[index], "fm_context": fm}, "context")[2]
-                    if calibration is not None and FOLLOWUP in cols:
-                        cols[CALIBRATED] = (deep.calibrated("am_context", am[index])
-                                            + deep.calibrated("fm_context", fm) + calibration(cols[FOLLOWUP]))
+                    found = {"am_context": am[index], "fm_context": fm}
+                    cols[OLD] = old.combine(found, "context")[2]
+                    if lp is not None:
+                        cols[CALIBRATED] = deep.combine({**found, "followup": deep.followup.scores_from(lp)},
+                                                        "context")[2]
             judged = take(f"{name} lm_judge", lambda: w.judge_log_probs(judge, turns))
             if judged is not None:
                 ratings = lm_judge.expected_ratings(judged)
@@ -145,16 +145,6 @@ def components(sets: dict, lm_name: str | None, every: int = 1) -> dict:
     finally:
         w.CACHE_ONLY = False
     return out
-
-
-def followup_calibration(scorer):
-    """followup's fixed affine map, measured as DeepAMFM's context components' are (the same
-    Topical-Chat turns: ``followup_calibration.py``), so the three add on one scale per reply."""
-    from fastamfm.deep.calibration import Standardizer
-    from fastamfm.deep.followup import combine
-
-    values = combine(calibration_log_probs(scorer), len(scorer.positive))
-    return Standardizer(float(values.mean()), float(values.std()))
 
 
 def combinations(cols: dict, parts: dict) -> dict:

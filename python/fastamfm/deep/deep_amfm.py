@@ -6,7 +6,8 @@
     scorer.score(hyps, refs, contexts=contexts)      # both
     scorer.reward(hyps, refs=..., contexts=...)      # float32 torch tensor, for training loops
 
-Columns (``MetricResult``): ``am``, ``fm`` and ``amfm``.
+Columns (``MetricResult``): ``am``, ``fm``, ``amfm`` and ``normalized`` (and ``followup`` in
+the reference-free mode).
 
 ``am``: Deep AM (``fastamfm.deep.deep_am``): with references, the maximum cosine between
 the response and its references (Deep AM-FM; no clipping); with contexts only, the cosine
@@ -19,6 +20,16 @@ with a FIXED affine calibration (``Calibration``), not statistics of the scored 
 a response's score then does not depend on what it is scored with, which a reward
 signal needs, and system scores stay comparable across runs. With references AND
 contexts, am and fm are the reference AM and the context PMI.
+Reference-free (``context_combination``), a third component joins by default:
+``followup`` (``fastamfm.deep.followup``: how likely the LM makes a pleased rather than a
+bored or puzzled answer to the reply), ``amfm`` = 2/3 * (lam z(am) + (1 - lam) z(fm)) +
+1/3 * z(followup), lam 0.5: the three calibrated components weigh the same. Chosen
+leave-one-set-out over every reference-free component and combination on the five DSTC-10
+development sets (``benchmarks/judge/correlation.py``): the best on the other four sets in
+every fold. It costs the followup's LM calls (about half the scoring rate).
+``context_combination="am+fm"`` is the earlier reference-free mode (lam 0.4, two
+components); a calibration without ``followup`` (a directory trained before it existed, or
+your own ``Calibration``) combines the two. The hybrid (an n-gram LM) has no reference-free mode.
 Calibrated values are clipped at a floor (the z of the component's lowest raw value; for
 the context PMI, unbounded below, z = -10), so every mode's amfm has a lowest value
 (``lowest``): what an empty or whitespace-only response scores, never more than a reply.
@@ -56,6 +67,7 @@ from .deep_am import (
     reference_scores,
 )
 from .fm import COMBINES, REFERENCE_FORMULAS, reference_based_fm, reference_free_fm
+from .followup import DEFAULT_SET_NAME, FollowupScorer
 from .inputs import ReferenceTexts, context_turns, text_list
 
 # Measured by benchmarks/deep/amfm_calibration.py (see its docstring for the data: Topical-Chat
@@ -66,12 +78,21 @@ DEFAULT_CALIBRATION = Calibration(
     am_context=Standardizer(0.4077, 0.1532),
     fm_context=Standardizer(17.84, 10.68),
     source="topical-chat+dstc6:n=400:seed=0",
+    # the default follow-up set's followup on the same 400 Topical-Chat turns
+    # (benchmarks/judge/followup_calibration.py)
+    followup=Standardizer(-0.2566, 0.276),
 )
-# lambda per input mode (weight of the calibrated AM): the best mean turn-level Spearman over the
-# DSTC-10 development sets with references (reference, both) or all five (context), measured by
-# benchmarks/deep/amfm_correlation.py (leave-one-set-out: 39.9, 31.7, 48.1). With references alone
-# the fluency adds little (Deep AM alone: 42.1; lambda 0.9: 42.4).
+# lambda per input mode (weight of the calibrated AM against the FM): the best mean turn-level
+# Spearman over the DSTC-10 development sets with references (reference, both) or all five (context,
+# "am+fm"), measured by benchmarks/deep/amfm_correlation.py (leave-one-set-out: 39.9, 31.7, 48.1).
+# With references alone the fluency adds little (Deep AM alone: 42.1; lambda 0.9: 42.4).
 DEFAULT_LAMS = {"reference": 0.9, "context": 0.4, "both": 0.5}
+# The reference-free combinations: the three calibrated components with equal weights (the default,
+# chosen leave-one-set-out by benchmarks/judge/correlation.py), or AM and FM alone (the earlier
+# default). The lambda of the context mode each starts from, and the weight of the followup.
+CONTEXT_COMBINATIONS = ("am+fm+followup", "am+fm")
+CONTEXT_LAMS = {"am+fm+followup": 0.5, "am+fm": DEFAULT_LAMS["context"]}
+FOLLOWUP_WEIGHT = 1.0 / 3.0
 # The reference-free FM formulas a DeepAMFM combines (fm.REFERENCE_FREE_FORMULAS less those that
 # ignore the context or the response's own probability).
 CONTEXT_FORMULAS = ("pmi", "pmi-total")
@@ -79,7 +100,9 @@ CONTEXT_FORMULAS = ("pmi", "pmi-total")
 # is unbounded below), and the calibrated floor of an unbounded component: 10 calibration
 # scales below its centre. Calibrated values are clipped at their floors, so the amfm scale
 # has a lowest value (``DeepAMFM.lowest``), which an empty response scores.
-COMPONENT_LOWS = {"am_reference": -1.0, "am_context": -1.0, "fm_reference": 0.0, "fm_context": -np.inf}
+# (followup's scale is clipped at followup.LOWEST, far below any real reply: unbounded here too.)
+COMPONENT_LOWS = {"am_reference": -1.0, "am_context": -1.0, "fm_reference": 0.0, "fm_context": -np.inf,
+                  "followup": -np.inf}
 UNBOUNDED_FLOOR = -10.0
 # What an amfm number means, where it is shown (the registry column's note, the CLI summary).
 SCALE_NOTE = ("calibrated scale: 0 = a typical reply of the calibration text, +1 = one standard deviation "
@@ -112,11 +135,11 @@ class DeepAMFM:
     def __init__(self, encoder=None, lm=None, *, lam: float | None = None, device: str = "auto",
                  am_context: str = DEFAULT_CONTEXT, recency: float = DEFAULT_RECENCY, fm_formula: str = "dstc10",
                  fm_combine: str = "max", fm_context_formula: str = "pmi-total",
-                 calibration: Calibration = DEFAULT_CALIBRATION, workers: int = -1):
+                 calibration: Calibration = DEFAULT_CALIBRATION, context_combination: str | None = None,
+                 workers: int = -1):
         from ..amfm.lm import NgramLM
         from ..neural.neural_lm import NeuralLM
 
-        self.lam = {mode: _check_lam(DEFAULT_LAMS[mode] if lam is None else lam) for mode in DEFAULT_LAMS}
         check_settings("max", am_context, recency)
         if fm_formula not in REFERENCE_FORMULAS:
             raise ValueError(f"DeepAMFM: fm_formula must be one of {REFERENCE_FORMULAS}, got {fm_formula!r}")
@@ -139,6 +162,12 @@ class DeepAMFM:
                             f"{type(encoder).__name__}")
         self.encoder = encoder
         self.lm = lm
+        self.context_combination = self._resolve_combination(context_combination, calibration,
+                                                             isinstance(lm, NgramLM))
+        defaults = {**DEFAULT_LAMS, "context": CONTEXT_LAMS[self.context_combination]}
+        self.lam = {mode: _check_lam(defaults[mode] if lam is None else lam) for mode in DEFAULT_LAMS}
+        # The follow-up likelihood reads the same LM (a NeuralLM: an n-gram LM cannot condition).
+        self.followup = None if isinstance(lm, NgramLM) else FollowupScorer(lm)
         self.am_context_mode = am_context
         self.recency = float(recency)
         self.fm_formula = fm_formula
@@ -146,6 +175,23 @@ class DeepAMFM:
         self.fm_context_formula = fm_context_formula
         self.calibration = calibration
         self.workers = workers
+
+    @staticmethod
+    def _resolve_combination(combination, calibration: Calibration, hybrid: bool) -> str:
+        """The reference-free combination: as given, else the default where the calibration
+        has the followup's scale (and the LM is neural), else AM and FM alone."""
+        if combination is None:
+            return "am+fm+followup" if calibration.followup is not None and not hybrid else "am+fm"
+        if combination not in CONTEXT_COMBINATIONS:
+            raise ValueError(f"DeepAMFM: context_combination must be one of {CONTEXT_COMBINATIONS}, "
+                             f"got {combination!r}")
+        if combination == "am+fm+followup" and calibration.followup is None:
+            raise ValueError("DeepAMFM: context_combination='am+fm+followup' needs a calibration with the "
+                             "followup's scale (Calibration.followup); this one has none: use 'am+fm'")
+        if combination == "am+fm+followup" and hybrid:
+            raise ValueError("DeepAMFM: context_combination='am+fm+followup' needs a NeuralLM (an n-gram LM "
+                             "cannot condition on a context)")
+        return combination
 
     @classmethod
     def default(cls, *, device: str = "auto", **settings) -> "DeepAMFM":
@@ -199,12 +245,18 @@ class DeepAMFM:
         reference_fm = f"{self.fm_formula}/{self.fm_combine}"
         # "auto" (the registry metric): the mode follows each batch's inputs, so both formulas count.
         fm = {"reference": reference_fm, "auto": f"reference:{reference_fm},context:{self.fm_context_formula}"}
+        combination = {}
+        if mode in ("context", "auto"):
+            combination["context"] = self.context_combination + (
+                f":{DEFAULT_SET_NAME}" if self.context_combination == "am+fm+followup" else "")
         return make_signature("deep_amfm", mode=mode, lam=lam, encoder=self.encoder.describe(),
                               lm=self.lm.fingerprint, am_context=am_context,
-                              fm=fm.get(mode, self.fm_context_formula), calibration=self.calibration.source)
+                              fm=fm.get(mode, self.fm_context_formula), calibration=self.calibration.source,
+                              **combination)
 
     def __repr__(self) -> str:
-        return f"DeepAMFM(lam={self.lam}, lm={self.lm!r}, encoder={self.encoder!r})"
+        return (f"DeepAMFM(lam={self.lam}, context_combination={self.context_combination!r}, lm={self.lm!r}, "
+                f"encoder={self.encoder!r})")
 
     # --- components --------------------------------------------------------------
     def am_reference(self, hyps: list, refs) -> np.ndarray:
@@ -222,6 +274,9 @@ class DeepAMFM:
 
     def fm_context(self, hyps: list, contexts: list) -> np.ndarray:
         return reference_free_fm(self.lm, hyps, contexts, formula=self.fm_context_formula)[0]
+
+    def followup_scores(self, hyps: list, contexts: list) -> np.ndarray:
+        return self.followup.score(hyps, contexts).sentences
 
     def with_fm_formula(self, formula: str, mode: str) -> "DeepAMFM":
         """The same models and settings with another FM formula for ``mode``: the
@@ -256,11 +311,11 @@ class DeepAMFM:
 
     def components(self, hyps, refs=None, contexts=None, *, which=None) -> dict:
         """The raw components the inputs allow (or those in ``which``): ``am_reference``,
-        ``fm_reference`` (with refs), ``am_context``, ``fm_context`` (with contexts)."""
+        ``fm_reference`` (with refs), ``am_context``, ``fm_context``, ``followup`` (with contexts)."""
         hyps = text_list(hyps, "hyps")
         contexts = None if contexts is None else context_turns(contexts, len(hyps), "DeepAMFM")
         available = ([] if refs is None else ["am_reference", "fm_reference"]) + \
-                    ([] if contexts is None else ["am_context"] + ([] if self.hybrid else ["fm_context"]))
+                    ([] if contexts is None else ["am_context"] + ([] if self.hybrid else ["fm_context", "followup"]))
         which = available if which is None else list(which)
         for name in which:
             if name not in available:
@@ -270,16 +325,36 @@ class DeepAMFM:
         compute = {"am_reference": lambda: self.am_reference(hyps, refs),
                    "am_context": lambda: self.am_context(hyps, contexts),
                    "fm_reference": lambda: self.fm_reference(hyps, refs),
-                   "fm_context": lambda: self.fm_context(hyps, contexts)}
+                   "fm_context": lambda: self.fm_context(hyps, contexts),
+                   "followup": lambda: self.followup_scores(hyps, contexts)}
         return {name: compute[name]() for name in which}
 
     def combine(self, components: dict, mode: str, *, lam: float | None = None) -> tuple:
-        """(am, fm, amfm) of ``mode`` from ``components``: amfm = lam z(am) + (1 - lam) z(fm)."""
-        am_name, fm_name = self.pair(mode)
+        """(am, fm, amfm) of ``mode`` from ``components`` (which hold ``parts(mode)``): amfm =
+        the ``weights`` of ``mode`` times the calibrated components, summed."""
+        names = self.parts(mode)
+        missing = [name for name in names if name not in components]
+        if missing:
+            raise ValueError(f"DeepAMFM: mode {mode!r} ({self.context_combination if mode == 'context' else 'am+fm'}) "
+                             f"combines {list(names)}; missing {missing}")
+        amfm = sum(weight * self.calibrated(name, components[name])
+                   for name, weight in zip(names, self.weights(mode, lam)))
+        return components[names[0]], components[names[1]], amfm
+
+    def parts(self, mode: str) -> tuple:
+        """The components ``mode`` combines: the (adequacy, fluency) ``pair``, and the
+        followup in the reference-free mode's default combination."""
+        followup = mode == "context" and self.context_combination == "am+fm+followup"
+        return self.pair(mode) + (("followup",) if followup else ())
+
+    def weights(self, mode: str, lam: float | None = None) -> tuple:
+        """The weight of each of ``parts(mode)``: (lam, 1 - lam), shared with the followup's
+        ``FOLLOWUP_WEIGHT`` where it joins."""
         lam = self.lam[mode] if lam is None else _check_lam(lam)
-        am, fm = components[am_name], components[fm_name]
-        amfm = lam * self.calibrated(am_name, am) + (1.0 - lam) * self.calibrated(fm_name, fm)
-        return am, fm, amfm
+        if len(self.parts(mode)) == 2:
+            return lam, 1.0 - lam
+        rest = 1.0 - FOLLOWUP_WEIGHT
+        return rest * lam, rest * (1.0 - lam), FOLLOWUP_WEIGHT
 
     def _floor(self, name: str) -> float:
         low = COMPONENT_LOWS[name]
@@ -291,9 +366,7 @@ class DeepAMFM:
 
     def lowest(self, mode: str, *, lam: float | None = None) -> float:
         """The lowest amfm ``mode`` can give: what an empty or whitespace-only response scores."""
-        am_name, fm_name = self.pair(mode)
-        lam = self.lam[mode] if lam is None else _check_lam(lam)
-        return lam * self._floor(am_name) + (1.0 - lam) * self._floor(fm_name)
+        return sum(weight * self._floor(name) for name, weight in zip(self.parts(mode), self.weights(mode, lam)))
 
     def pair(self, mode: str) -> tuple:
         """The (adequacy, fluency) components a mode combines."""
@@ -308,8 +381,11 @@ class DeepAMFM:
         typical reply of the calibration text, +1: one standard deviation better; see the
         module docstring: it may lie outside am and fm) and ``normalized`` = Phi(amfm) in [0, 1]."""
         mode = self.mode(refs, contexts)
-        am, fm, amfm = self.combine(self.components(hyps, refs, contexts, which=self.pair(mode)), mode)
+        found = self.components(hyps, refs, contexts, which=self.parts(mode))
+        am, fm, amfm = self.combine(found, mode)
         columns = {"am": am, "fm": fm, "amfm": amfm, "normalized": normalized_scores(amfm)}
+        if "followup" in found:
+            columns["followup"] = found["followup"]
         return MetricResult("deep_amfm", {k: float(np.mean(v)) for k, v in columns.items()}, columns,
                             self.signature(mode))
 
@@ -317,7 +393,7 @@ class DeepAMFM:
         """amfm per response (the calibrated scale; ``normalized=True``: Phi(amfm) in [0, 1])
         as a float32 torch tensor on the LM's device (numpy float32 for the n-gram hybrid)."""
         mode = self.mode(refs, contexts)
-        _, _, amfm = self.combine(self.components(hyps, refs, contexts, which=self.pair(mode)), mode)
+        _, _, amfm = self.combine(self.components(hyps, refs, contexts, which=self.parts(mode)), mode)
         values = (normalized_scores(amfm) if normalized else amfm).astype(np.float32)
         if self.hybrid:
             return values

@@ -121,7 +121,9 @@ class DeepFMMetric(Metric):
 class DeepAMFMMetric(Metric):
     """``deep_amfm``: ``DeepAMFM`` (sentence-encoder adequacy + neural-LM fluency); by
     default the packaged models (``encoder=``/``lm=`` give others, loaded or by name;
-    ``model=`` a directory written by ``DeepAMFM.train`` / ``fastamfm train --deep``)."""
+    ``model=`` a directory written by ``DeepAMFM.train`` / ``fastamfm train --deep``).
+    ``context_combination=``: the reference-free combination ("am+fm+followup", the
+    default, or the earlier "am+fm")."""
 
     name = "deep_amfm"
     columns = ("deep_amfm_am", "deep_amfm_fm", "deep_amfm", "deep_amfm_normalized")
@@ -138,28 +140,34 @@ class DeepAMFMMetric(Metric):
 
         return DeepAMFM.load(path, **settings)
 
-    def __init__(self, *, encoder=None, lm=None, model=None, lam: float | None = None, device: str = "auto",
-                 workers: int = -1):
-        from .deep_amfm import DeepAMFM
+    def __init__(self, *, encoder=None, lm=None, model=None, lam: float | None = None,
+                 context_combination: str | None = None, device: str = "auto", workers: int = -1):
+        from .deep_amfm import CONTEXT_COMBINATIONS, DeepAMFM
 
         model = _deep_model_option(model)
         if model is not None and (encoder is not None or lm is not None):
             raise ValueError("deep_amfm: give model= (a trained directory) or encoder=/lm=, not both")
+        if context_combination is not None and context_combination not in CONTEXT_COMBINATIONS:
+            raise ValueError(f"deep_amfm: context_combination must be one of {CONTEXT_COMBINATIONS}, "
+                             f"got {context_combination!r}")
+        if isinstance(model, DeepAMFM) and context_combination is not None:
+            raise ValueError("deep_amfm: model= is a DeepAMFM already; give context_combination= to it instead")
+        combination = {} if context_combination is None else {"context_combination": context_combination}
 
         def build():
             if model is not None:
                 if not isinstance(model, DeepAMFM):
-                    return DeepAMFM.load(model, device=device, lam=lam, workers=workers)
+                    return DeepAMFM.load(model, device=device, lam=lam, workers=workers, **combination)
                 return model if lam is None else model.with_lam(lam)
             if encoder is None and lm is None:
-                return DeepAMFM.default(device=device, lam=lam, workers=workers)
+                return DeepAMFM.default(device=device, lam=lam, workers=workers, **combination)
             from ..neural.encoder import load_encoder
             from ..neural.neural_lm import NeuralLM
 
             return DeepAMFM(encoder=None if encoder is None else load_encoder(encoder) if _is_model(encoder)
                             else load_encoder(encoder, device=device),
                             lm=None if lm is None else lm if _is_model(lm) else NeuralLM.load(lm, device=device),
-                            lam=lam, device=device, workers=workers)
+                            lam=lam, device=device, workers=workers, **combination)
 
         self._scorer = _LazyModel(build)
 

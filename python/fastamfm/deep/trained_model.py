@@ -4,6 +4,8 @@ and how it is read back.
     DIR/encoder/          the sentence encoder (a Hugging Face directory)
     DIR/lm/               the causal LM (a Hugging Face directory, LoRA merged)
     DIR/deep_amfm.json    the manifest: pooling, chat format, calibration, lambdas, formulas
+                          (a directory written before the followup joined has no followup scale
+                          and no context_combination: it scores reference-free with AM and FM)
     DIR/provenance.json   where it came from (``fastamfm.training.provenance``)
     DIR/checksums.json    SHA-256 of every file, checked before loading
 
@@ -41,13 +43,14 @@ def write_trained_manifest(directory, scorer, encoder, lm_settings, calibration)
         "lm": {"path": "lm", "style": lm_settings.style, "context_turns": lm_settings.context_turns,
                "max_context_tokens": lm_settings.max_context_tokens, "end_token": lm_settings.end_token,
                "system_prompt": lm_settings.system_prompt},
-        "calibration": {name: [getattr(calibration, name).center, getattr(calibration, name).scale]
-                        for name in ("am_reference", "fm_reference", "am_context", "fm_context")},
+        "calibration": {name: [standardizer.center, standardizer.scale]
+                        for name, standardizer in calibration.components().items()},
         "calibration_source": calibration.source,
         "lam": dict(scorer.lam),
         "scoring": {"am_context": scorer.am_context_mode, "recency": scorer.recency,
                     "fm_formula": scorer.fm_formula, "fm_combine": scorer.fm_combine,
-                    "fm_context_formula": scorer.fm_context_formula},
+                    "fm_context_formula": scorer.fm_context_formula,
+                    "context_combination": scorer.context_combination},
     })
 
 
@@ -83,5 +86,8 @@ def load_trained(scorer_class, directory, *, device: str = "auto", lam: float | 
                       **options)
     if lam is not None:
         return scorer.with_lam(lam)
-    scorer.lam = {mode: float(value) for mode, value in data["lam"].items()}     # as measured when trained
+    measured = {mode: float(value) for mode, value in data["lam"].items()}     # as measured when trained
+    if scorer.context_combination != data["scoring"].get("context_combination", "am+fm"):
+        measured["context"] = scorer.lam["context"]     # the manifest's belongs to another combination
+    scorer.lam = measured
     return scorer

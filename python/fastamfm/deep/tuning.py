@@ -45,7 +45,8 @@ def tune_deep(systems: Mapping, human, *, refs=None, contexts=None, scorer: Deep
     response}`` (``level="utterance"``). ``scorer``: default ``DeepAMFM.default()``.
     ``fm_formulas``: default every formula of the mode ("ratio", "dstc10" with
     references only; "pmi", "pmi-total" with contexts); a hybrid scorer (n-gram LM)
-    has its own formula only.
+    has its own formula only. Reference-free, λ weighs AM against FM within the scorer's
+    ``context_combination`` (the followup, where it joins, keeps its third).
     """
     from ..references import References
 
@@ -65,8 +66,10 @@ def tune_deep(systems: Mapping, human, *, refs=None, contexts=None, scorer: Deep
         raise ValueError(f"fm_formulas for mode {mode!r} must be among {own}, got {formulas}")
     # One References for every system and formula: embeddings and LM scores derived once.
     shared = None if refs is None else refs if isinstance(refs, References) else References(refs)
-    am_name, fm_name = scorer.pair(mode)
-    am = {s: scorer.components(hyps[s], shared, contexts, which=[am_name])[am_name] for s in names}
+    # The parts that do not depend on the FM formula (AM; the followup, reference-free) once.
+    fm_name = scorer.pair(mode)[1]
+    fixed = [name for name in scorer.parts(mode) if name != fm_name]
+    kept = {s: scorer.components(hyps[s], shared, contexts, which=fixed) for s in names}
     fm = {}
     for formula in formulas:
         variant = scorer.with_fm_formula(formula, mode)
@@ -74,7 +77,7 @@ def tune_deep(systems: Mapping, human, *, refs=None, contexts=None, scorer: Deep
     rows = []
     for formula, lam in itertools.product(formulas, lams):
         variant = scorer.with_fm_formula(formula, mode)
-        per_system = [variant.combine({am_name: am[s], fm_name: fm[formula][s]}, mode, lam=lam)[2] for s in names]
+        per_system = [variant.combine({**kept[s], fm_name: fm[formula][s]}, mode, lam=lam)[2] for s in names]
         x = np.array([v.mean() for v in per_system]) if level == "system" else np.concatenate(per_system)
         pr, pp = _coefficient("pearson", x, target)
         sr, sp = _coefficient("spearman", x, target)

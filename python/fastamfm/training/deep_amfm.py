@@ -9,8 +9,9 @@ Stages, each resumable, in the run's work folder (``DIR.work``, ``recipe.RecipeR
    contrastive next-utterance, + MLM where the model has an MLM head);
 2. ``lm``: the causal LM fine-tuned (``fine_tuning.CausalLMRecipe``: replies given their
    context, in the chat format scoring uses; LoRA by default: see ``LORA_RANK``);
-3. calibration: the four components' center and scale on held-out dialogues
-   (``measure_calibration``, with the shared ``calibration`` helpers);
+3. calibration: the five components' center and scale on held-out dialogues (Deep AM and
+   Deep FM with references and without, and the follow-up likelihood; ``measure_calibration``,
+   with the shared ``calibration`` helpers);
 4. the model directory of kind ``deep_amfm`` (``deep.trained_model``), written whole with
    provenance and checksums; the work folder is then removed.
 
@@ -52,10 +53,10 @@ def held_out_replies(corpus, samples: int, seed: int = 0) -> tuple:
 
 def measure_calibration(scorer, corpus, *, samples: int = CALIBRATION_SAMPLES, seed: int = 0) -> Calibration:
     """The ``Calibration`` of ``scorer`` (a ``DeepAMFM``) on the held-out dialogues of
-    ``corpus``: context components over (turns before, reply) of one random reply per
-    dialogue; reference components over replies to OTHER held-out contexts scored against
-    the true reply (a plausible in-domain response that does not answer, as most system
-    responses are measured against their references)."""
+    ``corpus``: context components (with the followup, for a neural LM) over (turns before,
+    reply) of one random reply per dialogue; reference components over replies to OTHER
+    held-out contexts scored against the true reply (a plausible in-domain response that does
+    not answer, as most system responses are measured against their references)."""
     contexts, replies = held_out_replies(corpus, samples, seed)
     if len(replies) < 20:
         raise ValueError(f"only {len(replies)} held-out dialogues to calibrate on (at least 20 needed): give a "
