@@ -18,6 +18,8 @@ reference-free default chosen leave-one-set-out.
    ranked by its mean Spearman on four sets; the set left out is scored by the choice made
    on the other four. Among the candidates whose mean on the four is within the bootstrap
    interval (95%, 1000 resamples of turns) of the best one's, the simplest is taken.
+4. The default's weights: leave-one-set-out over the weights of its three calibrated
+   components (a grid on the simplex, step 0.1), against the equal weights it uses.
 """
 from __future__ import annotations
 
@@ -254,6 +256,48 @@ def leave_one_set_out(per_set: dict, names: list, title: str, keep=None, seed: i
     return pick
 
 
+def weights_leave_one_set_out(sets: dict, lm_name: str | None, step: float = 0.1) -> None:
+    """Would tuned weights of the default's three calibrated components (Deep AM, Deep FM,
+    followup) hold out better than its equal weights? Each set scored with the weights best
+    on the other four (from the cache)."""
+    from scipy.stats import spearmanr
+
+    import fastamfm
+    from fastamfm.neural.neural_lm import NeuralLM
+
+    lm = NeuralLM.load(*([lm_name] if lm_name else []), device="cpu")
+    deep = fastamfm.DeepAMFM.default(device="cpu", lm=lm)
+    calibrated = {}
+    w.CACHE_ONLY = True
+    try:
+        for name in w.ALL:
+            rated = sets[name]
+            parts = w.deep_components(deep, rated, ["am_context", "fm_context"])
+            parts["followup"] = deep.followup.scores_from(w.followup_log_probs(deep.followup, rated))
+            calibrated[name] = np.stack([deep.calibrated(c, parts[c]) for c in deep.parts("context")])
+    except w.NotCached as exc:
+        print(f"\nthe default's weights: not cached ({exc})")
+        return
+    finally:
+        w.CACHE_ONLY = False
+    steps = int(round(1 / step))
+    grid = np.array([(a, b, steps - a - b) for a in range(steps + 1) for b in range(steps + 1 - a)]) / steps
+    rho = {n: np.array([100 * spearmanr(g @ calibrated[n], sets[n].ratings)[0] for g in grid]) for n in w.ALL}
+    equal = {n: 100 * spearmanr(calibrated[n].mean(0), sets[n].ratings)[0] for n in w.ALL}
+    print(f"\nThe default's weights (AM, FM, followup), leave-one-set-out over a grid of step {step:g} "
+          f"({len(grid)} weightings), every turn\n")
+    print("| held-out set | weights best on the other sets (their mean) | held-out Spearman | equal weights |")
+    print("|---|---|---|---|")
+    held = []
+    for n in w.ALL:
+        others = np.mean([rho[m] for m in w.ALL if m != n], axis=0)
+        best = int(np.argmax(others))
+        held.append(rho[n][best])
+        print(f"| {n} | {tuple(float(x) for x in grid[best])} ({others[best]:.1f}) | {rho[n][best]:.1f} | "
+              f"{equal[n]:.1f} |")
+    print(f"| mean | | {np.mean(held):.1f} | {np.mean(list(equal.values())):.1f} |")
+
+
 def correlation_tables(found: dict, title: str) -> None:
     """The five-set and four-set tables of ``found`` {set: (columns, ratings)}, sums added in place."""
     from benchmarks.deep.correlation_tables import correlations, print_table
@@ -283,6 +327,7 @@ def tables(sets: dict, lm_name: str | None, every: int = 1) -> None:
                       keep=lambda c: c.startswith("lm_judge"))
     leave_one_set_out(found, w.ALL, "Leave-one-set-out, every reference-free candidate (every turn): the "
                       "reference-free default", keep=lambda c: c in DEFAULT_CANDIDATES, compare=OLD)
+    weights_leave_one_set_out(sets, lm_name)
 
 
 def main() -> None:

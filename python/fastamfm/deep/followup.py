@@ -24,6 +24,9 @@ mean ln p per token is above -12 even for a uniform guess over a 100k vocabulary
 an empty or whitespace-only reply scores, so rewards stay finite.
 ``extra["log_probs"]`` holds every follow-up's mean ln p [n, K] (positive ones first),
 ``extra["followups"]`` their texts.
+
+``DeepAMFM`` adds the default set's followup, on its fixed calibration, to Deep AM and Deep FM
+in its reference-free score (``DeepAMFM.followup``; ``context_combination``).
 """
 from __future__ import annotations
 
