@@ -45,6 +45,33 @@ def test_followup_log_probs_equal_a_plain_loop(tiny, method):
     np.testing.assert_allclose(found, oracle, atol=1e-5, rtol=0)
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_replies_and_followups_in_one_pass_equal_the_two_apart(tiny, method, monkeypatch):
+    """DeepAMFM's reference-free default needs each reply's ln p given its context (Deep FM)
+    and the follow-ups after it: with the prefix tree one engine pass serves both, the reply's
+    tokens being the start of its follow-ups' prefix; every method gives the numbers of the
+    two computed apart."""
+    lm, _ = tiny
+    followups = POSITIVE + NEGATIVE
+    replies, follow = lm.replies_and_followups(HYPS, CONTEXTS, followups, method=method)
+    apart = lm.token_scores(HYPS, contexts=CONTEXTS)
+    np.testing.assert_allclose(replies.log_prob, apart.log_prob, atol=1e-5, rtol=0)
+    np.testing.assert_array_equal(replies.offsets, apart.offsets)
+    np.testing.assert_array_equal(replies.token_ids, apart.token_ids)
+    np.testing.assert_allclose(follow, lm.followup_log_probs(HYPS, CONTEXTS, followups, method=method),
+                               atol=1e-5, rtol=0)
+    calls = []
+    original = type(lm._engine).log_probs
+    monkeypatch.setattr(type(lm._engine), "log_probs",
+                        lambda self, requests, **kw: calls.append(len(requests)) or original(self, requests, **kw))
+    lm.replies_and_followups(HYPS, CONTEXTS, followups, method=method)
+    if method in ("auto", "tree"):
+        assert calls == [len(HYPS) * (1 + len(followups))]       # one pass: replies and follow-ups
+    # every reply's own tokens are the start of its follow-ups' prefix (what the pass shares)
+    for plain, continued in zip(lm.requests(HYPS, CONTEXTS), lm._format.followup_requests(HYPS, CONTEXTS, followups)):
+        assert continued.prefix[:len(plain.prefix) + len(plain.target)] == plain.prefix + plain.target
+
+
 def test_continuations_with_batches_smaller_than_a_request(tiny):
     lm, model = tiny
     engine = lm._engine

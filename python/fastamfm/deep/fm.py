@@ -80,14 +80,17 @@ def reference_fm(hyp_log_prob, ref_log_prob, offsets, *, formula: str = "ratio",
     return high - np.minimum.reduceat(ratios, starts)
 
 
-def reference_free_fm(lm, hyps: list, contexts, *, formula: str = "pmi") -> tuple:
-    """(FM per response, the log-probabilities it came from) without references."""
+def reference_free_fm(lm, hyps: list, contexts, *, formula: str = "pmi", conditional=None) -> tuple:
+    """(FM per response, the log-probabilities it came from) without references.
+    ``conditional``: the responses' ``lm.token_scores(hyps, contexts=contexts)`` where the
+    caller has them already (scored beside the followup: ``DeepAMFM``)."""
     if formula not in REFERENCE_FREE_FORMULAS:
         raise ValueError(f"deep_fm: without references, formula must be one of {REFERENCE_FREE_FORMULAS}, "
                          f"got {formula!r}")
     if contexts is None and formula != "unconditional":
         raise ValueError(f"deep_fm: formula {formula!r} needs contexts= (or give refs=)")
-    conditional = lm.token_scores(hyps, contexts=contexts) if formula != "unconditional" else None
+    if conditional is None and formula != "unconditional":
+        conditional = lm.token_scores(hyps, contexts=contexts)
     unconditional = lm.token_scores(hyps) if formula != "conditional" else None
     extra = {k: v.mean() for k, v in (("conditional_log_prob", conditional), ("hyp_log_prob", unconditional))
              if v is not None}

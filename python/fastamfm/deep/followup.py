@@ -116,13 +116,18 @@ class FollowupScorer:
     def __repr__(self) -> str:
         return f"FollowupScorer({set_name(self.positive, self.negative)}, lm={self.lm!r})"
 
-    def log_probs(self, hyps, contexts) -> np.ndarray:
-        """Mean ln p per token of each follow-up (positive ones first) after each (context,
-        reply): float64 [n, K]; rows of empty replies are NaN (not scored)."""
+    @staticmethod
+    def _inputs(hyps, contexts) -> tuple:
+        """(the replies, their contexts as lists of turns), checked."""
         hyps = text_list(hyps, "hyps")
         if contexts is None:
             raise ValueError("followup: needs the dialogue contexts (contexts=): it scores what comes after the reply")
-        turns = context_turns(contexts, len(hyps), "followup")
+        return hyps, context_turns(contexts, len(hyps), "followup")
+
+    def log_probs(self, hyps, contexts) -> np.ndarray:
+        """Mean ln p per token of each follow-up (positive ones first) after each (context,
+        reply): float64 [n, K]; rows of empty replies are NaN (not scored)."""
+        hyps, turns = self._inputs(hyps, contexts)
         empty = empty_responses(hyps)
         out = np.full((len(hyps), len(self.followups)), np.nan)
         keep = np.nonzero(~empty)[0]
@@ -130,6 +135,16 @@ class FollowupScorer:
             out[keep] = self.lm.followup_log_probs([hyps[i] for i in keep], [turns[i] for i in keep],
                                                    list(self.followups), method=self.method)
         return out
+
+    def log_probs_with_replies(self, hyps, contexts) -> tuple:
+        """(``log_probs(hyps, contexts)``, each reply's ``NeuralTokenScores`` given its context)
+        from one pass of the LM's prefix tree (``NeuralLM.replies_and_followups``): the
+        reply's own tokens, which Deep FM's conditional term needs, are the start of its
+        follow-ups' prefix. Rows of empty replies are NaN, as ``log_probs`` gives them."""
+        hyps, turns = self._inputs(hyps, contexts)
+        replies, log_probs = self.lm.replies_and_followups(hyps, turns, list(self.followups), method=self.method)
+        log_probs[empty_responses(hyps)] = np.nan
+        return log_probs, replies
 
     def scores_from(self, log_probs: np.ndarray) -> np.ndarray:
         """followup per reply from ``log_probs`` (NaN rows: empty replies, ``LOWEST``)."""

@@ -26,6 +26,10 @@ replies of many systems share each context (``benchmarks/judge/compare.py``).
 
 ``candidates``: token ids whose ln p is wanted right after every continuation (the
 rating digits of an LM judge): one softmax normaliser per continuation end.
+
+``score_with_plain``: plain ``ScoringRequest``s scored beside the continuations, in the same
+pass of the prefix tree, so a sequence that begins a continuation's prefix (a reply scored
+given its context, before the follow-ups of that reply) is evaluated once for both.
 """
 from __future__ import annotations
 
@@ -35,7 +39,7 @@ import numpy as np
 
 from .dialogue_format import ContinuationRequest, ScoringRequest
 
-__all__ = ["METHODS", "ContinuationRequest", "ContinuationScores", "score_continuations"]
+__all__ = ["METHODS", "ContinuationRequest", "ContinuationScores", "score_continuations", "score_with_plain"]
 METHODS = ("auto", "cache", "tree", "separate")
 
 
@@ -80,18 +84,32 @@ def score_continuations(engine, requests: list, *, candidates: tuple = (), metho
     if method == "separate" and engine.name != "transformers":
         raise ValueError(f"continuations: method='separate' (the unshared baseline) needs the transformers engine, "
                          f"not {engine.name}")
-    return _flattened(engine, requests, candidates, shared=method == "tree")
+    return _flattened(engine, requests, candidates, shared=method == "tree")[1]
 
 
-def _flattened(engine, requests: list, candidates: tuple, *, shared: bool) -> ContinuationScores:
-    """Every continuation (and every candidate after it) as a ``ScoringRequest`` of the engine."""
-    flat = []
+def score_with_plain(engine, plain: list, requests: list, *, method: str = "auto") -> tuple:
+    """(the engine's scores of the ``ScoringRequest``s ``plain``, ``ContinuationScores`` of
+    ``requests``): with the prefix tree ("auto", "tree") in one engine pass, the tokens the two
+    kinds share evaluated once; with another method, the two scored one after the other."""
+    if method not in METHODS:
+        raise ValueError(f"continuations: method must be one of {METHODS}, got {method!r}")
+    if method not in ("auto", "tree"):
+        return engine.log_probs(plain), score_continuations(engine, requests, method=method)
+    check_requests(requests)
+    return _flattened(engine, requests, (), shared=True, plain=plain)
+
+
+def _flattened(engine, requests: list, candidates: tuple, *, shared: bool, plain: list = ()) -> tuple:
+    """Every continuation (and every candidate after it) as a ``ScoringRequest`` of the engine,
+    after the ``plain`` ones: (their scores as the engine gives them, ``ContinuationScores``)."""
+    flat = list(plain)
     for request in requests:
         for continuation in request.continuations:
             flat.append(ScoringRequest(request.prefix, tuple(continuation)))
             flat.extend(ScoringRequest(request.prefix + tuple(continuation), (c,)) for c in candidates)
     scores = engine.log_probs(flat) if shared else engine.log_probs(flat, shared=False)
-    scores = [_numpy(s) for s in scores]
+    plain_scores = scores[:len(plain)]
+    scores = [_numpy(s) for s in scores[len(plain):]]
     log_probs, ends, at = [], [], 0
     for request in requests:
         per, end = [], []
@@ -101,7 +119,7 @@ def _flattened(engine, requests: list, candidates: tuple, *, shared: bool) -> Co
             at += 1 + len(candidates)
         log_probs.append(per)
         ends.append(np.array(end, dtype=np.float64).reshape(len(per), len(candidates)))
-    return ContinuationScores(log_probs, ends if candidates else None)
+    return plain_scores, ContinuationScores(log_probs, ends if candidates else None)
 
 
 def _numpy(values) -> np.ndarray:

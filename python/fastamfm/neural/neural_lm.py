@@ -201,20 +201,17 @@ class NeuralLM:
         with self._lock:
             requests = self.requests(sentences, contexts)
             scores = self._engine.log_probs(requests)
+        self._refuse_non_finite_scores(scores)
+        return requests, scores
+
+    def _refuse_non_finite_scores(self, scores: list) -> None:
         if scores:
             joined = np.concatenate(scores) if isinstance(scores[0], np.ndarray) else import_torch().cat(scores)
             refuse_non_finite(joined, self.source or Path(self._fingerprint), "log-probabilities")
-        return requests, scores
 
     def token_scores(self, sentences, *, contexts=None) -> NeuralTokenScores:
         """ln p of every response token (and the end-of-turn token with ``end_token``)."""
-        requests, scores = self._log_probs(sentences, contexts)
-        counts = [len(r.target) for r in requests]
-        offsets = np.zeros(len(requests) + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        flat = np.concatenate([_to_numpy(s) for s in scores]) if scores else np.zeros(0)
-        ids = np.fromiter((t for r in requests for t in r.target), dtype=np.int64, count=int(offsets[-1]))
-        return NeuralTokenScores(flat.astype(np.float64), ids, offsets)
+        return _token_scores(*self._log_probs(sentences, contexts))
 
     def score(self, sentences, *, contexts=None) -> np.ndarray:
         """Mean ln p per response token (float64 [n]; NaN for an empty response without
@@ -247,6 +244,24 @@ class NeuralLM:
         self._refuse_non_finite([v for per in scores.log_probs for v in per])
         return np.stack(scores.means()) if requests else np.zeros((0, len(followups)))
 
+    def replies_and_followups(self, replies, contexts, followups, *, method: str = "auto") -> tuple:
+        """(``token_scores(replies, contexts=contexts)``, ``followup_log_probs(replies, contexts,
+        followups)``) with the dialogue read once for both: a reply given its context is the
+        start of its follow-ups' prefix, so with the prefix tree (``method`` "auto") one engine
+        pass evaluates those tokens once (Deep FM's conditional term beside the followup)."""
+        from .continuations import score_with_plain
+
+        replies = as_text_list(replies, "replies")
+        turns = normalize_contexts(contexts, len(replies))
+        with self._lock:
+            plain = self.requests(replies, turns)
+            requests = self._format.followup_requests(replies, turns, list(followups))
+            scores, continued = score_with_plain(self._engine, plain, requests, method=method)
+        self._refuse_non_finite_scores(scores)
+        self._refuse_non_finite([v for per in continued.log_probs for v in per])
+        follow = np.stack(continued.means()) if requests else np.zeros((0, len(followups)))
+        return _token_scores(plain, scores), follow
+
     def prompt_answer_log_probs(self, items: list, tails: list, answers: list, *, cue: str = "",
                                 method: str = "auto") -> np.ndarray:
         """ln p of each answer token (e.g. "1".."5") right after a prompt asked in several
@@ -278,6 +293,16 @@ class NeuralLM:
         if not means:
             return torch.zeros(0, dtype=torch.float32)
         return torch.stack(means).float()
+
+
+def _token_scores(requests: list, scores: list) -> NeuralTokenScores:
+    """The ``NeuralTokenScores`` of ``requests`` from the engine's per-request ``scores``."""
+    counts = [len(r.target) for r in requests]
+    offsets = np.zeros(len(requests) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    flat = np.concatenate([_to_numpy(s) for s in scores]) if scores else np.zeros(0)
+    ids = np.fromiter((t for r in requests for t in r.target), dtype=np.int64, count=int(offsets[-1]))
+    return NeuralTokenScores(flat.astype(np.float64), ids, offsets)
 
 
 def _to_numpy(values) -> np.ndarray:
