@@ -392,6 +392,10 @@ def test_cli_deep_scores_deep_amfm_with_the_given_models(lm, tiny_bert, tmp_path
     np.testing.assert_allclose([json.loads(line)["deep_amfm"] for line in out.read_text().splitlines()],
                                earlier.score(HYPS, contexts=CONTEXTS).amfm, atol=1e-5)
     assert "context=am+fm|" in capsys.readouterr().out
+    # without --deep it names what is missing, in one error line
+    assert main(["-q", "score", "--hyp", str(tmp_path / "h.txt"), "--context", str(tmp_path / "c.txt"),
+                 "--context-combination", "am+fm"]) != 0
+    assert "--context-combination is DeepAMFM's reference-free combination: give --deep too" in capsys.readouterr().err
     # the parser's choices are the scorer's (spelled out there so as not to import the neural metrics)
     from fastamfm.cli import build_parser
     from fastamfm.deep.deep_amfm import CONTEXT_COMBINATIONS

@@ -94,7 +94,7 @@ def score_with_plain(engine, plain: list, requests: list, *, method: str = "auto
     if method not in METHODS:
         raise ValueError(f"continuations: method must be one of {METHODS}, got {method!r}")
     if method not in ("auto", "tree"):
-        return engine.log_probs(plain), score_continuations(engine, requests, method=method)
+        return (engine.log_probs(plain) if plain else []), score_continuations(engine, requests, method=method)
     check_requests(requests)
     return _flattened(engine, requests, (), shared=True, plain=plain)
 

@@ -201,13 +201,8 @@ class NeuralLM:
         with self._lock:
             requests = self.requests(sentences, contexts)
             scores = self._engine.log_probs(requests)
-        self._refuse_non_finite_scores(scores)
+        self._refuse_non_finite(scores)
         return requests, scores
-
-    def _refuse_non_finite_scores(self, scores: list) -> None:
-        if scores:
-            joined = np.concatenate(scores) if isinstance(scores[0], np.ndarray) else import_torch().cat(scores)
-            refuse_non_finite(joined, self.source or Path(self._fingerprint), "log-probabilities")
 
     def token_scores(self, sentences, *, contexts=None) -> NeuralTokenScores:
         """ln p of every response token (and the end-of-turn token with ``end_token``)."""
@@ -234,33 +229,29 @@ class NeuralLM:
         """Mean ln p per token of each of ``followups`` as the next turn after each
         (context, reply): float64 [n, K]. In the chat format the reply is the assistant's
         turn and each follow-up the user's answer to it (``DialogueFormat.followup_requests``)."""
-        from .continuations import score_continuations
-
-        replies = as_text_list(replies, "replies")
-        turns = normalize_contexts(contexts, len(replies))
-        with self._lock:
-            requests = self._format.followup_requests(replies, turns, list(followups))
-            scores = score_continuations(self._engine, requests, method=method)
-        self._refuse_non_finite([v for per in scores.log_probs for v in per])
-        return np.stack(scores.means()) if requests else np.zeros((0, len(followups)))
+        return self._followups(replies, contexts, followups, method, with_replies=False)[1]
 
     def replies_and_followups(self, replies, contexts, followups, *, method: str = "auto") -> tuple:
         """(``token_scores(replies, contexts=contexts)``, ``followup_log_probs(replies, contexts,
         followups)``) with the dialogue read once for both: a reply given its context is the
         start of its follow-ups' prefix, so with the prefix tree (``method`` "auto") one engine
         pass evaluates those tokens once (Deep FM's conditional term beside the followup)."""
+        return self._followups(replies, contexts, followups, method, with_replies=True)
+
+    def _followups(self, replies, contexts, followups, method: str, *, with_replies: bool) -> tuple:
+        """(the replies' ``NeuralTokenScores`` given their contexts, or None; the follow-ups'
+        mean ln p [n, K]), scored together (``continuations.score_with_plain``)."""
         from .continuations import score_with_plain
 
         replies = as_text_list(replies, "replies")
         turns = normalize_contexts(contexts, len(replies))
         with self._lock:
-            plain = self.requests(replies, turns)
+            plain = self.requests(replies, turns) if with_replies else []
             requests = self._format.followup_requests(replies, turns, list(followups))
             scores, continued = score_with_plain(self._engine, plain, requests, method=method)
-        self._refuse_non_finite_scores(scores)
-        self._refuse_non_finite([v for per in continued.log_probs for v in per])
+        self._refuse_non_finite(scores + [v for per in continued.log_probs for v in per])
         follow = np.stack(continued.means()) if requests else np.zeros((0, len(followups)))
-        return _token_scores(plain, scores), follow
+        return (_token_scores(plain, scores) if with_replies else None), follow
 
     def prompt_answer_log_probs(self, items: list, tails: list, answers: list, *, cue: str = "",
                                 method: str = "auto") -> np.ndarray:
@@ -278,9 +269,16 @@ class NeuralLM:
         return out
 
     def _refuse_non_finite(self, arrays: list) -> None:
-        arrays = [np.asarray(a, dtype=np.float64).ravel() for a in arrays]
-        if arrays:
-            refuse_non_finite(np.concatenate(arrays), self.source or Path(self._fingerprint), "log-probabilities")
+        """A clear error when a log-probability is not finite: ``arrays`` numpy arrays, or the
+        engine's torch tensors (checked where they are, without a copy to the host)."""
+        if not arrays:
+            return
+        if all(isinstance(a, np.ndarray) for a in arrays):
+            joined = np.concatenate([a.astype(np.float64, copy=False).ravel() for a in arrays])
+        else:
+            torch = import_torch()
+            joined = torch.cat([torch.as_tensor(a, device=self.device).reshape(-1).double() for a in arrays])
+        refuse_non_finite(joined, self.source or Path(self._fingerprint), "log-probabilities")
 
     def score_tensor(self, sentences, *, contexts=None):
         """``score`` as a float32 torch tensor on the engine's device (no host copy on a GPU)."""
