@@ -8,6 +8,5 @@ Run: ``python3 benchmarks/run.py judge`` (the suite, bench.py) or ``python3 benc
 judge SCRIPT`` with SCRIPT one of compare (responses/s side by side, and the largest
 difference in ln p between the methods), correlation (the dstc10_dev table and the
 leave-one-set-out choice of the reference-free default; raw log-probs cached under /tmp),
-followup_calibration (followup's fixed scale on the Topical-Chat turns DeepAMFM is calibrated
-on), larger_lm (the tables with a larger packaged LM). README.md here has the measured tables.
+larger_lm (the tables with a larger packaged LM). README.md here has the measured tables.
 """

@@ -8,8 +8,8 @@ reference-free default chosen leave-one-set-out.
    /tmp/fastamfm-judge-cache, so a run resumes and combinations are recomputed without
    scoring again): the mean ln p of every candidate follow-up (``followup.CANDIDATE_*``),
    the rating-token log-probs of every aspect (``lm_judge.ASPECTS``), and DeepAMFM's
-   reference-free components (Deep AM's context cosine, Deep FM's PMI); followup also on the
-   Topical-Chat turns DeepAMFM is calibrated on (its fixed scale: ``followup_calibration.py``).
+   reference-free components (Deep AM's context cosine, Deep FM's PMI). (followup's fixed
+   scale, with the others': ``benchmarks/deep/amfm_calibration.py``.)
 2. The table: turn-level Spearman / Pearson x100 on all five sets for the followup variants,
    lm_judge per aspect, Deep AM, Deep FM, DeepAMFM reference-free: the old default (AM + FM,
    lam 0.4) and the default it was replaced by (AM + FM + followup on fixed scales), both
@@ -30,7 +30,6 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.judge import workloads as w
-from benchmarks.judge.followup_calibration import calibration_log_probs
 from benchmarks.shared_data import SHARED_DATA
 
 
@@ -53,8 +52,6 @@ def score(sets: dict, lm_name: str | None, parts: list, judge_every: int = 1, fm
     lm = NeuralLM.load(*([lm_name] if lm_name else []), device="cpu")
     print(f"LM: {lm!r}", file=sys.stderr, flush=True)
     for part in parts:
-        if part == "followup":      # followup's fixed calibration (the Topical-Chat turns) first
-            calibration_log_probs(FollowupScorer(lm, positive=CANDIDATE_POSITIVE, negative=CANDIDATE_NEGATIVE))
         for name in (w.ALL[::-1] if w.REVERSE else w.ALL):
             rated = sets[name]
             if part == "followup":

@@ -81,7 +81,6 @@ DEFAULT_CALIBRATION = Calibration(
     fm_context=Standardizer(17.84, 10.68),
     source="topical-chat+dstc6:n=400:seed=0",
     # the default follow-up set's followup on the same 400 Topical-Chat turns
-    # (benchmarks/judge/followup_calibration.py)
     followup=Standardizer(-0.2566, 0.276),
 )
 # lambda per input mode (weight of the calibrated AM against the FM): the best mean turn-level
