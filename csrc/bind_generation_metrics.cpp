@@ -49,7 +49,7 @@ std::vector<double> sentence_scores(const BleuStatistics& stats, BleuSmoothing s
     out[i] = tensorbleu ? tensorbleu_bleu(stats.hyp_len[i], stats.ref_len[i], guess, correct, stats.max_order,
                                           smoothing, smooth_value)
                         : sacrebleu_bleu(stats.hyp_len[i], stats.ref_len[i], guess, correct, stats.max_order,
-                                         smoothing, smooth_value, effective_order);
+                                         smoothing, smooth_value, effective_order, kInterpreterSum);
   }
   return out;
 }
@@ -75,7 +75,7 @@ double sacrebleu_corpus(double hyp_len, double ref_len, const std::vector<uint64
   if (guess.empty() || guess.size() != correct.size() || guess.size() > 16)
     throw py::value_error("sacrebleu: guess and correct must have one entry per order (1..16)");
   return sacrebleu_bleu(hyp_len, ref_len, guess.data(), correct.data(), static_cast<int>(guess.size()),
-                        parse_bleu_smoothing(smooth), smooth_value, effective_order);
+                        parse_bleu_smoothing(smooth), smooth_value, effective_order, kInterpreterSum);
 }
 
 py::tuple bleu_ids(const IdArray& hyp_ids, const IdArray& hyp_offsets, const IdArray& ref_ids,
@@ -196,7 +196,8 @@ py::array_t<float> sacrebleu_pairwise_text(py::handle candidates, py::handle ref
     const TokenizedBatch ct = tokenize_batch(c, tokenizer, workers, check);
     const TokenizedBatch rt = tokenize_batch(r, tokenizer, workers, check);
     const NgramTable cn(ct, max_order, workers, check), rn(rt, max_order, workers, check);
-    return sacrebleu_pairwise(ct, cn, rt, rn, max_order, smoothing, smooth_value, effective_order, workers, check);
+    return sacrebleu_pairwise(ct, cn, rt, rn, max_order, smoothing, smooth_value, effective_order, kInterpreterSum,
+                              workers, check);
   });
   return adopt_matrix(std::move(matrix), c.size(), r.size());
 }

@@ -33,7 +33,7 @@ py::tuple bleu_result(const BleuStatistics& stats, std::optional<std::string> sm
   std::vector<double> sentences;
   if (smooth) {
     const BleuSmoothing smoothing = parse_bleu_smoothing(*smooth);
-    sentences = without_gil([&] { return bleu_smoothed_segment_scores(stats, smoothing, smooth_value); });
+    sentences = without_gil([&] { return bleu_smoothed_segment_scores(stats, smoothing, smooth_value, kInterpreterSum); });
   } else {
     sentences = without_gil([&] { return bleu_segment_scores(stats); });
   }

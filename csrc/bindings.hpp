@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/errors.hpp"
+#include "common/python_sum.hpp"
 #include "parallel/parallel.hpp"
 #include "text/text_batch.hpp"
 
@@ -36,6 +37,10 @@ auto without_gil(Fn&& fn) -> decltype(fn()) {
     throw;
   }
 }
+
+// How this interpreter's sum() adds floats (compensated from CPython 3.12 on): the
+// module is built for one interpreter version, so its headers say which.
+constexpr PythonSum kInterpreterSum = PY_VERSION_HEX >= 0x030C0000 ? PythonSum::Compensated : PythonSum::Plain;
 
 void register_errors(py::module_& m);
 void register_limits(py::module_& m);

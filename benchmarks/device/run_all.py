@@ -377,6 +377,19 @@ def crashed(result: dict) -> bool:
         or "Fatal Python error" in output or "native backtrace (segv_backtrace)" in output
 
 
+def crash_excerpt(output: str, size: int = 8000) -> str:
+    """The end of a crashed command's output, or, where faulthandler's report and the native
+    backtrace begin earlier than that, each of them from its start: on a Python built as a
+    shared library (pyenv's 3.10) the native frames carry long paths, and the last 8,000
+    characters no longer reached back to the Python frames."""
+    marks = sorted(i for i in (output.find("Fatal Python error"), output.find("native backtrace (segv_backtrace)"))
+                   if i >= 0)
+    if not marks or marks[0] >= len(output) - size:
+        return output[-size:]
+    part = size // len(marks)
+    return "\n...\n".join(output[i:i + part] for i in marks)
+
+
 def symbolise(run: Run, output: str) -> list:
     """addr2line of the frames in fastamfm's modules: 'module(+0xoffset)' -> function at file:line."""
     addr2line, cxxfilt = which("addr2line"), which("c++filt")
@@ -457,7 +470,7 @@ def stage_lm_tests(run: Run, limit: float) -> dict:
         if crashed(result):
             status = "crashed"
             record["crash"] = {"command": shlex.join(map(str, argv)), "returncode": result["returncode"],
-                               "output_tail": result["output"][-8000:], "frames": symbolise(run, result["output"])}
+                               "output_tail": crash_excerpt(result["output"]), "frames": symbolise(run, result["output"])}
             run.say(f"CRASH in lm_tests: {shlex.join(map(str, argv))} (exit {result['returncode']})")
             debug = under_debugger(run, argv, max(min(90, run.left() - 5), 5))
             record["crash"]["debugger"] = debug or "unavailable: neither gdb nor cuda-gdb is installed"

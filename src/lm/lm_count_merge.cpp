@@ -1,6 +1,7 @@
 #include "lm/lm_count_merge.hpp"
 
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "common/errors.hpp"
@@ -35,6 +36,25 @@ GramArray merge_sorted(const GramArray& a, const GramArray& b) {
   return out;
 }
 
+// True when the sorted `grams` hold `gram` (of length grams.n).
+bool holds_gram(const GramArray& grams, const uint32_t* gram) {
+  size_t lo = 0, hi = grams.size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (gram_less(grams.at(mid), gram, grams.n))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < grams.size() && gram_equal(grams.at(lo), gram, grams.n);
+}
+
+std::string gram_text(const NgramCounts& counts, const uint32_t* gram, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += (i ? " " : "") + counts.words[gram[i]];
+  return "'" + out + "'";
+}
+
 }  // namespace
 
 void validate_ngram_counts(const NgramCounts& counts) {
@@ -45,6 +65,15 @@ void validate_ngram_counts(const NgramCounts& counts) {
   if (counts.orders.empty() || counts.orders.size() > static_cast<size_t>(kMaxLmOrder))
     fail("needs 1 to " + std::to_string(kMaxLmOrder) + " orders, got " + std::to_string(counts.orders.size()));
   const size_t vocabulary = counts.words.size();
+  {
+    // One id per word: a model with a word twice would answer a lookup with either.
+    std::unordered_map<std::string_view, size_t> seen;
+    seen.reserve(vocabulary * 2);
+    for (size_t id = 0; id < vocabulary; ++id) {
+      if (counts.words[id].empty()) fail("word " + std::to_string(id) + " is empty");
+      if (!seen.emplace(counts.words[id], id).second) fail("the word '" + counts.words[id] + "' is listed twice");
+    }
+  }
   for (size_t o = 0; o < counts.orders.size(); ++o) {
     const GramArray& grams = counts.orders[o];
     const std::string order = "order " + std::to_string(o + 1);
@@ -59,6 +88,26 @@ void validate_ngram_counts(const NgramCounts& counts) {
   if (unigrams.size() != vocabulary) fail("the unigrams must list every word once");
   for (size_t id = 0; id < vocabulary; ++id)
     if (unigrams.ids[id] != id) fail("the unigrams must list every word once, by id");
+  // What estimation assumes of counts a corpus gave: every n-gram seen, and with it the
+  // (n-1)-grams it starts and ends with (its context, whose backoff weight it sets, and
+  // its suffix, its lower-order estimate). Kneser-Ney and Katz look both up without a
+  // check; one that is absent would be indexed as GramIndex::kMissing.
+  for (size_t o = 1; o < counts.orders.size(); ++o) {
+    const GramArray& grams = counts.orders[o];
+    const GramArray& lower = counts.orders[o - 1];
+    const int n = grams.n;
+    for (size_t i = 0; i < grams.size(); ++i) {
+      const uint32_t* gram = grams.at(i);
+      const auto holds = [&] { return "order " + std::to_string(n) + " holds " + gram_text(counts, gram, n); };
+      const auto lacks = [&](const char* part, const uint32_t* sub) {
+        fail(holds() + " but order " + std::to_string(n - 1) + " lacks its " + part + " " +
+             gram_text(counts, sub, n - 1) + " (the counts of a corpus hold both)");
+      };
+      if (grams.counts[i] == 0) fail(holds() + " with a count of 0");
+      if (!holds_gram(lower, gram)) lacks("prefix", gram);
+      if (!holds_gram(lower, gram + 1)) lacks("suffix", gram + 1);
+    }
+  }
 }
 
 NgramCounts merge_ngram_counts(const NgramCounts& first, const NgramCounts& second, int workers) {

@@ -15,8 +15,10 @@
 namespace fastamfm {
 
 // Checks that `counts` is well formed (vocabulary markers, sorted n-grams without
-// repeats, ids inside the vocabulary, every word listed once among the unigrams);
-// throws InputError naming the problem. For counts that crossed a process boundary.
+// repeats, ids inside the vocabulary, every word listed once among the unigrams) and
+// closed as a corpus's counts are (every n-gram of order 2 and up counted at least once,
+// its prefix and its suffix present one order down); throws InputError naming the
+// problem and the n-gram. For counts that crossed a process boundary (a pickle, Dask).
 void validate_ngram_counts(const NgramCounts& counts);
 
 NgramCounts merge_ngram_counts(const NgramCounts& first, const NgramCounts& second, int workers);

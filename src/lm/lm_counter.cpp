@@ -1,6 +1,7 @@
 #include "lm/lm_counter.hpp"
 
 #include <cstdlib>
+#include <numeric>
 
 #include "common/errors.hpp"
 #include "io/line_reader.hpp"
@@ -141,7 +142,11 @@ NgramCounts NgramCounter::finish(const InterruptCheck& interrupted) {
   out.orders.resize(static_cast<size_t>(options_.order));
   GramArray& unigrams = out.orders[0];
   unigrams.n = 1;
-  for (uint32_t id = 0; id < unigram_counts_.size(); ++id) unigrams.push_back(&id, unigram_counts_[id]);
+  // Every word id once, in order (written out rather than push_back(&id, ...), whose
+  // n-long copy from one local id gcc 13/14 cannot prove in bounds: -Warray-bounds).
+  unigrams.ids.resize(unigram_counts_.size());
+  std::iota(unigrams.ids.begin(), unigrams.ids.end(), uint32_t{0});
+  unigrams.counts = unigram_counts_;
   parallel_parts(
       grams_.size(), options_.workers,
       [&](size_t part) {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "common/errors.hpp"
+#include "text/hashing.hpp"
 #include "text/tokenized_batch.hpp"
 
 namespace fastamfm {
@@ -121,13 +122,21 @@ void CountedDocuments::validate() const {
   if (offsets.back() != ids.size() || ids.size() != counts.size())
     throw InputError("counted documents: offsets, ids and counts disagree in size");
   if (type_ids.size() != type_words.size()) throw InputError("counted documents: type ids and words disagree in size");
-  for (size_t d = 0; d + 1 < offsets.size(); ++d) {
+  // Every offset checked before any is followed: only the last is known to be in range
+  // (a large one in the middle once read far past the ids; found by the fuzzer).
+  for (size_t d = 0; d + 1 < offsets.size(); ++d)
     if (offsets[d + 1] < offsets[d]) throw InputError("counted documents: offsets decrease at document " + std::to_string(d));
+  for (size_t d = 0; d + 1 < offsets.size(); ++d) {
     for (uint64_t e = offsets[d] + 1; e < offsets[d + 1]; ++e)
       if (ids[e] <= ids[e - 1]) throw InputError("counted documents: ids not ascending in document " + std::to_string(d));
   }
   for (size_t t = 1; t < type_ids.size(); ++t)
     if (type_ids[t] <= type_ids[t - 1]) throw InputError("counted documents: type ids not ascending");
+  // A token's id is the hash of its text: a table pairing them otherwise would give the
+  // builder two words for one id, or one word twice in the vocabulary.
+  for (size_t t = 0; t < type_ids.size(); ++t)
+    if (hash_token(type_words[t]) != type_ids[t])
+      throw InputError("counted documents: type id " + std::to_string(t) + " is not the hash of its word");
   for (size_t e = 0; e < ids.size(); ++e) {
     if (counts[e] == 0) throw InputError("counted documents: a count is 0");
     if (!std::binary_search(type_ids.begin(), type_ids.end(), ids[e]))

@@ -118,14 +118,14 @@ void merge_max_counts(const ReferenceSet& refs, size_t segment, int order, std::
 double floored_log(double x) { return x == 0.0 ? -9999999999.0 : std::log(x); }
 
 double smoothed_bleu(double hyp_len, double ref_len, const uint64_t* guess, const uint64_t* correct, int order,
-                     BleuSmoothing smoothing, double smooth_value) {
-  return sacrebleu_bleu(hyp_len, ref_len, guess, correct, order, smoothing, smooth_value, true) / 100.0;
+                     BleuSmoothing smoothing, double smooth_value, PythonSum log_sum) {
+  return sacrebleu_bleu(hyp_len, ref_len, guess, correct, order, smoothing, smooth_value, true, log_sum) / 100.0;
 }
 
 }  // namespace
 
 double sacrebleu_bleu(double hyp_len, double ref_len, const uint64_t* guess, const uint64_t* correct, int max_order,
-                      BleuSmoothing smoothing, double smooth_value, bool effective_order) {
+                      BleuSmoothing smoothing, double smooth_value, bool effective_order, PythonSum log_sum) {
   if (smooth_value < 0) smooth_value = smoothing == BleuSmoothing::Floor ? 0.1 : 1.0;
   double brevity = 1.0;
   if (hyp_len < ref_len) brevity = hyp_len > 0 ? std::exp(1.0 - ref_len / hyp_len) : 0.0;
@@ -157,9 +157,9 @@ double sacrebleu_bleu(double hyp_len, double ref_len, const uint64_t* guess, con
       p = 100. * c / t;
     }
   }
-  double log_sum = 0.0;
-  for (int k = 0; k < used_orders; ++k) log_sum += floored_log(precisions[static_cast<size_t>(k)]);
-  return brevity * std::exp(log_sum / used_orders);
+  PythonFloatSum logs(log_sum);
+  for (int k = 0; k < used_orders; ++k) logs.add(floored_log(precisions[static_cast<size_t>(k)]));
+  return brevity * std::exp(logs.value() / used_orders);
 }
 
 double tensorbleu_bleu(double hyp_len, double ref_len, const uint64_t* guess, const uint64_t* correct, int max_order,
@@ -188,8 +188,8 @@ double tensorbleu_bleu(double hyp_len, double ref_len, const uint64_t* guess, co
 
 std::vector<float> sacrebleu_pairwise(const TokenizedBatch& candidates, const NgramTable& candidate_ngrams,
                                       const TokenizedBatch& refs, const NgramTable& ref_ngrams, int max_order,
-                                      BleuSmoothing smoothing, double smooth_value, bool effective_order, int workers,
-                                      const InterruptCheck& interrupted) {
+                                      BleuSmoothing smoothing, double smooth_value, bool effective_order,
+                                      PythonSum log_sum, int workers, const InterruptCheck& interrupted) {
   if (max_order < 1 || max_order > candidate_ngrams.max_order() || max_order > ref_ngrams.max_order())
     throw InputError("bleu: max_order exceeds the n-gram orders counted");
   const size_t n = candidates.size(), m = refs.size();
@@ -208,7 +208,7 @@ std::vector<float> sacrebleu_pairwise(const TokenizedBatch& candidates, const Ng
             out[i * m + j] = static_cast<float>(sacrebleu_bleu(static_cast<double>(hyp_len),
                                                                static_cast<double>(refs.num_tokens(j)), guess.data(),
                                                                correct.data(), max_order, smoothing, smooth_value,
-                                                               effective_order));
+                                                               effective_order, log_sum));
           }
         }
       },
@@ -403,7 +403,7 @@ std::vector<double> bleu_segment_scores(const BleuStatistics& stats) {
 }
 
 std::vector<double> bleu_smoothed_segment_scores(const BleuStatistics& stats, BleuSmoothing smoothing,
-                                                 double smooth_value) {
+                                                 double smooth_value, PythonSum log_sum) {
   if (smooth_value < 0) smooth_value = smoothing == BleuSmoothing::Floor ? 0.1 : 1.0;
   const size_t k_orders = static_cast<size_t>(stats.max_order);
   std::vector<double> out(stats.size() * k_orders);
@@ -411,7 +411,7 @@ std::vector<double> bleu_smoothed_segment_scores(const BleuStatistics& stats, Bl
     for (size_t k = 0; k < k_orders; ++k)
       out[i * k_orders + k] = smoothed_bleu(stats.hyp_len[i], stats.ref_len[i], &stats.guess[i * k_orders],
                                             &stats.correct[i * k_orders], static_cast<int>(k + 1), smoothing,
-                                            smooth_value);
+                                            smooth_value, log_sum);
   return out;
 }
 

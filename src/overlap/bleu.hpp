@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/python_sum.hpp"
 #include "overlap/ngram_counts.hpp"
 #include "parallel/parallel.hpp"
 #include "overlap/reference_set.hpp"
@@ -90,9 +91,10 @@ BleuStatistics bleu_statistics_from_ids(const TokenIdBatch& hyps, const TokenIdB
 
 // sacrebleu's BLEU.compute_bleu on 0..100: brevity penalty exp(1 - ref/hyp), smoothing
 // (smooth_value < 0: its default, floor 0.1, add-k 1), orders past the last one with
-// any n-gram left out when effective_order, 0 without any match.
+// any n-gram left out when effective_order, 0 without any match. The logs of the
+// precisions are summed as sum() sums them under the Python that sacrebleu runs on.
 double sacrebleu_bleu(double hyp_len, double ref_len, const uint64_t* guess, const uint64_t* correct, int max_order,
-                      BleuSmoothing smoothing, double smooth_value, bool effective_order);
+                      BleuSmoothing smoothing, double smooth_value, bool effective_order, PythonSum log_sum);
 
 // TensorBLEU's tensor_sentence_bleu (rxlm) formula on 0..1, in double precision:
 // uniform weights, precisions floor (epsilon for no match, denominator at least 1),
@@ -106,8 +108,8 @@ double tensorbleu_bleu(double hyp_len, double ref_len, const uint64_t* guess, co
 // from n-gram tables of the two sides (orders 1..max_order). Row-major [n * m].
 std::vector<float> sacrebleu_pairwise(const TokenizedBatch& candidates, const NgramTable& candidate_ngrams,
                                       const TokenizedBatch& refs, const NgramTable& ref_ngrams, int max_order,
-                                      BleuSmoothing smoothing, double smooth_value, bool effective_order, int workers,
-                                      const InterruptCheck& interrupted = {});
+                                      BleuSmoothing smoothing, double smooth_value, bool effective_order,
+                                      PythonSum log_sum, int workers, const InterruptCheck& interrupted = {});
 
 // BLEU-1..max_order from (summed) statistics with pycocoevalcap's guards:
 // precision (correct + 1e-15) / (guess + 1e-9), brevity penalty exp(1 - 1/ratio)
@@ -122,6 +124,6 @@ std::vector<double> bleu_segment_scores(const BleuStatistics& stats);
 // column k-1 = BLEU with n-gram orders 1..k, on a 0..1 scale. [n * max_order]
 // smooth_value < 0 picks sacrebleu's default (floor 0.1, add-k 1).
 std::vector<double> bleu_smoothed_segment_scores(const BleuStatistics& stats, BleuSmoothing smoothing,
-                                                 double smooth_value);
+                                                 double smooth_value, PythonSum log_sum);
 
 }  // namespace fastamfm

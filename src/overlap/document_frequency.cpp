@@ -66,6 +66,17 @@ std::vector<NgramCount> DocumentFrequency::entries() const {
 }
 
 void DocumentFrequency::add_entries(const std::vector<NgramCount>& entries, uint64_t segments) {
+  // Checked before any is added, so a refused table leaves this one as it was: entries()
+  // gives each key once, ascending, counted in 1..segments of the segments it covers
+  // (a larger count would make CIDEr's idf negative).
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i > 0 && entries[i].key <= entries[i - 1].key)
+      throw InputError("document frequency: entry " + std::to_string(i) + ": keys must be ascending and distinct");
+    if (entries[i].count == 0 || entries[i].count > segments)
+      throw InputError("document frequency: entry " + std::to_string(i) + ": count " +
+                       std::to_string(entries[i].count) + " outside 1.." + std::to_string(segments) +
+                       " (the segments the table was counted over)");
+  }
   for (const NgramCount& e : entries) shards_[shard_of(e.key)].add_count(e.key, e.count);
   segments_ += segments;
 }

@@ -14,6 +14,7 @@
 //   none  the text as it is.
 // Every one first strips trailing whitespace (sacrebleu's rstrip() before tokenizing).
 #pragma once
+#include <cstdint>
 #include <string>
 #include <string_view>
 

@@ -208,6 +208,103 @@ def learned_scorer(data: bytes) -> None:
         pass  # a stacked combiner naming columns it cannot compute without their inputs
 
 
+# --- states that __setstate__ takes (a pickle from a Dask worker) ----------------------
+# A state travels as fields joined by STATE_SEPARATOR: text fields are lines, array fields
+# little-endian integers (a trailing partial item dropped), so every mutation still
+# decodes to some state and reaches the checks behind __setstate__.
+
+STATE_SEPARATOR = b"\xff\xfe\xfd"
+
+
+def encode_state(*fields) -> bytes:
+    """Seeds: each field a list of str (lines) or a numpy integer array (its bytes)."""
+    return STATE_SEPARATOR.join("\n".join(f).encode() if isinstance(f, list) else f.astype(f.dtype.newbyteorder("<"))
+                                .tobytes() for f in fields)
+
+
+def _fields(data: bytes, count: int) -> list:
+    fields = data.split(STATE_SEPARATOR)
+    return (fields + [b""] * count)[:count]
+
+
+def _ints(raw: bytes, dtype: str) -> np.ndarray:
+    size = np.dtype(dtype).itemsize
+    return np.frombuffer(raw[:len(raw) // size * size], dtype=dtype).copy()
+
+
+def _lines(raw: bytes) -> list:
+    return raw.decode("utf-8", "replace").split("\n") if raw else []
+
+
+def _restored(cls, state):
+    obj = cls.__new__(cls)
+    obj.__setstate__(state)
+    return obj
+
+
+def ngram_counts_state(data: bytes) -> None:
+    """NgramCounts.__setstate__, then both estimators and a merge. Fields: words, the
+    totals (u64 sentences, tokens, spilled runs, closed), then ids (u32) and counts (u64)
+    of each order."""
+    fields = _fields(data, 2 + 2 * 7)
+    words, totals = _lines(fields[0]), _ints(fields[1], "<u8")
+    totals = np.concatenate([totals, np.zeros(4, dtype=np.uint64)])[:4]
+    orders = [(_ints(fields[2 + 2 * o], "<u4"), _ints(fields[3 + 2 * o], "<u8")) for o in range(7)]
+    while orders and not len(orders[-1][1]):
+        orders.pop()
+    state = (words, orders, int(totals[0]), int(totals[1]), int(totals[2]), bool(totals[3] & 1))
+    try:
+        counts = [_restored(_core.NgramCounts, state) for _ in range(3)]
+    except ValueError:
+        return
+    for smoothing, part in (("kneser-ney", counts[0]), ("katz", counts[1])):
+        try:
+            fastamfm.NgramLM.train_counted(part, smoothing=smoothing, workers=1).score(SENTENCES, workers=1)
+        except ValueError:
+            pass  # an empty corpus, Katz without counts of counts
+    try:
+        fastamfm.NgramLM.train_counted(_core.merge_ngram_counts(counts[2], _restored(_core.NgramCounts, state)),
+                                       workers=1)
+    except ValueError:
+        pass
+
+
+def counted_documents_state(data: bytes) -> None:
+    """CountedDocuments.__setstate__, then an LSI model trained on the documents. Fields:
+    offsets (u64), token ids (u64), counts (u32), type ids (u64), type words."""
+    offsets, ids, counts, type_ids, words = _fields(data, 5)
+    state = (_ints(offsets, "<u8"), _ints(ids, "<u8"), _ints(counts, "<u4"), _ints(type_ids, "<u8"), _lines(words))
+    try:
+        documents = _restored(_core.CountedDocuments, state)
+    except ValueError:
+        return
+    try:
+        lsi = fastamfm.LsiModel.train_counted([documents, documents], dims=2, workers=1, tokenize="whitespace")
+    except ValueError:
+        return  # an empty corpus
+    lsi.transform(SENTENCES, workers=1)
+
+
+def document_frequencies_state(data: bytes) -> None:
+    """CIDEr's document frequencies as a Dask worker sends them (distributed.statistics),
+    then CIDEr-D scored with them and two of them added. Fields: keys (u64), counts (u32),
+    the segments they were counted over (u64)."""
+    from fastamfm.distributed.statistics import _restore_document_frequencies
+
+    keys, counts, segments = _fields(data, 3)
+    segments = _ints(segments, "<u8")
+    try:
+        df = _restore_document_frequencies(2, "whitespace", False, _ints(keys, "<u8"), _ints(counts, "<u4"),
+                                           int(segments[0]) if len(segments) else 0)
+    except ValueError:
+        return
+    if not df.num_segments:
+        return  # cider refuses an empty table (a ValueError of its own)
+    refs = [[s] for s in SENTENCES[::-1]]
+    for table in (df, df + df):
+        fastamfm.cider(SENTENCES, refs, max_order=2, document_frequencies=table, workers=1)
+
+
 def jsonl(data: bytes) -> None:
     try:
         io.read_jsonl(_write(data, "records.jsonl"))
@@ -260,4 +357,7 @@ HARNESSES = {
     "dstc_json": dstc_json,
     "ratings_json": ratings_json,
     "ratings_jsonl": ratings_jsonl,
+    "ngram_counts_state": ngram_counts_state,
+    "counted_documents_state": counted_documents_state,
+    "document_frequencies_state": document_frequencies_state,
 }

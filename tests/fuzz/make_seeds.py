@@ -47,6 +47,22 @@ def _learned_scorers(tmp: Path) -> list:
     return [(tmp / name).read_bytes() for name in ("adem.fastamfm", "adem-free.fastamfm", "stack.fastamfm")]
 
 
+def _states() -> dict:
+    """What __setstate__ takes, as the setstate harnesses decode it (harnesses.encode_state)."""
+    from fastamfm.amfm.lsi import count_documents
+    from harnesses import encode_state
+
+    words, orders, sentences, tokens, spilled, closed = fastamfm.NgramLM.count(SENTENCES, order=3).__getstate__()
+    totals = np.array([sentences, tokens, spilled, closed], dtype=np.uint64)
+    counts = encode_state(words, totals, *[array for pair in orders for array in pair])
+    offsets, ids, doc_counts, type_ids, type_words = count_documents(SENTENCES, tokenize="whitespace").__getstate__()
+    documents = encode_state(offsets, ids, doc_counts, type_ids, type_words)
+    keys, df_counts = fastamfm.DocumentFrequencies(max_order=2).update([[s] for s in SENTENCES]).table.entries()
+    frequencies = encode_state(keys, df_counts, np.array([len(SENTENCES)], dtype=np.uint64))
+    return {"ngram_counts_state": [counts], "counted_documents_state": [documents],
+            "document_frequencies_state": [frequencies]}
+
+
 def seeds() -> dict:
     words = ["the", "cat", "w1", "w2"]
     matrix = _vectors(words)
@@ -83,6 +99,7 @@ def seeds() -> dict:
         "ratings_jsonl": [(json.dumps({"hyp": "ok", "rating": 3.5, "refs": ["fine"], "context": ["hi"]}) +
                            "\n").encode()],
         **{name: (data if isinstance(data, list) else [data]) for name, data in binary.items()},
+        **_states(),
     }
 
 
