@@ -75,6 +75,8 @@ STAGES = [("probe", 60), ("build", 300), ("lm_tests", 150), ("gpu_tests", 200), 
           ("embedding", 90), ("amfm", 120), ("reference_index", 90), ("neural", 150), ("reward", 90),
           ("training", 150)]
 GPU_STAGES = {"gpu_tests", *SECTIONS}
+# The markers segv_backtrace.c writes around the native frames of a fatal signal.
+NATIVE_START, NATIVE_END = "native backtrace (segv_backtrace)", "=== end of native backtrace ==="
 DONE = {"ok", "unavailable", "failed", "crashed", "timeout", "blocked", "abandoned", "not run"}
 PACKAGES = ("numpy", "scipy", "pybind11", "pytest", "hypothesis", "torch", "transformers", "tokenizers",
             "sentence-transformers", "bert-score", "peft", "trl", "accelerate", "faiss-cpu", "faiss-gpu",
@@ -374,20 +376,26 @@ def segv_library(run: Run) -> str | None:
 def crashed(result: dict) -> bool:
     output = result["output"]
     return (result["returncode"] is not None and result["returncode"] < 0) or result["returncode"] in (134, 139) \
-        or "Fatal Python error" in output or "native backtrace (segv_backtrace)" in output
+        or "Fatal Python error" in output or NATIVE_START in output
 
 
 def crash_excerpt(output: str, size: int = 8000) -> str:
-    """The end of a crashed command's output, or, where faulthandler's report and the native
-    backtrace begin earlier than that, each of them from its start: on a Python built as a
-    shared library (pyenv's 3.10) the native frames carry long paths, and the last 8,000
-    characters no longer reached back to the Python frames."""
-    marks = sorted(i for i in (output.find("Fatal Python error"), output.find("native backtrace (segv_backtrace)"))
-                   if i >= 0)
-    if not marks or marks[0] >= len(output) - size:
-        return output[-size:]
-    part = size // len(marks)
-    return "\n...\n".join(output[i:i + part] for i in marks)
+    """What a crashed command's output says about the crash: faulthandler's report (the
+    Python frames, at most ``size`` / 2 characters) and segv_backtrace's section whole up to
+    its end marker (the native frames and the module map, at most 4 * ``size``); the last
+    ``size`` characters where neither is there. A plain tail lost one or the other: the
+    module map runs long in a venv with many libraries loaded, and the native frames carry
+    long paths on a Python built as a shared library (pyenv's 3.9, 3.10)."""
+    fatal, native = output.find("Fatal Python error"), output.find(NATIVE_START)
+    pieces = []
+    if fatal >= 0:
+        stop = native if native > fatal else len(output)
+        pieces.append(output[fatal:min(stop, fatal + size // 2)])
+    if native >= 0:
+        stop = output.find(NATIVE_END, native)
+        stop = len(output) if stop < 0 else stop + len(NATIVE_END)
+        pieces.append(output[native:min(stop, native + 4 * size)])
+    return "\n...\n".join(pieces) if pieces else output[-size:]
 
 
 def symbolise(run: Run, output: str) -> list:
