@@ -37,7 +37,7 @@ def test_equals_pycocoevalcap_on_generated_data(data):
     if not any(r.split() for rs in refs for r in rs):
         return  # pycocoevalcap fails on references without a single token (max of no df)
     expected_corpus, expected = oracle.pycoco_cider(hyps, refs)
-    res = fastamfm.cider(hyps, refs)
+    res = fastamfm.cider(hyps, refs, layout="responses")
     np.testing.assert_allclose(res.sentences, expected, rtol=RTOL, atol=1e-15)
     assert res.corpus == pytest.approx(expected_corpus, rel=RTOL, abs=1e-15)
 

@@ -147,7 +147,7 @@ def test_report_html(model_dir, tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["score", "--hyp", "/nonexistent/h.txt", "--ref", "/nonexistent/r.txt"], "no such file"),
-    (["score", "--hyp", "H"], "score needs --ref files (or --context for reference-free metrics) with --hyp"),
+    (["score", "--hyp", "h.tsv"], "score needs --ref files for am, fm, amfm"),
     (["score", "--jsonl", "x.jsonl", "--hyp", "h.txt"], "either --jsonl or --hyp/--ref"),
     (["train", "--corpus", "/nonexistent/c.txt", "--out", "m"], "/nonexistent/c.txt: no such file"),
     (["correlate", "--human", "h.tsv", "--system", "noequals"], "NAME=PATH"),

@@ -406,3 +406,45 @@ def test_too_few_responses_warn_and_the_table_says_so(method):
         big = fastamfm.compare_systems(*_corpus(n=30, n_systems=2), metrics=["rouge_l"], method=method,
                                        resamples=50)
     assert big.small_sample() is None and "note:" not in str(big)
+
+
+def test_neural_metrics_read_a_context_once_for_every_system(tmp_path, monkeypatch):
+    """Reference-free, compare_systems gives the neural metrics every system's response to a
+    context in one update (``Metric.scores_systems_together``): their LM reads each context
+    once instead of once per system (issue 44), and each system's scores equal scoring it
+    alone up to float rounding."""
+    pytest.importorskip("torch", reason="the neural metrics need PyTorch (pip install 'fastamfm[deep]')")
+    pytest.importorskip("transformers", reason="the neural metrics need transformers (pip install 'fastamfm[deep]')")
+    from causal_models import make_model
+    from fastamfm.neural.neural_lm import NeuralLM
+
+    lm = NeuralLM.load(make_model(tmp_path / "llama"), engine="transformers", device="cpu")
+    contexts = [[f"we talked about topic {i} for a long while yesterday evening", "it went on and on for hours",
+                 "then we went home and slept", f"and what did you think of {i} ?"] for i in range(8)]
+    systems = {name: [f"{word} {i}" for i in range(8)] for name, word in (("a", "yes"), ("b", "no way"), ("c", "ok"))}
+    evaluated = []
+    score_rows = lm._engine._score_rows
+
+    def counting(rows, *args):
+        evaluated.append(sum(len(row) for row in rows))
+        return score_rows(rows, *args)
+
+    monkeypatch.setattr(lm._engine, "_score_rows", counting)
+    ScoredSystems.score(systems, contexts=contexts, metrics=["deep_fm"], lm=lm)
+    together = sum(evaluated)
+    evaluated.clear()
+    for hyps in systems.values():
+        fastamfm.evaluate(hyps, contexts=contexts, metrics=["deep_fm"], lm=lm)
+    # three systems, contexts several times as long as the replies: about three times the tokens alone
+    assert sum(evaluated) > 2.5 * together
+    metrics = ["deep_fm", "followup"]
+    scored = ScoredSystems.score(systems, contexts=contexts, metrics=metrics, lm=lm)
+    alone = {name: fastamfm.evaluate(hyps, contexts=contexts, metrics=metrics, lm=lm).corpus
+             for name, hyps in systems.items()}
+    for name in systems:
+        assert set(scored.corpus[name]) == set(alone[name])
+        for column, value in alone[name].items():
+            assert scored.corpus[name][column] == pytest.approx(value, abs=1e-5)
+    with pytest.warns(RuntimeWarning, match="only 8 paired responses"):
+        table = scored.compare(baseline="a", resamples=50)
+    assert 0 <= table.p_value("b", "followup") <= 1

@@ -175,19 +175,24 @@ def test_reference_free(scorer, lm):
     assert "mode=context" in res.signature
 
 
-# The test calibration with the followup's scale: the reference-free default then adds it (issue 34).
+# The test calibration with the followup's scale, which context_combination="am+fm+followup" needs (issue 34).
 WITH_FOLLOWUP = Calibration(Standardizer(0.5, 0.2), Standardizer(0.4, 0.3), Standardizer(0.3, 0.1),
                             Standardizer(0.2, 0.5), "test+followup", followup=Standardizer(-0.1, 0.2))
 
 
-def test_reference_free_default_adds_the_followup_on_its_fixed_scale(lm):
+def test_the_three_component_mode_adds_the_followup_on_its_fixed_scale(lm):
+    """The reference-free default is AM and FM alone (issue 44: the followup gained nothing
+    on rated sets kept back and costs 1.6x), even with a calibration that has the followup's
+    scale; "am+fm+followup" adds it on that scale."""
     from fastamfm.deep.followup import FollowupScorer
 
-    scorer = DeepAMFM(encoder=BagOfWordsEncoder(), lm=lm, calibration=WITH_FOLLOWUP)
-    assert scorer.context_combination == "am+fm+followup" and scorer.lam["context"] == 0.5
+    default = DeepAMFM(encoder=BagOfWordsEncoder(), lm=lm, calibration=WITH_FOLLOWUP)
+    assert default.context_combination == "am+fm" and default.lam["context"] == 0.4
+    scorer = DeepAMFM(encoder=BagOfWordsEncoder(), lm=lm, calibration=WITH_FOLLOWUP,
+                      context_combination="am+fm+followup")
+    assert scorer.lam["context"] == 0.5
     res = scorer.score(HYPS, contexts=CONTEXTS)
-    old = DeepAMFM(encoder=BagOfWordsEncoder(), lm=lm, calibration=WITH_FOLLOWUP, context_combination="am+fm")
-    before = old.score(HYPS, contexts=CONTEXTS)
+    before = default.score(HYPS, contexts=CONTEXTS)
     np.testing.assert_allclose(res.am, before.am)
     # fm and followup come from one pass of the LM here (the followup's prefix starts with the
     # reply given its context): the numbers of the two computed apart, up to float rounding
@@ -200,11 +205,12 @@ def test_reference_free_default_adds_the_followup_on_its_fixed_scale(lm):
     assert res.columns == ("am", "fm", "amfm", "normalized", "followup")
     assert "|context=am+fm+followup:fastamfm-1|" in res.signature and "lam=0.5" in res.signature
     # lam weighs AM against FM within their two thirds; the followup keeps its third
-    weighted = DeepAMFM(encoder=BagOfWordsEncoder(), lm=lm, calibration=WITH_FOLLOWUP, lam=0.9)
+    weighted = DeepAMFM(encoder=BagOfWordsEncoder(), lm=lm, calibration=WITH_FOLLOWUP, lam=0.9,
+                        context_combination="am+fm+followup")
     np.testing.assert_allclose(weighted.score(HYPS, contexts=CONTEXTS).amfm,
                                2 / 3 * (0.9 * z_am + 0.1 * z_fm) + z_followup / 3, atol=1e-9)
     np.testing.assert_allclose(scorer.reward(HYPS, contexts=CONTEXTS).numpy(), res.amfm, atol=1e-5)
-    # the earlier mode stays available: AM and FM alone, lam 0.4, no followup computed
+    # the default: AM and FM alone, lam 0.4, no followup computed
     np.testing.assert_allclose(before.amfm, 0.4 * z_am + 0.6 * (before.fm - 0.2) / 0.5, atol=1e-9)
     assert "followup" not in before.columns and "|context=am+fm|" in before.signature
     # with references the followup does not join (the modes chosen with references are unchanged)
@@ -225,7 +231,8 @@ def test_a_calibration_without_the_followup_combines_am_and_fm(lm):
     with pytest.raises(ValueError, match="context_combination must be one of"):
         DeepAMFM(encoder=BagOfWordsEncoder(), lm=lm, context_combination="followup")
     with pytest.raises(ValueError, match=r"combines \['am_context', 'fm_context', 'followup'\]; missing \['followup'\]"):
-        DeepAMFM(encoder=BagOfWordsEncoder(), lm=lm, calibration=WITH_FOLLOWUP).combine(
+        DeepAMFM(encoder=BagOfWordsEncoder(), lm=lm, calibration=WITH_FOLLOWUP,
+                 context_combination="am+fm+followup").combine(
             {"am_context": np.zeros(1), "fm_context": np.zeros(1)}, "context")
     ngram = fastamfm.NgramLM.train([s for rs in REFS for s in rs], order=2)
     assert DeepAMFM(encoder=BagOfWordsEncoder(), lm=ngram).context_combination == "am+fm"
@@ -386,12 +393,12 @@ def test_cli_deep_scores_deep_amfm_with_the_given_models(lm, tiny_bert, tmp_path
         # The CLI says what the number means beside it (issue 37).
         line = next(x for x in printed.splitlines() if x.startswith("deep_amfm: "))
         assert "DeepAMFM's calibrated scale: 0 = a typical reply of the calibration text" in line
-    # the earlier reference-free mode, by name
-    assert main(args + ["--context-combination", "am+fm"]) == 0
-    earlier = DeepAMFM(encoder=expected.encoder, lm=lm, lam=0.3, device="cpu", context_combination="am+fm")
+    # the three-component reference-free mode, by name
+    assert main(args + ["--context-combination", "am+fm+followup"]) == 0
+    three = DeepAMFM(encoder=expected.encoder, lm=lm, lam=0.3, device="cpu", context_combination="am+fm+followup")
     np.testing.assert_allclose([json.loads(line)["deep_amfm"] for line in out.read_text().splitlines()],
-                               earlier.score(HYPS, contexts=CONTEXTS).amfm, atol=1e-5)
-    assert "context=am+fm|" in capsys.readouterr().out
+                               three.score(HYPS, contexts=CONTEXTS).amfm, atol=1e-5)
+    assert "context=am+fm+followup:" in capsys.readouterr().out
     # without --deep it names what is missing, in one error line
     assert main(["-q", "score", "--hyp", str(tmp_path / "h.txt"), "--context", str(tmp_path / "c.txt"),
                  "--context-combination", "am+fm"]) != 0

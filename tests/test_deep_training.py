@@ -161,9 +161,10 @@ def test_deep_amfm_train_writes_a_checksummed_directory_with_provenance(trained,
     manifest = json.loads((out / "deep_amfm.json").read_text())
     assert manifest["calibration_source"].startswith("held-out:")
     assert scorer.calibration.source == manifest["calibration_source"]
-    # the followup's scale is measured with the others: the reference-free default adds it
+    # the followup's scale is measured with the others (context_combination="am+fm+followup" needs
+    # it); the reference-free default combines AM and FM alone
     assert set(manifest["calibration"]) == {"am_reference", "fm_reference", "am_context", "fm_context", "followup"}
-    assert manifest["scoring"]["context_combination"] == scorer.context_combination == "am+fm+followup"
+    assert manifest["scoring"]["context_combination"] == scorer.context_combination == "am+fm"
 
 
 def test_trained_directory_round_trip_scores_the_same(trained):
@@ -214,9 +215,9 @@ def test_a_directory_trained_before_the_followup_scores_as_it_did(trained, tmp_p
                                + 0.7 * loaded.calibrated("fm_context", res.fm), rtol=1e-9)
     with pytest.raises(ValueError, match="needs a calibration with the followup's scale"):
         DeepAMFM.load(old, device="cpu", context_combination="am+fm+followup")
-    # a current directory asked for the earlier mode: that mode's own lambda, not the manifest's
-    earlier = DeepAMFM.load(out, device="cpu", context_combination="am+fm")
-    assert earlier.context_combination == "am+fm" and earlier.lam["context"] == 0.4
+    # a current directory asked for the other mode: that mode's own lambda, not the manifest's
+    other = DeepAMFM.load(out, device="cpu", context_combination="am+fm+followup")
+    assert other.context_combination == "am+fm+followup" and other.lam["context"] == 0.5
 
 
 def test_registry_deep_amfm_with_model_dir(trained):

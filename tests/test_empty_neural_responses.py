@@ -136,9 +136,14 @@ def test_no_empty_reply_is_above_a_real_weak_reply_with_the_packaged_models(pack
 
     for mode, (r, c) in {"reference": (refs, None), "context": (None, contexts), "both": (refs, contexts)}.items():
         result = packaged.score(hyps, r, c)
-        for column in ("am", "fm", "amfm") + (("followup",) if mode == "context" else ()):
+        for column in ("am", "fm", "amfm"):
             check(result[column], f"{mode} {column}")
         check(packaged.reward(hyps, r, c).numpy(), f"{mode} reward")
+    three = DeepAMFM(encoder=packaged.encoder, lm=packaged.lm, device="cpu", context_combination="am+fm+followup")
+    result = three.score(hyps, contexts=contexts)
+    for column in ("amfm", "followup"):
+        check(result[column], f"am+fm+followup {column}")
+    check(three.reward(hyps, contexts=contexts).numpy(), "am+fm+followup reward")
     check(fastamfm.deep_am(hyps, refs, encoder=packaged.encoder).sentences, "deep_am refs")
     check(fastamfm.deep_am(hyps, contexts=contexts, encoder=packaged.encoder).sentences, "deep_am contexts")
     for formula in ("dstc10", "ratio"):

@@ -94,7 +94,7 @@ def test_generated_text_every_setting(smooth, data, effective_order, order, valu
     hyps, refs = data
     value = None if smooth not in ("floor", "add-k") else value
     options = dict(smooth_method=smooth, smooth_value=value, max_ngram_order=order, effective_order=effective_order)
-    ours = fastamfm.sacrebleu(hyps, refs, **options)
+    ours = fastamfm.sacrebleu(hyps, refs, layout="responses", **options)
     metric = BLEU(**options)
     assert ours.corpus == pytest.approx(metric.corpus_score(hyps, _streams(refs)).score, rel=1e-12, abs=1e-12)
     expected = [metric.sentence_score(h, r).score for h, r in zip(hyps, refs)]

@@ -60,3 +60,32 @@ def test_a_sequence_deeper_than_the_capacity_gets_a_row_of_its_own():
     rows = trie.pack(4)
     check_rows(trie, rows, 4)
     assert max(len(r) for r in rows) == 10
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 600), min_size=0, max_size=40), st.integers(1, 4096),
+       st.one_of(st.none(), st.floats(0, 0.5)))
+def test_padded_batches_cover_the_rows_in_order_within_the_budgets(lengths, budget, max_padding):
+    """Rows sorted longest first fall into consecutive batches; each within the padded-token
+    budget (or a single row) and, with ``max_padding``, at most that share padding."""
+    from fastamfm.neural.batching import padded_batches
+
+    lengths = sorted(lengths, reverse=True)
+    batches = padded_batches(lengths, budget, max_padding)
+    assert [i for b in batches for i in b] == list(range(len(lengths)))
+    for batch in batches:
+        padded = len(batch) * lengths[batch[0]]
+        assert len(batch) == 1 or padded <= budget
+        if max_padding is not None and len(batch) > 1:
+            assert padded - sum(lengths[i] for i in batch) <= max_padding * padded
+
+
+def test_uneven_rows_get_passes_of_their_own_on_a_cpu():
+    """A 499-node row and a 78-node one: one padded pass of 998 tokens without a padding
+    limit (a GPU), two passes of 577 real tokens with the CPU's 5%."""
+    from fastamfm.neural.batching import padded_batches
+    from fastamfm.neural.transformers_engine import CPU_MAX_PADDING
+
+    assert padded_batches([499, 78], 4096) == [[0, 1]]
+    assert padded_batches([499, 78], 4096, CPU_MAX_PADDING) == [[0], [1]]
+    assert padded_batches([300, 296, 290, 120], 4096, CPU_MAX_PADDING) == [[0, 1, 2], [3]]

@@ -45,11 +45,11 @@ def main(argv=None) -> int:
     deep = fastamfm.DeepAMFM.default(device="cpu")
     half = args.followups // 2
     positive, negative = CANDIDATE_POSITIVE[:half], CANDIDATE_NEGATIVE[:args.followups - half]
-    earlier = fastamfm.DeepAMFM(encoder=deep.encoder, lm=deep.lm, device="cpu", context_combination="am+fm")
-    sides = {"DeepAMFM reference-free (AM+FM+followup)":
+    three = fastamfm.DeepAMFM(encoder=deep.encoder, lm=deep.lm, device="cpu", context_combination="am+fm+followup")
+    sides = {"DeepAMFM reference-free (AM+FM, default)":
              lambda: measure.timed(lambda: deep.score(hyps, contexts=contexts).amfm),
-             "DeepAMFM reference-free (AM+FM, earlier)":
-             lambda: measure.timed(lambda: earlier.score(hyps, contexts=contexts).amfm)}
+             "DeepAMFM reference-free (AM+FM+followup)":
+             lambda: measure.timed(lambda: three.score(hyps, contexts=contexts).amfm)}
     for label, method in METHODS.items():
         scorer = FollowupScorer(deep.lm, positive=positive, negative=negative, method=method)
         judge = LMJudge(deep.lm, aspects=list(ASPECTS), method=method)

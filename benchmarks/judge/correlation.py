@@ -11,14 +11,14 @@ reference-free default chosen leave-one-set-out.
    reference-free components (Deep AM's context cosine, Deep FM's PMI). (followup's fixed
    scale, with the others': ``benchmarks/deep/amfm_calibration.py``.)
 2. The table: turn-level Spearman / Pearson x100 on all five sets for the followup variants,
-   lm_judge per aspect, Deep AM, Deep FM, DeepAMFM reference-free: the old default (AM + FM,
-   lam 0.4) and the default it was replaced by (AM + FM + followup on fixed scales), both
-   computed by the shipped ``DeepAMFM.combine`` from the cached components.
+   lm_judge per aspect, Deep AM, Deep FM, DeepAMFM reference-free: the default (AM + FM,
+   lam 0.4) and ``context_combination="am+fm+followup"`` (on fixed scales), both computed by
+   the shipped ``DeepAMFM.combine`` from the cached components.
 3. Leave-one-set-out: every candidate (single components and their z-scored sums) is
    ranked by its mean Spearman on four sets; the set left out is scored by the choice made
    on the other four. Among the candidates whose mean on the four is within the bootstrap
    interval (95%, 1000 resamples of turns) of the best one's, the simplest is taken.
-4. The default's weights: leave-one-set-out over the weights of its three calibrated
+4. The weights of am+fm+followup: leave-one-set-out over the weights of its three calibrated
    components (a grid on the simplex, step 0.1), against the equal weights it uses.
 """
 from __future__ import annotations
@@ -74,25 +74,29 @@ def zscore(values: np.ndarray) -> np.ndarray:
     return (values - values.mean()) / (values.std() or 1.0)
 
 
-AM, FM, OLD = "Deep AM (context cosine)", "Deep FM (PMI)", "DeepAMFM ref-free, old default (AM+FM, lam 0.4)"
+AM, FM = "Deep AM (context cosine)", "Deep FM (PMI)"
+# DeepAMFM's reference-free default (AM + FM, lam 0.4): the default again since issue 44, when the
+# three-component sum below, chosen here, gained nothing on rated sets kept back from the project.
+AMFM_DEFAULT = "DeepAMFM ref-free, default (AM+FM, lam 0.4)"
 FOLLOWUP = "followup +3 -3"
-# DeepAMFM's reference-free default since it was chosen here: the three components on fixed scales
-# (DeepAMFM's calibration, followup's among it, each measured on Topical-Chat) with equal weights:
-# what a score computes for one reply alone, unlike the per-set z-scores of the sums below.
-CALIBRATED = "DeepAMFM ref-free, default (AM+FM+followup, fixed scales)"
+# DeepAMFM's context_combination="am+fm+followup", chosen here leave-one-set-out (issue 34): the three
+# components on fixed scales (DeepAMFM's calibration, followup's among it, each measured on
+# Topical-Chat) with equal weights: what a score computes for one reply alone, unlike the per-set
+# z-scores of the sums below.
+WITH_FOLLOWUP = "DeepAMFM ref-free, am+fm+followup (fixed scales)"
 
 
 def components(sets: dict, lm_name: str | None, every: int = 1) -> dict:
     """{set: (columns, ratings)} on every ``every``-th turn of each set (all with 1), from the
-    cache only: Deep AM, the followup variants, Deep FM's PMI, the old DeepAMFM default and
+    cache only: Deep AM, the followup variants, Deep FM's PMI, DeepAMFM's reference-free modes and
     lm_judge's aspects. A component the cache lacks on those turns is left out (said on stderr)."""
     import fastamfm
     from fastamfm.deep import followup, lm_judge
     from fastamfm.neural.neural_lm import NeuralLM
 
     lm = NeuralLM.load(*([lm_name] if lm_name else []), device="cpu")
-    deep = fastamfm.DeepAMFM.default(device="cpu", lm=lm)
-    old = fastamfm.DeepAMFM.default(device="cpu", lm=lm, context_combination="am+fm")
+    deep = fastamfm.DeepAMFM.default(device="cpu", lm=lm, context_combination="am+fm+followup")
+    default = fastamfm.DeepAMFM.default(device="cpu", lm=lm)
     fs = followup.FollowupScorer(lm, positive=followup.CANDIDATE_POSITIVE, negative=followup.CANDIDATE_NEGATIVE)
     # The default set is the candidates' both sides: its columns come from the same cached log-probs.
     assert (deep.followup.positive, deep.followup.negative) == (fs.positive, fs.negative)
@@ -130,9 +134,9 @@ def components(sets: dict, lm_name: str | None, every: int = 1) -> dict:
                 cols[FM] = fm
                 if am is not None:
                     found = {"am_context": am[index], "fm_context": fm}
-                    cols[OLD] = old.combine(found, "context")[2]
+                    cols[AMFM_DEFAULT] = default.combine(found, "context")[2]
                     if lp is not None:
-                        cols[CALIBRATED] = deep.combine({**found, "followup": deep.followup.scores_from(lp)},
+                        cols[WITH_FOLLOWUP] = deep.combine({**found, "followup": deep.followup.scores_from(lp)},
                                                         "context")[2]
             judged = take(f"{name} lm_judge", lambda: w.judge_log_probs(judge, turns))
             if judged is not None:
@@ -167,18 +171,18 @@ COMBINATIONS = {
     **{f"z(AM) + z(FM) + z(followup) + z(lm_judge {a})": [AM, FM, FOLLOWUP, f"lm_judge {a}"] for a in ASPECT_NAMES},
 }
 # What the reference-free default is chosen among: each component at its own default (followup's
-# set, each lm_judge aspect alone), the old default, and the z-scored sums.
-DEFAULT_CANDIDATES = (AM, FM, OLD, FOLLOWUP, CALIBRATED, *(f"lm_judge {a}" for a in ASPECT_NAMES), *COMBINATIONS)
+# set, each lm_judge aspect alone), DeepAMFM's two reference-free modes, and the z-scored sums.
+DEFAULT_CANDIDATES = (AM, FM, AMFM_DEFAULT, FOLLOWUP, WITH_FOLLOWUP, *(f"lm_judge {a}" for a in ASPECT_NAMES), *COMBINATIONS)
 
 
 def part_cost(column: str) -> int:
     """How many scorers (or prompts) a component runs: both sides of the follow-up set count
     two (the followup-set choice prefers fewer follow-ups), the mean of the six aspects six."""
-    if column == OLD:
+    if column == AMFM_DEFAULT:
         return 2
     if column == FOLLOWUP:
         return 2
-    if column == CALIBRATED:
+    if column == WITH_FOLLOWUP:
         return 4
     if column == "lm_judge mean of 6":
         return 6
@@ -254,7 +258,7 @@ def leave_one_set_out(per_set: dict, names: list, title: str, keep=None, seed: i
 
 
 def weights_leave_one_set_out(sets: dict, lm_name: str | None, step: float = 0.1) -> None:
-    """Would tuned weights of the default's three calibrated components (Deep AM, Deep FM,
+    """Would tuned weights of am+fm+followup's three calibrated components (Deep AM, Deep FM,
     followup) hold out better than its equal weights? Each set scored with the weights best
     on the other four (from the cache)."""
     from scipy.stats import spearmanr
@@ -263,7 +267,7 @@ def weights_leave_one_set_out(sets: dict, lm_name: str | None, step: float = 0.1
     from fastamfm.neural.neural_lm import NeuralLM
 
     lm = NeuralLM.load(*([lm_name] if lm_name else []), device="cpu")
-    deep = fastamfm.DeepAMFM.default(device="cpu", lm=lm)
+    deep = fastamfm.DeepAMFM.default(device="cpu", lm=lm, context_combination="am+fm+followup")
     calibrated = {}
     w.CACHE_ONLY = True
     try:
@@ -273,7 +277,7 @@ def weights_leave_one_set_out(sets: dict, lm_name: str | None, step: float = 0.1
             parts["followup"] = deep.followup.scores_from(w.followup_log_probs(deep.followup, rated))
             calibrated[name] = np.stack([deep.calibrated(c, parts[c]) for c in deep.parts("context")])
     except w.NotCached as exc:
-        print(f"\nthe default's weights: not cached ({exc})")
+        print(f"\nam+fm+followup's weights: not cached ({exc})")
         return
     finally:
         w.CACHE_ONLY = False
@@ -281,7 +285,7 @@ def weights_leave_one_set_out(sets: dict, lm_name: str | None, step: float = 0.1
     grid = np.array([(a, b, steps - a - b) for a in range(steps + 1) for b in range(steps + 1 - a)]) / steps
     rho = {n: np.array([100 * spearmanr(g @ calibrated[n], sets[n].ratings)[0] for g in grid]) for n in w.ALL}
     equal = {n: 100 * spearmanr(calibrated[n].mean(0), sets[n].ratings)[0] for n in w.ALL}
-    print(f"\nThe default's weights (AM, FM, followup), leave-one-set-out over a grid of step {step:g} "
+    print(f"\nam+fm+followup's weights (AM, FM, followup), leave-one-set-out over a grid of step {step:g} "
           f"({len(grid)} weightings), every turn\n")
     print("| held-out set | weights best on the other sets (their mean) | held-out Spearman | equal weights |")
     print("|---|---|---|---|")
@@ -319,11 +323,11 @@ def tables(sets: dict, lm_name: str | None, every: int = 1) -> None:
     if every > 1:
         correlation_tables(components(sets, lm_name, every), f"every {every}th turn of each set only")
     leave_one_set_out(found, w.ALL, "Leave-one-set-out, the followup variants (every turn): the default set",
-                      keep=lambda c: "followup" in c and "z(" not in c and c != CALIBRATED)
+                      keep=lambda c: "followup" in c and "z(" not in c and c != WITH_FOLLOWUP)
     leave_one_set_out(found, w.ALL, "Leave-one-set-out, lm_judge's aspects (every turn): the combined aspect",
                       keep=lambda c: c.startswith("lm_judge"))
     leave_one_set_out(found, w.ALL, "Leave-one-set-out, every reference-free candidate (every turn): the "
-                      "reference-free default", keep=lambda c: c in DEFAULT_CANDIDATES, compare=OLD)
+                      "reference-free default", keep=lambda c: c in DEFAULT_CANDIDATES, compare=AMFM_DEFAULT)
     weights_leave_one_set_out(sets, lm_name)
 
 

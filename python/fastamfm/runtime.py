@@ -7,20 +7,27 @@ one answers, else the CPU). Asking for a GPU that is not there is an error namin
 never a silent fallback to the CPU. Two backends read it:
 
 - fastamfm's CUDA kernels (``resolve_device``, ``cuda_module``): ``HAS_CUDA`` is true
-  only when the compiled ``fastamfm._cuda`` module imports *and* a CUDA device answers;
+  only when the compiled ``fastamfm._cuda`` module imports *and* a CUDA device answers.
+  Nothing touches CUDA at import: the module is imported and the devices counted on the
+  first call that needs to know (``has_cuda()``, reading ``HAS_CUDA``, a ``device=`` other
+  than "cpu"), so ``import fastamfm`` then ``fork`` stays safe;
 - torch (``resolve_torch_device``), for the neural metrics and training: a GPU is there
   when torch sees one.
 
 The optional torch stack (the ``deep`` extra) is imported through ``import_torch`` /
 ``import_transformers``: a missing extra is an ImportError that says what to install,
 and nothing ever reaches for the network (models come from local directories or
-installed packages).
+installed packages, loaded with ``local_files_only=True``). fastamfm never writes
+``os.environ``: settings are passed to the call that needs them, never left for child
+processes to inherit (and torch's own import-time write is taken back, see
+``_import_dynamo_keeping_the_environment``).
 """
 from __future__ import annotations
 
 import importlib
 import os
 import re
+import sys
 import threading
 from contextlib import contextmanager
 
@@ -43,34 +50,64 @@ def parse_device(device) -> tuple:
 
 # --- fastamfm's own CUDA kernels -------------------------------------------------------
 
-_cuda_module = None
-_cuda_problem = "fastamfm was built without CUDA (no CUDA toolkit at build time, or FASTAMFM_CUDA=OFF)"
+_CUDA_LOCK = threading.Lock()
+_cuda_probe: tuple | None = None   # (module or None, why not), once probed
 
-try:
-    _candidate = importlib.import_module("fastamfm._cuda")
-except ImportError as exc:  # built without CUDA, or the CUDA runtime is missing
-    if "No module named" not in str(exc):
-        _cuda_problem = f"fastamfm._cuda failed to import: {exc}"
-else:
-    if _candidate.device_count() > 0:
-        _cuda_module = _candidate
-    else:
-        _cuda_problem = "fastamfm._cuda is built but no CUDA device answered (no GPU or no driver)"
 
-HAS_CUDA: bool = _cuda_module is not None
+def _probe_cuda() -> tuple:
+    """(``fastamfm._cuda`` or None, the reason it is unavailable), imported and queried once,
+    on first use: at import time it would initialise the CUDA driver in every process that
+    imports fastamfm, and a CUDA context does not survive ``fork`` (fork-based workers)."""
+    global _cuda_probe
+    if _cuda_probe is not None:
+        return _cuda_probe
+    with _CUDA_LOCK:
+        if _cuda_probe is None:
+            module = None
+            problem = "fastamfm was built without CUDA (no CUDA toolkit at build time, or FASTAMFM_CUDA=OFF)"
+            try:
+                candidate = importlib.import_module("fastamfm._cuda")
+            except ImportError as exc:  # built without CUDA, or the CUDA runtime is missing
+                if "No module named" not in str(exc):
+                    problem = f"fastamfm._cuda failed to import: {exc}"
+            else:
+                if candidate.device_count() > 0:
+                    module, problem = candidate, None
+                else:
+                    problem = "fastamfm._cuda is built but no CUDA device answered (no GPU or no driver)"
+            _cuda_probe = (module, problem)
+    return _cuda_probe
+
+
+def has_cuda() -> bool:
+    """Whether fastamfm's CUDA kernels can run here (probes CUDA on the first call)."""
+    return _probe_cuda()[0] is not None
+
+
+def cuda_probed() -> bool:
+    """Whether this process has imported ``fastamfm._cuda`` and asked it for devices yet."""
+    return _cuda_probe is not None
+
+
+def __getattr__(name: str):
+    # ``runtime.HAS_CUDA`` (and ``fastamfm.HAS_CUDA``) stay readable, computed on first read.
+    if name == "HAS_CUDA":
+        return has_cuda()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def resolve_device(device: str) -> str:
     """A user's ``device=`` for fastamfm's CUDA kernels -> ``"cpu"``, ``"cuda"`` (GPU 0) or
-    ``"cuda:N"``; "auto" picks the GPU when ``HAS_CUDA``."""
+    ``"cuda:N"``; "auto" picks the GPU when ``HAS_CUDA``. "cpu" never touches CUDA."""
     kind, index = parse_device(device)
-    if kind == "auto":
-        return "cuda" if HAS_CUDA else "cpu"
     if kind == "cpu":
         return "cpu"
-    if not HAS_CUDA:
-        raise RuntimeError(f"device={device!r} requested but CUDA is unavailable: {_cuda_problem}")
-    count = _cuda_module.device_count()
+    module, problem = _probe_cuda()
+    if kind == "auto":
+        return "cuda" if module is not None else "cpu"
+    if module is None:
+        raise RuntimeError(f"device={device!r} requested but CUDA is unavailable: {problem}")
+    count = module.device_count()
     if index is not None and index >= count:
         raise RuntimeError(f"device={device!r} requested but only {count} CUDA device(s) answer")
     return "cuda" if not index else f"cuda:{index}"
@@ -86,15 +123,16 @@ def cuda_module(device: str | None = None):
     ``device`` ("cuda", "cuda:N"), that GPU is made current in this thread first (kernels
     then run there); without one, the thread's current GPU stays."""
     resolved = resolve_device("cuda" if device is None else device)
+    module = _probe_cuda()[0]
     if device is not None:
         if not is_cuda(resolved):
             raise ValueError(f"cuda_module: {device!r} is not a CUDA device")
-        _cuda_module.set_device(parse_device(resolved)[1] or 0)
-    return _cuda_module
+        module.set_device(parse_device(resolved)[1] or 0)
+    return module
 
 
 def cuda_unavailable_reason() -> str | None:
-    return None if HAS_CUDA else _cuda_problem
+    return _probe_cuda()[1]
 
 
 # --- the optional torch stack -------------------------------------------------------------
@@ -115,10 +153,35 @@ def import_transformers():
         import transformers
     except ImportError:
         raise ImportError(f"the neural metrics need the transformers package: {INSTALL_HINT}") from None
-    # Never reach for the network: models come from local directories or installed packages.
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    # No HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE here: writing them into os.environ would leak
+    # into every child process, and huggingface_hub reads them once, at its own import, so
+    # they do nothing once it is loaded. Every load passes local_files_only=True instead
+    # (models.safe_loading.from_pretrained).
     return transformers
+
+
+def _import_dynamo_keeping_the_environment() -> None:
+    """Import ``torch._dynamo`` once, taking back the environment write of its import.
+
+    transformers' model modules import ``torch._dynamo``, whose import asks torch for its
+    inductor cache directory (``torch._inductor.runtime.cache_dir_utils.cache_dir``), and
+    that call stores the default it computes in ``os.environ["TORCHINDUCTOR_CACHE_DIR"]``,
+    to be inherited by every child process. torch has no config setting for that directory
+    (``torch._inductor.config`` has none), so the variable is removed again when it was not
+    set before: torch recomputes the same default (``/tmp/torchinductor_<user>``) on each
+    call, so nothing in this process or its children changes, and fastamfm compiles nothing.
+    A user's own ``TORCHINDUCTOR_CACHE_DIR`` stays as it was."""
+    if "torch._dynamo" in sys.modules:
+        return
+    name = "TORCHINDUCTOR_CACHE_DIR"
+    had = name in os.environ
+    try:
+        importlib.import_module("torch._dynamo")
+    except Exception:  # a broken torch shows itself where the model is built
+        pass
+    finally:
+        if not had:
+            os.environ.pop(name, None)
 
 
 _QUIET_LOCK = threading.Lock()
@@ -135,6 +198,7 @@ def quiet_transformers():
     logging_utils = transformers.utils.logging
     with _QUIET_LOCK:
         if _quiet["depth"] == 0:
+            _import_dynamo_keeping_the_environment()    # every fastamfm model load passes here
             bars, verbosity = logging_utils.is_progress_bar_enabled(), logging_utils.get_verbosity()
             logging_utils.disable_progress_bar()
             logging_utils.set_verbosity_error()

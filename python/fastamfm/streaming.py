@@ -102,7 +102,7 @@ def _iter_chunks(hyp, refs, contexts, jsonl, chunk_size: int, require_refs: bool
     """(hyps, References or None, contexts or None) per chunk of the input."""
     if jsonl is not None:
         for hyps, ref_lists, context_lists in iter_jsonl_records(jsonl, chunk_size, require_refs=require_refs):
-            yield hyps, (None if ref_lists is None else References.of(ref_lists, len(hyps))), context_lists
+            yield hyps, (None if ref_lists is None else References.of(ref_lists, len(hyps), layout="responses")), context_lists
         return
     paths = [hyp, *refs] + ([contexts] if contexts is not None else [])
     for chunks in iter_parallel_chunks(paths, chunk_size):
@@ -117,7 +117,7 @@ def _iter_references(refs, jsonl, chunk_size: int):
     """The references alone, chunk by chunk (the first pass of reference-pass metrics)."""
     if jsonl is not None:
         for hyps, ref_lists, _ in iter_jsonl_records(jsonl, chunk_size, require_refs=True):
-            yield References.of(ref_lists, len(hyps))
+            yield References.of(ref_lists, len(hyps), layout="responses")
         return
     for chunks in iter_parallel_chunks(list(refs), chunk_size):
         yield References.from_columns(chunks)

@@ -41,6 +41,8 @@ import numpy as np
 
 from ..pipeline import Pipeline
 from ..references import References
+from ..registry import Chunk, MeanStatistics
+from ..streaming import DEFAULT_CHUNK_SIZE
 from .multiple_testing import adjust_p_values, check_correction
 from .resampling import (
     bootstrap_draws,
@@ -229,6 +231,41 @@ class SystemComparison:
     __repr__ = __str__
 
 
+def scored_together(pipeline: Pipeline, batches: dict) -> dict:
+    """{metric name: {system: Chunk}} of the metrics that score every system at once
+    (``Metric.scores_systems_together``), when the systems are scored reference-free: response
+    i of every system side by side in one ``update``, so that the LM reads the context they
+    answer once (a 10-turn context is ~15 times the tokens of the reply), in groups of
+    ``DEFAULT_CHUNK_SIZE`` responses (the memory bound of ``evaluate``'s chunks), then split
+    back per system. A response's numbers are those of scoring its system alone up to float
+    rounding (the prefix tree's; ``NeuralLM``)."""
+    first = next(iter(batches.values()))
+    metrics = [m for m in pipeline.metrics if m.scores_systems_together]
+    if first.refs is not None or first.contexts is None or len(batches) < 2 or not metrics:
+        return {}
+    joint = Pipeline(metrics, workers=pipeline.workers)
+    names, n = list(batches), len(first)
+    step = max(1, DEFAULT_CHUNK_SIZE // len(names))
+    parts = {m.name: {name: [] for name in names} for m in metrics}
+    for start in range(0, n, step):
+        rows = range(start, min(n, start + step))
+        hyps = [batches[name].hyps.texts[i] for i in rows for name in names]
+        contexts = [first.contexts[i] for i in rows for _ in names]
+        for metric, chunk in joint.score_chunks(joint.batch(hyps, None, contexts, what="compare_systems")).items():
+            if not isinstance(chunk.statistics, MeanStatistics):
+                raise TypeError(f"metric {metric!r} sets scores_systems_together, but its corpus score comes "
+                                f"from {type(chunk.statistics).__name__}, not from a mean of its columns")
+            for k, name in enumerate(names):
+                parts[metric][name].append({c: v[k::len(names)] for c, v in chunk.columns.items()})
+    out = {}
+    for metric in metrics:
+        out[metric.name] = {}
+        for name in names:
+            columns = {c: np.concatenate([p[c] for p in parts[metric.name][name]]) for c in parts[metric.name][name][0]}
+            out[metric.name][name] = Chunk(columns=columns, statistics=MeanStatistics.of(columns))
+    return out
+
+
 def _check_systems(systems) -> dict:
     if not isinstance(systems, Mapping):
         raise TypeError(f"systems must be a mapping {{name: responses}}, got {type(systems).__name__}")
@@ -308,10 +345,15 @@ class ScoredSystems:
                 raise ValueError(f"compare_systems: {', '.join(pipeline.names)} need references (refs=)")
             # CIDEr: document frequencies of the full reference set, the same for every system.
             pipeline = pipeline.with_reference_statistics(pipeline.reference_statistics(refs))
+        batches = {name: pipeline.batch(hyps, refs, contexts, what=f"compare_systems: systems[{name!r}]")
+                   for name, hyps in systems.items()}
+        together = scored_together(pipeline, batches)
+        rest = [m for m in pipeline.metrics if m.name not in together]
+        rest = Pipeline(rest, workers=pipeline.workers) if rest else None
         corpus, statistics, epsilon = {}, {}, {}
-        for name, hyps in systems.items():
-            batch = pipeline.batch(hyps, refs, contexts, what=f"compare_systems: systems[{name!r}]")
-            chunks = pipeline.score_chunks(batch)
+        for name, batch in batches.items():
+            chunks = {**(rest.score_chunks(batch) if rest else {}),
+                      **{metric: per[name] for metric, per in together.items()}}
             corpus[name], statistics[name], epsilon[name] = {}, {}, frozenset()
             for metric in pipeline.metrics:
                 corpus[name].update(metric.compute(chunks[metric.name].statistics))

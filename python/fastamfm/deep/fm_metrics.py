@@ -86,6 +86,7 @@ class DeepFMMetric(Metric):
     name = "deep_fm"
     columns = ("deep_fm",)
     aliases = ("deep-fm", "deepfm")
+    scores_systems_together = True
     needs_references = False
 
     def __init__(self, *, lm=DEFAULT_LM, device: str = "auto", engine: str = "transformers", formula: str | None = None,
@@ -122,8 +123,8 @@ class DeepAMFMMetric(Metric):
     """``deep_amfm``: ``DeepAMFM`` (sentence-encoder adequacy + neural-LM fluency); by
     default the packaged models (``encoder=``/``lm=`` give others, loaded or by name;
     ``model=`` a directory written by ``DeepAMFM.train`` / ``fastamfm train --deep``).
-    ``context_combination=``: the reference-free combination ("am+fm+followup", the
-    default, or the earlier "am+fm")."""
+    ``context_combination=``: the reference-free combination ("am+fm", the default, or
+    "am+fm+followup": see ``fastamfm.deep.deep_amfm`` for the figures behind the choice)."""
 
     name = "deep_amfm"
     columns = ("deep_amfm_am", "deep_amfm_fm", "deep_amfm", "deep_amfm_normalized")
@@ -131,6 +132,7 @@ class DeepAMFMMetric(Metric):
                                  "+1 = one standard deviation better; may exceed deep_amfm_am and deep_amfm_fm",
                     "deep_amfm_normalized": "Phi(deep_amfm), in [0, 1]; 0.5 = a typical calibration reply"}
     aliases = ("deep-amfm", "deepamfm")
+    scores_systems_together = True
     needs_references = False
     model_kind = "deep_amfm"
 

@@ -25,8 +25,9 @@ an empty or whitespace-only reply scores, so rewards stay finite.
 ``extra["log_probs"]`` holds every follow-up's mean ln p [n, K] (positive ones first),
 ``extra["followups"]`` their texts.
 
-``DeepAMFM`` adds the default set's followup, on its fixed calibration, to Deep AM and Deep FM
-in its reference-free score (``DeepAMFM.followup``; ``context_combination``).
+``DeepAMFM(context_combination="am+fm+followup")`` adds the default set's followup, on its fixed
+calibration, to Deep AM and Deep FM in its reference-free score (``DeepAMFM.followup``; not the
+default: see ``fastamfm.deep.deep_amfm``).
 """
 from __future__ import annotations
 

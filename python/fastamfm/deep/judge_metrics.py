@@ -40,6 +40,7 @@ class Followup(Metric):
     name = "followup"
     columns = ("followup",)
     aliases = ("follow_up", "follow-up")
+    scores_systems_together = True
     needs_references = False
     needs_contexts = True
 
@@ -90,6 +91,7 @@ class LMJudgeMetric(Metric):
     name = "lm_judge"
     columns = ("lm_judge",) + tuple(f"lm_judge_{a}" for a in ASPECTS)   # an instance: those of its aspects
     aliases = ("lm-judge", "lmjudge", "llm_judge")
+    scores_systems_together = True
     needs_references = False
     needs_contexts = True
 

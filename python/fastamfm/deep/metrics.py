@@ -62,6 +62,7 @@ class DeepAM(_EncoderMetric):
     name = "deep_am"
     columns = ("deep_am",)
     aliases = ("deep-am", "deepam")
+    scores_systems_together = True
     needs_references = False
 
     def __init__(self, *, encoder=DEFAULT_MODEL, pooling: str = "mean", layer: int = -1, combine: str = "max",

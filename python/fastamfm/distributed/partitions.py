@@ -165,7 +165,7 @@ def _batch(records, require_refs: bool, workers: int) -> tuple:
         contexts.append(context)
     if shape is None:
         return [], None, None
-    return (hyps, (References.of(refs, len(hyps), workers=workers) if shape[0] else None),
+    return (hyps, (References.of(refs, len(hyps), workers=workers, layout="responses") if shape[0] else None),
             (contexts if shape[1] else None))
 
 

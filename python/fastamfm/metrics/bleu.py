@@ -171,7 +171,7 @@ class Bleu(Metric):
 
 def bleu(hyps, refs, *, max_order: int = 4, ref_length: str = "closest", smooth: str | None = None,
          smooth_value: float | None = None, tokenize: str = "whitespace", lowercase: bool = False,
-         workers: int = -1) -> MetricResult:
+         workers: int = -1, layout: str | None = None) -> MetricResult:
     """Corpus and per-segment BLEU-1..max_order.
 
     Default: exactly pycocoevalcap 1.2's ``Bleu`` (nlg-eval's Bleu_1..Bleu_4): clipped
@@ -194,4 +194,4 @@ def bleu(hyps, refs, *, max_order: int = 4, ref_length: str = "closest", smooth:
     ``extra["segments"]``: the per-segment statistics as arrays.
     """
     return Bleu(max_order=max_order, ref_length=ref_length, smooth=smooth, smooth_value=smooth_value,
-                tokenize=tokenize, lowercase=lowercase, workers=workers).score(hyps, refs)
+                tokenize=tokenize, lowercase=lowercase, workers=workers).score(hyps, refs, layout=layout)

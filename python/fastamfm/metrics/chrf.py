@@ -167,7 +167,8 @@ class ChrfPlusPlus(Chrf):
 
 
 def chrf(hyps, refs, *, char_order: int = 6, word_order: int = 0, beta: float = 2, lowercase: bool = False,
-         whitespace: bool = False, eps_smoothing: bool = False, workers: int = -1) -> MetricResult:
+         whitespace: bool = False, eps_smoothing: bool = False, workers: int = -1,
+         layout: str | None = None) -> MetricResult:
     """sacrebleu's chrF (0..100): ``.corpus`` = ``CHRF(...).corpus_score(hyps, refs).score``,
     ``.sentences[i]`` = ``CHRF(...).sentence_score(hyps[i], refs[i]).score``.
 
@@ -175,8 +176,9 @@ def chrf(hyps, refs, *, char_order: int = 6, word_order: int = 0, beta: float = 
     ``char_order`` (6), ``beta`` (2), ``lowercase``, ``whitespace`` (keep whitespace in
     character n-grams), ``eps_smoothing`` (chrF++.py's epsilon smoothing instead of
     sacrebleu's default effective order). Several references: each segment keeps the
-    statistics of its best reference (first on ties), as sacrebleu does.
+    statistics of its best reference (first on ties), as sacrebleu does. ``refs[i]``: the
+    references of response i; sacrebleu's reference streams need ``layout="streams"``.
     ``extra["sacrebleu_signature"]``: the signature sacrebleu prints.
     """
     return Chrf(char_order=char_order, word_order=word_order, beta=beta, lowercase=lowercase, whitespace=whitespace,
-                eps_smoothing=eps_smoothing, workers=workers).score(hyps, refs)
+                eps_smoothing=eps_smoothing, workers=workers).score(hyps, refs, layout=layout)

@@ -36,7 +36,7 @@ class DocumentFrequencies(Statistics):
         check_workers(workers, "DocumentFrequencies.update")
         if not isinstance(refs, References):
             refs = list(refs)
-        refs = References.of(refs, len(refs), what="DocumentFrequencies.update", workers=workers)
+        refs = References.of(refs, what="DocumentFrequencies.update", workers=workers)
         self._table.add(refs.encoded_with(self._tokenizer, self.max_order), workers)
         return self
 
@@ -178,7 +178,7 @@ class Cider(Metric):
 
 def cider(hyps, refs, *, sigma: float = 6.0, max_order: int = 4,
           document_frequencies: DocumentFrequencies | None = None, tokenize: str = "whitespace",
-          lowercase: bool = False, workers: int = -1) -> MetricResult:
+          lowercase: bool = False, workers: int = -1, layout: str | None = None) -> MetricResult:
     """CIDEr-D per hypothesis and its mean: pycocoevalcap's ``Cider`` exactly.
 
     tf-idf weights ``tf * (log N - log max(1, df))`` with df counted over the given
@@ -192,4 +192,4 @@ def cider(hyps, refs, *, sigma: float = 6.0, max_order: int = 4,
     for chunked scoring; by default they come from ``refs`` themselves.
     """
     return Cider(sigma=sigma, max_order=max_order, document_frequencies=document_frequencies, tokenize=tokenize,
-                 lowercase=lowercase, workers=workers).score(hyps, refs)
+                 lowercase=lowercase, workers=workers).score(hyps, refs, layout=layout)

@@ -189,18 +189,19 @@ _KINDS = {cls.name: cls.kind for cls in (EmbeddingAverage, VectorExtrema, Greedy
 
 
 def embedding_average(hyps, refs, *, vectors: WordVectors, workers: int = -1, empty: str = "error",
-                      device: str = "cpu"):
+                      device: str = "cpu", layout: str | None = None):
     """nlg-eval's EmbeddingAverageCosineSimilarity: ``.corpus`` float, ``.sentences`` [n]."""
-    return EmbeddingAverage(vectors=vectors, empty=empty, device=device, workers=workers).score(hyps, refs)
+    return EmbeddingAverage(vectors=vectors, empty=empty, device=device, workers=workers).score(
+        hyps, refs, layout=layout)
 
 
 def vector_extrema(hyps, refs, *, vectors: WordVectors, workers: int = -1, empty: str = "error",
-                   device: str = "cpu"):
+                   device: str = "cpu", layout: str | None = None):
     """nlg-eval's VectorExtremaCosineSimilarity: ``.corpus`` float, ``.sentences`` [n]."""
-    return VectorExtrema(vectors=vectors, empty=empty, device=device, workers=workers).score(hyps, refs)
+    return VectorExtrema(vectors=vectors, empty=empty, device=device, workers=workers).score(hyps, refs, layout=layout)
 
 
 def greedy_matching(hyps, refs, *, vectors: WordVectors, workers: int = -1, empty: str = "error",
-                    device: str = "cpu"):
+                    device: str = "cpu", layout: str | None = None):
     """nlg-eval's GreedyMatchingScore: ``.corpus`` float, ``.sentences`` [n]."""
-    return GreedyMatching(vectors=vectors, empty=empty, device=device, workers=workers).score(hyps, refs)
+    return GreedyMatching(vectors=vectors, empty=empty, device=device, workers=workers).score(hyps, refs, layout=layout)

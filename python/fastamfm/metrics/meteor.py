@@ -163,7 +163,7 @@ class Meteor(Metric):
                             {"stats": chunk.extra["stats"]})
 
 
-def meteor(hyps, refs, *, resources="auto", stages=None, workers: int = -1) -> MetricResult:
+def meteor(hyps, refs, *, resources="auto", stages=None, workers: int = -1, layout: str | None = None) -> MetricResult:
     """METEOR 1.5 of ``hyps[i]`` against the references ``refs[i]``.
 
     ``resources``: ``"auto"`` (found in an installed pycocoevalcap), a path to
@@ -175,4 +175,4 @@ def meteor(hyps, refs, *, resources="auto", stages=None, workers: int = -1) -> M
     words and no nonbreaking prefixes). Returns ``.corpus`` (from summed statistics),
     ``.sentences`` and ``extra["stats"]``: the jar's 23 statistics per segment.
     """
-    return Meteor(resources=resources, stages=stages, workers=workers).score(hyps, refs)
+    return Meteor(resources=resources, stages=stages, workers=workers).score(hyps, refs, layout=layout)

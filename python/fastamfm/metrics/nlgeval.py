@@ -128,13 +128,17 @@ def _load(hypothesis, references) -> tuple[list, object]:
 
 
 def compute_metrics(hypothesis, references, metrics=None, *, no_overlap: bool = False, no_skipthoughts: bool = True,
-                    no_glove: bool = False, **options) -> dict[str, float]:
+                    no_glove: bool = False, layout: str | None = None, **options) -> dict[str, float]:
     """nlg-eval's ``compute_metrics``: corpus scores under nlg-eval's key names.
 
     ``hypothesis``: a file with one response per line, and ``references``: files
     line-aligned with it (nlg-eval's layout) or a ``fastamfm.References`` prepared once
     for many system files; or ``hypothesis`` as a list of str and ``references`` as
-    per-response reference lists (or a ``fastamfm.References``). ``metrics``: keys or
+    per-response reference lists (``references[i]``: those of ``hypothesis[i]``; not
+    nlg-eval's streams, which ``NLGEval.compute_metrics(ref_list=)`` takes) or a
+    ``fastamfm.References``. In-memory lists that fit both layouts warn
+    (``AmbiguousReferencesWarning``); ``layout="streams"`` reads them as streams
+    (``references[j][i]``), ``layout="responses"`` says per response. ``metrics``: keys or
     registry names (default: nlg-eval's set, less what ``no_overlap``/``no_glove`` drop;
     ``"am"``, ``"fm"``, ``"amfm"`` add fastamfm's own). ``options``: ``workers`` and the
     metrics' settings (``vectors=`` for the embedding metrics, ``model=`` for AM-FM,
@@ -153,7 +157,7 @@ def compute_metrics(hypothesis, references, metrics=None, *, no_overlap: bool = 
         return {}
     pipeline, out_keys = _pipeline(keys, options, "compute_metrics", defaults=metrics is None)
     hyps, refs = _load(hypothesis, references)
-    return _report(pipeline.score(hyps, refs, what="compute_metrics").corpus, out_keys)
+    return _report(pipeline.score(hyps, refs, what="compute_metrics", layout=layout).corpus, out_keys)
 
 
 def compute_individual_metrics(ref, hyp: str, **options) -> dict[str, float]:
@@ -180,7 +184,8 @@ class NLGEval:
     leaves SkipThought out (not provided), saying so in an INFO log line; ``no_glove=False``
     needs ``vectors=`` (any GloVe/word2vec/fastText file: nlg-eval's GloVe 6B when you have
     it), else the embedding metrics are left out, in the same INFO line. Other keyword
-    options are the metrics' settings, as for ``compute_metrics``.
+    options are the metrics' settings, as for ``compute_metrics``. Its
+    ``compute_metrics(ref_list, hyp_list)`` takes reference streams, as nlg-eval's does.
     """
 
     valid_metrics = frozenset({*OVERLAP_KEYS, "SkipThoughtCS", *GLOVE_KEYS})
@@ -218,7 +223,9 @@ class NLGEval:
 
     def compute_metrics(self, ref_list, hyp_list) -> dict[str, float]:
         """Corpus scores; ``ref_list`` as nlg-eval takes it: one list per reference
-        stream (``ref_list[k][i]`` is the k-th reference of hypothesis i)."""
+        stream (``ref_list[k][i]`` is the k-th reference of hypothesis i), never per
+        response (so no layout to warn about); per-response lists go to
+        ``fastamfm.compute_metrics(hyps, refs)``."""
         streams = [[r.strip() for r in stream] for stream in ref_list]
         hyps = [h.strip() for h in hyp_list]
         refs = References.from_columns(streams)

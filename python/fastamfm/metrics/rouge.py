@@ -60,7 +60,7 @@ class RougeL(Metric):
 
 
 def rouge_l(hyps, refs, *, beta: float = 1.2, multi_ref: str = "max-pr", tokenize: str = "whitespace",
-            lowercase: bool = False, workers: int = -1) -> MetricResult:
+            lowercase: bool = False, workers: int = -1, layout: str | None = None) -> MetricResult:
     """ROUGE-L F-measure per hypothesis and its mean over the corpus.
 
     Default: pycocoevalcap's ``Rouge`` (nlg-eval's ROUGE_L): LCS against each reference,
@@ -77,4 +77,4 @@ def rouge_l(hyps, refs, *, beta: float = 1.2, multi_ref: str = "max-pr", tokeniz
     rouge-score's rougeL. The ``amfm`` preset uses its own tokens in either mode.
     """
     return RougeL(beta=beta, multi_ref=multi_ref, tokenize=tokenize, lowercase=lowercase,
-                  workers=workers).score(hyps, refs)
+                  workers=workers).score(hyps, refs, layout=layout)

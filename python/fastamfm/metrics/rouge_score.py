@@ -104,7 +104,8 @@ class RougeScore(Metric):
                                     type_code(rouge_type), self.workers)
 
 
-def rouge(hyps, refs, *, rouge_types=ROUGE_TYPES, use_stemmer: bool = False, workers: int = -1) -> MetricResult:
+def rouge(hyps, refs, *, rouge_types=ROUGE_TYPES, use_stemmer: bool = False, workers: int = -1,
+          layout: str | None = None) -> MetricResult:
     """rouge-score's ROUGE: ``res["rouge1"][i]`` = ``RougeScorer(types, use_stemmer).score_multi(refs[i],
     hyps[i])["rouge1"].fmeasure`` (``res["rouge1_precision"]``, ``res["rouge1_recall"]``
     likewise), ``res.corpus["rouge1"]`` their mean.
@@ -112,4 +113,5 @@ def rouge(hyps, refs, *, rouge_types=ROUGE_TYPES, use_stemmer: bool = False, wor
     ``rouge_types``: any of rouge1..rouge9, rougeL, rougeLsum (lines split at "\\n", as
     rouge-score does without ``split_summaries``).
     """
-    return RougeScore(rouge_types=rouge_types, use_stemmer=use_stemmer, workers=workers).score(hyps, refs)
+    return RougeScore(rouge_types=rouge_types, use_stemmer=use_stemmer,
+                      workers=workers).score(hyps, refs, layout=layout)

@@ -203,12 +203,14 @@ class SacreBleu(Metric):
 
 def sacrebleu(hyps, refs, *, tokenize: str = "13a", lowercase: bool = False, smooth_method: str = "exp",
               smooth_value: float | None = None, max_ngram_order: int = 4, effective_order: bool | None = None,
-              workers: int = -1) -> MetricResult:
+              workers: int = -1, layout: str | None = None) -> MetricResult:
     """sacrebleu's BLEU (0..100): ``.corpus`` = ``BLEU(...).corpus_score(hyps, refs).score``
     and ``.sentences[i]`` = ``BLEU(...).sentence_score(hyps[i], refs[i]).score``.
 
     ``refs[i]``: the references of response i (any count; sacrebleu's ``None`` padding of
     missing references is a shorter list here; an empty string is a reference of length 0).
+    sacrebleu's own layout, reference streams (``refs[j][i]``: the j-th reference of
+    ``hyps[i]``), needs ``layout="streams"`` or ``fastamfm.References.from_streams(refs)``.
     ``tokenize``: "13a" (default), "intl", "char", "zh" or "none"; ``lowercase``;
     ``smooth_method``: "exp" (default), "floor" (``smooth_value`` 0.1), "add-k" (1) or "none";
     ``max_ngram_order``; ``effective_order``: None keeps sacrebleu's function defaults (off
@@ -219,4 +221,4 @@ def sacrebleu(hyps, refs, *, tokenize: str = "13a", lowercase: bool = False, smo
     """
     return SacreBleu(tokenize=tokenize, lowercase=lowercase, smooth_method=smooth_method, smooth_value=smooth_value,
                      max_ngram_order=max_ngram_order, effective_order=effective_order,
-                     workers=workers).score(hyps, refs)
+                     workers=workers).score(hyps, refs, layout=layout)

@@ -29,3 +29,24 @@ def length_batches(lengths: np.ndarray, max_sentences: int, max_tokens: int) -> 
         batches.append(order[start:end])
         start = end
     return batches
+
+
+def padded_batches(lengths: list, max_tokens: int, max_padding: float | None = None) -> list:
+    """Batches (lists of indices) of rows whose ``lengths`` are sorted longest first: each
+    batch padded to its first row, within ``max_tokens`` padded tokens (a row longer than
+    that alone). ``max_padding``: the largest share of a batch's padded tokens that may be
+    padding (None: no limit). On a CPU a forward pass costs its padded tokens, so a row
+    that would pad a batch by more than a few percent goes to the next batch instead; on
+    a GPU fewer, larger passes are worth some padding (``max_padding=None``)."""
+    batches, start = [], 0
+    while start < len(lengths):
+        width, real, end = lengths[start], lengths[start], start + 1
+        while end < len(lengths) and (end + 1 - start) * width <= max_tokens:
+            padded = (end + 1 - start) * width
+            if max_padding is not None and padded - (real + lengths[end]) > max_padding * padded:
+                break
+            real += lengths[end]
+            end += 1
+        batches.append(list(range(start, end)))
+        start = end
+    return batches

@@ -31,9 +31,10 @@ def _convert_quietly(path: Path, into: Path) -> None:
     torch = import_torch()
     transformers = import_transformers()
     tokenizer = load_or_format_error(lambda: transformers.AutoTokenizer.from_pretrained(
-        path.parent, gguf_file=path.name, trust_remote_code=False), path, "GGUF tokenizer")
+        path.parent, gguf_file=path.name, trust_remote_code=False, local_files_only=True), path, "GGUF tokenizer")
     loaded = load_or_format_error(lambda: transformers.AutoModelForCausalLM.from_pretrained(
-        path.parent, gguf_file=path.name, dtype=torch.float32, trust_remote_code=False), path, "GGUF model")
+        path.parent, gguf_file=path.name, dtype=torch.float32, trust_remote_code=False, local_files_only=True),
+        path, "GGUF model")
     # transformers refuses to save a model loaded from GGUF: move the dequantized weights
     # into a plain model of the same config, then save that.
     config = loaded.config

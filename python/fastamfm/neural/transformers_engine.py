@@ -8,7 +8,8 @@ beyond float rounding:
   ancestor attention mask and depth position ids (tree attention). A context shared by
   candidate responses, or a generic reply given by many systems, costs one evaluation;
 - rows hold many short sequences back to back, so there is almost no padding, and rows
-  of similar length form a batch of at most ``batch_tokens`` tokens;
+  of similar length form a batch of at most ``batch_tokens`` tokens (on a CPU at most 5%
+  of them padding: ``padded_batches``);
 - the output projection (the vocabulary-sized matrix, a fifth of a small model's cost per
   token) runs only at the nodes that predict a response token, once per distinct node.
 """
@@ -25,11 +26,17 @@ from ..models.safe_loading import (
     refuse_non_finite_weights,
 )
 from ..runtime import import_torch, import_transformers, resolve_torch_device
+from .batching import padded_batches
 from .token_trie import TokenTrie
 
 DTYPES = ("float32", "bfloat16", "float16")
 # States projected onto the vocabulary at once (bounds the [rows, vocab] logits).
 _HEAD_ROWS = 256
+# The share of a CPU forward pass's tokens that may be padding (``padded_batches``): a CPU
+# pays for every padded token, so rows of uneven length (dialogue contexts of 2 to 20 turns)
+# go to passes of their own rather than pad a batch; a GPU keeps its fewer, larger passes.
+# Measured on Topical-Chat replies with 10 turns of context: 14% of the tokens were padding.
+CPU_MAX_PADDING = 0.05
 
 
 class TransformersEngine:
@@ -44,6 +51,7 @@ class TransformersEngine:
         self.batch_tokens = batch_tokens
         self.row_tokens = row_tokens
         self.share_prefixes = share_prefixes
+        self.max_padding = CPU_MAX_PADDING if device == "cpu" else None
         self.source = Path(source or model.name_or_path)  # the model file or directory errors name
         self._model = model
         self._body = model.base_model
@@ -104,11 +112,8 @@ class TransformersEngine:
         node_scores = torch.zeros(len(trie), dtype=torch.float32, device=self.device)
         rows = sorted(trie.pack(self.row_tokens), key=len, reverse=True)
         with torch.inference_mode():
-            start = 0
-            while start < len(rows):
-                count = max(1, self.batch_tokens // len(rows[start]))
-                self._score_rows(rows[start:start + count], needed, node_tokens, node_scores)
-                start += count
+            for batch in padded_batches([len(row) for row in rows], self.batch_tokens, self.max_padding):
+                self._score_rows([rows[i] for i in batch], needed, node_tokens, node_scores)
             return [node_scores[torch.as_tensor(path[len(r.prefix):], dtype=torch.long, device=self.device)]
                     for r, path in zip(requests, trie.paths)]
 

@@ -73,6 +73,11 @@ class Metric(ABC):
     # {column: what its number means} for a column whose scale is not self-evident (printed
     # beside the column by ``fastamfm score``; DeepAMFM's calibrated scale).
     column_notes: ClassVar[dict] = {}
+    # Whether ``compare_systems`` scores every system's responses in one ``update``, reference-free
+    # (contexts, no references): a metric whose LM reads each dialogue context then reads a context
+    # that several systems answer once (the prefix tree of ``NeuralLM``). Only for metrics whose
+    # chunk is per-response columns and their means (``MeanStatistics``), so it splits back exactly.
+    scores_systems_together: ClassVar[bool] = False
 
     # --- configuration ------------------------------------------------------------
     @classmethod
@@ -161,11 +166,13 @@ class Metric(ABC):
         raise TypeError(f"metric {self.name!r} needs no pass over the references")
 
     # --- one call -----------------------------------------------------------------------
-    def score(self, hyps, refs=None, contexts=None, *, what: str | None = None) -> MetricResult:
+    def score(self, hyps, refs=None, contexts=None, *, what: str | None = None,
+              layout: str | None = None) -> MetricResult:
         """Score ``hyps`` (against ``refs`` / given ``contexts``) as one chunk; errors
-        name ``what`` (default: the metric's name)."""
+        name ``what`` (default: the metric's name); ``layout`` of ``refs``: see ``References.of``."""
         metric = self
-        batch = make_batch(hyps, refs, contexts, [self], what=what or self.name, workers=getattr(self, "workers", -1))
+        batch = make_batch(hyps, refs, contexts, [self], what=what or self.name, workers=getattr(self, "workers", -1),
+                           layout=layout)
         if self.reference_pass:
             metric = self.with_reference_statistics(self.reference_statistics(batch.refs))
         metric.reserve(batch)

@@ -51,12 +51,12 @@ class ContrastiveTask:
         self.directory = Path(directory)
         self.mlm = bool(mlm) and has_mlm_head(self.directory)
         loader = transformers.AutoModelForMaskedLM if self.mlm else transformers.AutoModel
-        self.model = loader.from_pretrained(str(self.directory)).float()
+        self.model = loader.from_pretrained(str(self.directory), local_files_only=True).float()
         self.body = self.model.base_model if self.mlm else self.model
         self.tokenizer = SentenceTokenizer(self.directory, max_length)
         self.pad_id = int(self.model.config.pad_token_id or 0)
-        self.mask_id = transformers.AutoTokenizer.from_pretrained(str(self.directory)).mask_token_id \
-            if self.mlm else None
+        self.mask_id = transformers.AutoTokenizer.from_pretrained(
+            str(self.directory), local_files_only=True).mask_token_id if self.mlm else None
         self.specials = self.tokenizer.special_ids()
         self.pooling, self.layer, self.normalize = pooling, layer, normalize
         self.temperature, self.mlm_weight, self.mlm_probability = temperature, mlm_weight, mlm_probability

@@ -85,7 +85,8 @@ def fine_tune_lm(lm, corpus, out, *, work=None, resume: bool = False, lora_rank:
     directory = lm_directory(lm)
     set_seed(settings.seed)
     with quiet_transformers():      # fastamfm's progress lines, not transformers' load/save bars
-        model = transformers.AutoModelForCausalLM.from_pretrained(str(directory), dtype=torch.float32)
+        model = transformers.AutoModelForCausalLM.from_pretrained(str(directory), dtype=torch.float32,
+                                                                  local_files_only=True)
         if lora_rank is not None:
             model = with_lora(model, lora_rank, seed=settings.seed)
         tokenizer = HFTokenizer.load(directory)
