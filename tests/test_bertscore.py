@@ -32,7 +32,7 @@ def columns(res) -> np.ndarray:
 @pytest.mark.parametrize("idf", [False, True])
 @pytest.mark.parametrize("layer", [1, None])
 def test_bertscore_equals_oracle(encoder, plain, idf, layer):
-    res = fastamfm.bertscore(HYPS, REFS, model=encoder, layer=layer, idf=idf, batch_size=2, peer_batch=None)
+    res = fastamfm.bertscore(HYPS, REFS, encoder=encoder, layer=layer, idf=idf, batch_size=2, peer_batch=None)
     want = oracle.bertscore(*plain, HYPS, REFS, layer=2 if layer is None else layer, idf=idf,
                             max_length=encoder.max_length)
     np.testing.assert_allclose(columns(res), want, atol=2e-5)
@@ -44,7 +44,7 @@ def test_bertscore_equals_oracle(encoder, plain, idf, layer):
 def test_bertscore_baseline_rescaling(encoder, plain, tmp_path):
     baseline = tmp_path / "baseline.tsv"
     baseline.write_text("LAYER,P,R,F\n0,0.5,0.4,0.3\n1,0.2,0.1,0.15\n2,0.3,0.3,0.3\n")
-    res = fastamfm.bertscore(HYPS, REFS, model=encoder, layer=1, baseline=baseline, peer_batch=4)
+    res = fastamfm.bertscore(HYPS, REFS, encoder=encoder, layer=1, baseline=baseline, peer_batch=4)
     want = oracle.bertscore(*plain, HYPS, REFS, layer=1, max_length=encoder.max_length, baseline=[0.2, 0.1, 0.15],
                             peer_batch=4)
     np.testing.assert_allclose(columns(res), want, atol=2e-5)
@@ -53,28 +53,28 @@ def test_bertscore_baseline_rescaling(encoder, plain, tmp_path):
 
 def test_bertscore_reuses_reference_tokens(encoder):
     refs = fastamfm.References(REFS)
-    first = fastamfm.bertscore(HYPS, refs, model=encoder)
-    again = fastamfm.bertscore(HYPS[::-1], refs, model=encoder, batch_size=1)
+    first = fastamfm.bertscore(HYPS, refs, encoder=encoder)
+    again = fastamfm.bertscore(HYPS[::-1], refs, encoder=encoder, batch_size=1)
     assert len([k for k in refs._derived if "bertscore" in str(k[0])]) == 1
-    np.testing.assert_allclose(columns(first), columns(fastamfm.bertscore(HYPS, REFS, model=encoder)), atol=1e-6)
+    np.testing.assert_allclose(columns(first), columns(fastamfm.bertscore(HYPS, REFS, encoder=encoder)), atol=1e-6)
     assert again.f1.shape == (5,)
 
 
 def test_bertscore_errors(encoder, tmp_path):
     with pytest.raises(ValueError, match=r"layer must be in -3\.\.2"):
-        fastamfm.bertscore(HYPS, REFS, model=encoder, layer=5)
+        fastamfm.bertscore(HYPS, REFS, encoder=encoder, layer=5)
     with pytest.raises(FileNotFoundError, match="baseline file"):
-        fastamfm.bertscore(HYPS, REFS, model=encoder, baseline=tmp_path / "none.csv")
+        fastamfm.bertscore(HYPS, REFS, encoder=encoder, baseline=tmp_path / "none.csv")
     short = tmp_path / "short.csv"
     short.write_text("LAYER,P,R,F\n0,0.1,0.1,0.1\n")
     with pytest.raises(ValueError, match="no baseline row for layer 2"):
-        fastamfm.bertscore(HYPS, REFS, model=encoder, baseline=short)
+        fastamfm.bertscore(HYPS, REFS, encoder=encoder, baseline=short)
     with pytest.raises(TypeError, match="idf must be True or False"):
-        fastamfm.bertscore(HYPS, REFS, model=encoder, idf="yes")
+        fastamfm.bertscore(HYPS, REFS, encoder=encoder, idf="yes")
     with pytest.raises(ValueError, match="peer_batch must be a positive integer or None"):
-        fastamfm.bertscore(HYPS, REFS, model=encoder, peer_batch=0)
+        fastamfm.bertscore(HYPS, REFS, encoder=encoder, peer_batch=0)
     with pytest.raises(ValueError, match="5 hypotheses but 4"):
-        fastamfm.bertscore(HYPS, REFS[:4], model=encoder)
+        fastamfm.bertscore(HYPS, REFS[:4], encoder=encoder)
 
 
 def test_registry_metric_equals_function(encoder):
@@ -85,7 +85,7 @@ def test_registry_metric_equals_function(encoder):
     refs = fastamfm.References(REFS)
     metric = BERTScore(encoder=encoder, idf=True)
     chunk = metric.update(Batch(hyps=fastamfm.Hypotheses(HYPS), refs=refs))
-    want = fastamfm.bertscore(HYPS, REFS, model=encoder, idf=True)
+    want = fastamfm.bertscore(HYPS, REFS, encoder=encoder, idf=True)
     for column in ("precision", "recall", "f1"):
         np.testing.assert_allclose(chunk.columns[f"bertscore_{column}"], want[column], atol=1e-6)
     assert len([k for k in refs._derived if "bertscore" in str(k[0])]) == 1
@@ -106,7 +106,7 @@ def test_bertscore_equals_bert_score_package(minilm_dir, dstc6_systems, dstc6_re
         baseline.write_text("LAYER,P,R,F\n" + "".join(f"{i},0.{i}1,0.{i}2,0.{i}3\n" for i in range(7)))
         options = {"rescale_with_baseline": True, "baseline_path": str(baseline), "lang": "en"}
     p, r, f = bert_score.score(hyps, refs, model_type=str(minilm_dir), num_layers=layer, idf=idf, **options)
-    res = fastamfm.bertscore(hyps, refs, model=minilm_dir, layer=layer, idf=idf,
+    res = fastamfm.bertscore(hyps, refs, encoder=minilm_dir, layer=layer, idf=idf,
                              baseline=options.get("baseline_path"))
     np.testing.assert_allclose(columns(res), np.stack([p.numpy(), r.numpy(), f.numpy()], axis=1), atol=1e-4)
 

@@ -186,7 +186,8 @@ def test_generated_corpora_with_variable_reference_counts(data):
     streams = [[r[j] if j < len(r) else None for r in refs] for j in range(k)]
     _same_bleu(ours.corpus_bleu(hyps, streams), real.corpus_bleu(hyps, streams))
     assert ours.corpus_chrf(hyps, streams, word_order=2).score == real.corpus_chrf(hyps, streams, word_order=2).score
-    assert ours.corpus_bleu(hyps, streams).score == fastamfm.sacrebleu(hyps, refs, effective_order=False).corpus
+    per_response = fastamfm.sacrebleu(hyps, refs, effective_order=False, layout="responses")
+    assert ours.corpus_bleu(hyps, streams).score == per_response.corpus
 
 
 @needs_sacrebleu
@@ -267,9 +268,9 @@ def test_paired_test_equals_sacrebleus(test_type):
 @needs_sacrebleu
 def test_bad_input_names_the_stream_and_its_length():
     hyps, a, b = _pairs()
-    with pytest.raises(ValueError, match=r"BLEU: reference stream 1 has 35 segments but there are 36 hypotheses"):
+    with pytest.raises(ValueError, match=r"BLEU: reference stream 1 has 35 segments but stream 0 has 36"):
         ours.corpus_bleu(hyps, [a, b[:-1]])
-    with pytest.raises(ValueError, match=r"CHRF: reference stream 0 has 37 segments but there are 36 hypotheses"):
+    with pytest.raises(ValueError, match=r"CHRF: the reference streams hold 37 segments but there are 36 hypotheses"):
         ours.corpus_chrf(hyps, [a + ["x"]])
     with pytest.raises(ValueError, match=r"reference stream 1 has 2 segments but stream 0 has 3"):
         ours.metrics.BLEU(references=[["a", "b", "c"], ["a", "b"]])

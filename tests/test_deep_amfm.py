@@ -396,9 +396,21 @@ def test_cli_deep_scores_deep_amfm_with_the_given_models(lm, tiny_bert, tmp_path
     # the three-component reference-free mode, by name
     assert main(args + ["--context-combination", "am+fm+followup"]) == 0
     three = DeepAMFM(encoder=expected.encoder, lm=lm, lam=0.3, device="cpu", context_combination="am+fm+followup")
-    np.testing.assert_allclose([json.loads(line)["deep_amfm"] for line in out.read_text().splitlines()],
-                               three.score(HYPS, contexts=CONTEXTS).amfm, atol=1e-5)
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    free = three.score(HYPS, contexts=CONTEXTS)
+    np.testing.assert_allclose([r["deep_amfm"] for r in rows], free.amfm, atol=1e-5)
+    # the followup column everywhere DeepAMFM scores it: CLI, evaluate, DeepAMFM.score
+    np.testing.assert_allclose([r["deep_amfm_followup"] for r in rows], free.followup, atol=1e-5)
     assert "context=am+fm+followup:" in capsys.readouterr().out
+    table = fastamfm.evaluate(HYPS, contexts=CONTEXTS, metrics=["deep_amfm"], deep_amfm={"model": three})
+    np.testing.assert_allclose(table["deep_amfm_followup"], free.followup, atol=1e-5)
+    refs = [[r[0]] for r in REFS]
+    with_refs = fastamfm.evaluate(HYPS, refs, contexts=CONTEXTS, metrics=["deep_amfm"], deep_amfm={"model": three})
+    np.testing.assert_allclose(with_refs["deep_amfm_followup"], free.followup, atol=1e-5)
+    with pytest.raises(ValueError, match="give contexts="):
+        fastamfm.evaluate(HYPS, refs, metrics=["deep_amfm"], deep_amfm={"model": three})
+    assert "deep_amfm_followup" not in fastamfm.evaluate(HYPS, contexts=CONTEXTS, metrics=["deep_amfm"],
+                                                         deep_amfm={"model": expected}).columns
     # without --deep it names what is missing, in one error line
     assert main(["-q", "score", "--hyp", str(tmp_path / "h.txt"), "--context", str(tmp_path / "c.txt"),
                  "--context-combination", "am+fm"]) != 0

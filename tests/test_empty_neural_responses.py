@@ -63,7 +63,7 @@ def test_deep_fm_gives_empty_responses_the_lowest_value_of_each_formula(lm):
 
 def test_bertscore_scores_empty_responses_zero(encoder):
     for idf in (False, True):
-        result = fastamfm.bertscore(HYPS, REFS, model=encoder, idf=idf)
+        result = fastamfm.bertscore(HYPS, REFS, encoder=encoder, idf=idf)
         for column in ("precision", "recall", "f1"):
             assert (_empty(result[column]) == 0.0).all() and (result[column][len(EMPTY):] > 0).all()
 
@@ -150,11 +150,11 @@ def test_no_empty_reply_is_above_a_real_weak_reply_with_the_packaged_models(pack
         check(deep_fm(hyps, refs, lm=packaged.lm, formula=formula).sentences, f"deep_fm {formula}")
     for formula in REFERENCE_FREE_FORMULAS:
         check(deep_fm(hyps, contexts=contexts, lm=packaged.lm, formula=formula).sentences, f"deep_fm {formula}")
-    scores = fastamfm.bertscore(hyps, refs, model=packaged.encoder)
+    scores = fastamfm.bertscore(hyps, refs, encoder=packaged.encoder)
     for column in ("precision", "recall", "f1"):
         check(scores[column], f"bertscore {column}")
     from fastamfm.deep.followup import FollowupScorer
     from fastamfm.deep.lm_judge import LMJudge
 
-    check(FollowupScorer(packaged.lm).score(hyps, contexts).sentences, "followup")
-    check(LMJudge(packaged.lm, aspects=["relevance"]).score(hyps, contexts)["lm_judge"], "lm_judge")
+    check(FollowupScorer(packaged.lm).score(hyps, contexts=contexts).sentences, "followup")
+    check(LMJudge(packaged.lm, aspects=["relevance"]).score(hyps, contexts=contexts)["lm_judge"], "lm_judge")

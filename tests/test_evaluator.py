@@ -133,7 +133,7 @@ def test_zscore_scales_are_measured_on_real_replies_and_combine_as_documented(tr
                                                     top_up=MIN_HELD_OUT_REPLIES)
     record = json.loads((trained["out"] / "provenance.json").read_text())["calibration"]
     assert {k: record[k] for k in source} == source
-    scales = standardizers(standardisable(ev.components(replies, contexts)))
+    scales = standardizers(standardisable(ev.components(replies, contexts=contexts)))
     for name, stored in ev.combination.scales.items():
         assert (scales[name].center, scales[name].scale) == pytest.approx((stored.center, stored.scale), rel=1e-5)
     columns = ev.components(HYPS, contexts=CONTEXTS)
@@ -144,7 +144,7 @@ def test_zscore_scales_are_measured_on_real_replies_and_combine_as_documented(tr
     z.append((columns["coherence"] - scales["coherence"].center) / scales["coherence"].scale)
     np.testing.assert_allclose(columns["evaluator"], 1 / (1 + np.exp(-np.mean(z, axis=0))), rtol=1e-9)
     # Real replies sit around the middle of the scale they were measured on.
-    assert 0.3 < float(np.mean(ev.components(replies, contexts)["evaluator"])) < 0.7
+    assert 0.3 < float(np.mean(ev.components(replies, contexts=contexts)["evaluator"])) < 0.7
 
 
 def test_combinations_check_their_settings():
@@ -247,6 +247,20 @@ def test_reward_is_float32_and_thread_safe(trained):
 
 
 # --- the registry, files, the CLI, Dask ---------------------------------------------------
+
+def test_signatures_say_whether_references_were_used(trained):
+    ev = trained["evaluator"]
+    refs = [[h] for h in HYPS]
+    assert "refs=0" in ev.score(HYPS, contexts=CONTEXTS).signature
+    assert "refs=1" in ev.score(HYPS, contexts=CONTEXTS, refs=refs).signature
+    # The registry metric's batches may or may not carry references: its signature never
+    # claims they were left out (it said refs=False while references changed the score).
+    res = fastamfm.evaluate(HYPS, refs, contexts=CONTEXTS, metrics=["evaluator"],
+                            evaluator={"model": str(trained["out"]), "device": "cpu"})
+    assert "refs=auto" in res.signature and "refs=0" not in res.signature
+    np.testing.assert_allclose(res.sentences["evaluator"], ev.score(HYPS, contexts=CONTEXTS, refs=refs)
+                               .sentences["evaluator"], rtol=1e-6)
+
 
 def test_registry_evaluate_and_score_files(trained, tmp_path):
     out = str(trained["out"])

@@ -112,13 +112,13 @@ def test_the_prefix_is_the_chat_template_with_the_reply_as_the_assistant_turn(ti
 def test_the_score_is_positive_minus_negative(tiny):
     lm, _ = tiny
     both = FollowupScorer(lm, positive=POSITIVE, negative=NEGATIVE)
-    result = both.score(HYPS, CONTEXTS)
+    result = both.score(HYPS, contexts=CONTEXTS)
     log_probs = result.extra["log_probs"]
     np.testing.assert_allclose(result.sentences, log_probs[:, :2].mean(1) - log_probs[:, 2:].mean(1), atol=1e-12)
     assert result.sentences[1] == result.sentences[3]          # the same reply to the same context
-    only_negative = FollowupScorer(lm, positive=[], negative=NEGATIVE).score(HYPS, CONTEXTS).sentences
+    only_negative = FollowupScorer(lm, positive=[], negative=NEGATIVE).score(HYPS, contexts=CONTEXTS).sentences
     np.testing.assert_allclose(only_negative, -log_probs[:, 2:].mean(1), atol=1e-12)
-    only_positive = FollowupScorer(lm, positive=POSITIVE, negative=[]).score(HYPS, CONTEXTS).sentences
+    only_positive = FollowupScorer(lm, positive=POSITIVE, negative=[]).score(HYPS, contexts=CONTEXTS).sentences
     np.testing.assert_allclose(only_positive, log_probs[:, :2].mean(1), atol=1e-12)
     assert "set=custom:+2-3:" in result.signature and lm.fingerprint in result.signature
     np.testing.assert_allclose(combine(np.array([[-1.0, -3.0, -2.0]]), 1), [1.5])
@@ -128,10 +128,10 @@ def test_empty_replies_score_the_lowest_value(tiny):
     lm, _ = tiny
     scorer = FollowupScorer(lm, positive=POSITIVE, negative=NEGATIVE)
     hyps = ["", "  ", "\u3000", "ok"]
-    result = scorer.score(hyps, [["hi"]] * 4)
+    result = scorer.score(hyps, contexts=[["hi"]] * 4)
     assert (result.sentences[:3] == LOWEST).all() and result.sentences[3] > LOWEST
     assert np.isnan(result.extra["log_probs"][:3]).all()
-    reward = scorer.reward(hyps, [["hi"]] * 4)
+    reward = scorer.reward(hyps, contexts=[["hi"]] * 4)
     assert reward.dtype.is_floating_point and str(reward.dtype) == "torch.float32"
     assert (reward.numpy()[:3] == np.float32(LOWEST)).all() and str(reward.device) == lm.device
 
@@ -149,7 +149,7 @@ def test_bad_input(tiny):
     with pytest.raises(ValueError, match="method must be one of"):
         FollowupScorer(lm, method="fast")
     with pytest.raises(ValueError, match="1 hypotheses but 2 contexts"):
-        FollowupScorer(lm).score(["ok"], [["a"], ["b"]])
+        FollowupScorer(lm).score(["ok"], contexts=[["a"], ["b"]])
     with pytest.raises(ValueError, match="follow-up set is empty"):
         fastamfm.evaluate(["ok"], contexts=[["hi"]], metrics=["followup"], lm=lm, positive=[], negative=[])
 
@@ -167,7 +167,7 @@ def test_a_model_without_a_chat_template_uses_plain_text(tmp_path):
     assert "|plain," in scorer.signature()
     (request,) = lm._format.followup_requests(["fine"], [["hello", "how are you ?"]], ["Cool."])
     assert lm._engine.tokenizer.hf.decode(list(request.prefix)) == "<|endoftext|>hello\nhow are you ?\nfine\n"
-    assert np.isfinite(scorer.score(["fine"], [["hello", "how are you ?"]]).sentences).all()
+    assert np.isfinite(scorer.score(["fine"], contexts=[["hello", "how are you ?"]]).sentences).all()
 
 
 def test_a_context_of_5000_turns_is_trimmed_in_linear_time(tiny):
@@ -177,7 +177,7 @@ def test_a_context_of_5000_turns_is_trimmed_in_linear_time(tiny):
     turns = [" ".join(rng.choice(words) for _ in range(10)) for _ in range(5000)]
     scorer = FollowupScorer(lm, positive=POSITIVE, negative=NEGATIVE)
     start = time.perf_counter()
-    result = scorer.score(["fine , thanks", "me too"], [turns, turns])
+    result = scorer.score(["fine , thanks", "me too"], contexts=[turns, turns])
     seconds = time.perf_counter() - start
     assert seconds < 30, seconds          # issue 29: re-rendering per dropped turn took minutes
     requests = lm._format.followup_requests(["fine , thanks"], [turns], POSITIVE + NEGATIVE)
@@ -192,7 +192,7 @@ def test_the_registry_metric_and_its_columns(tiny):
     lm, _ = tiny
     table = fastamfm.evaluate(HYPS, contexts=CONTEXTS, metrics=["followup"], lm=lm, positive=POSITIVE,
                               negative=NEGATIVE, per_followup=True)
-    direct = FollowupScorer(lm, positive=POSITIVE, negative=NEGATIVE).score(HYPS, CONTEXTS)
+    direct = FollowupScorer(lm, positive=POSITIVE, negative=NEGATIVE).score(HYPS, contexts=CONTEXTS)
     np.testing.assert_allclose(table["followup"], direct.sentences, atol=1e-12)
     np.testing.assert_allclose(table["followup_negative_3"], direct.extra["log_probs"][:, 4], atol=1e-12)
     assert set(table.sentences) == {"followup", "followup_positive_1", "followup_positive_2", "followup_negative_1",
@@ -214,7 +214,7 @@ def test_trl_reward_function_scores_followup(tiny):
                for c in CONTEXTS]
     completions = [[{"role": "assistant", "content": h}] for h in HYPS]
     values = reward(prompts=prompts, completions=completions)
-    expected = FollowupScorer(lm, positive=POSITIVE, negative=NEGATIVE).reward(HYPS, CONTEXTS).numpy()
+    expected = FollowupScorer(lm, positive=POSITIVE, negative=NEGATIVE).reward(HYPS, contexts=CONTEXTS).numpy()
     np.testing.assert_allclose(values, expected, atol=1e-5)
 
 
@@ -272,3 +272,31 @@ def test_smollm2_followup_equals_a_plain_loop_on_dstc10_dialogues(smollm2, dev_t
     for method in ("tree", "cache"):
         np.testing.assert_allclose(lm.followup_log_probs(hyps, contexts, followups, method=method), oracle,
                                    atol=1e-5, rtol=0, err_msg=method)
+
+
+def test_followup_lm_judge_and_deep_fm_read_one_lm_per_process(tmp_path, monkeypatch):
+    """Given by path, the LM of followup, lm_judge and deep_fm loads once per process and
+    setting (it loaded once per metric: two copies in memory for followup + lm_judge)."""
+    from fastamfm.neural import neural_lm
+
+    directory = str(make_model(tmp_path, "llama", max_positions=1024))
+    loads = []
+    real_load = NeuralLM.load.__func__
+
+    def counted_load(cls, model=neural_lm.DEFAULT_MODEL, **options):
+        loads.append(model)
+        return real_load(cls, model, **options)
+
+    monkeypatch.setattr(NeuralLM, "load", classmethod(counted_load))
+    table = fastamfm.evaluate(HYPS, contexts=CONTEXTS, metrics=["followup", "lm_judge", "deep_fm"], lm=directory,
+                              device="cpu")
+    assert loads == [directory]
+    fastamfm.evaluate(HYPS, contexts=CONTEXTS, metrics=["followup"], lm=directory, device="cpu")
+    assert loads == [directory]                       # a later call reuses it too
+    shared = neural_lm.load_lm(directory, device="cpu")
+    alone = FollowupScorer(shared).score(HYPS, contexts=CONTEXTS).sentences
+    np.testing.assert_allclose(table["followup"], alone, atol=1e-12)
+    with pytest.raises(ValueError, match="not to a NeuralLM"):
+        neural_lm.load_lm(shared, device="cpu")
+    with pytest.raises(TypeError, match="lm must be a NeuralLM"):
+        neural_lm.load_lm(3)

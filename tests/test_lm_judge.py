@@ -48,7 +48,7 @@ def _requests(judge, hyps, contexts, refs=None):
 def test_rating_log_probs_equal_a_plain_loop(tiny, method):
     lm, model = tiny
     judge = LMJudge(lm, aspects=ASPECT_SET, method=method)
-    found = judge.log_probs(HYPS, CONTEXTS)
+    found = judge.log_probs(HYPS, contexts=CONTEXTS)
     requests, answers = _requests(judge, HYPS, CONTEXTS)
     assert found.shape == (len(HYPS), 2, 5)
     np.testing.assert_allclose(found, answer_log_probs(model, requests, answers), atol=1e-5, rtol=0)
@@ -57,7 +57,7 @@ def test_rating_log_probs_equal_a_plain_loop(tiny, method):
 def test_the_rating_is_the_probability_weighted_mean(tiny):
     lm, _ = tiny
     judge = LMJudge(lm, aspects=ASPECT_SET)
-    result = judge.score(HYPS, CONTEXTS)
+    result = judge.score(HYPS, contexts=CONTEXTS)
     log_probs = result.extra["log_probs"]
     for i in range(len(HYPS)):
         for k, aspect in enumerate(ASPECT_SET):
@@ -65,7 +65,7 @@ def test_the_rating_is_the_probability_weighted_mean(tiny):
     np.testing.assert_allclose(result["lm_judge"], (result["lm_judge_relevance"] + result["lm_judge_specificity"]) / 2)
     assert ((result["lm_judge"] >= 1) & (result["lm_judge"] <= 5)).all()
     np.testing.assert_allclose(expected_ratings(np.log([[0.1, 0.1, 0.1, 0.1, 0.6]])), [4.0])
-    only = LMJudge(lm, aspects=ASPECT_SET, combined=["specificity"]).score(HYPS, CONTEXTS)
+    only = LMJudge(lm, aspects=ASPECT_SET, combined=["specificity"]).score(HYPS, contexts=CONTEXTS)
     np.testing.assert_allclose(only["lm_judge"], only["lm_judge_specificity"])
     assert "aspects=relevance+specificity" in result.signature and "refs=0" in result.signature
 
@@ -90,23 +90,23 @@ def test_references_are_shown_when_asked(tiny):
     lm, model = tiny
     refs = [["i love the outdoors", "hiking !"], ["hello"], ["cats are nice"], ["hello"]]
     judge = LMJudge(lm, aspects=ASPECT_SET)
-    with_refs = judge.score(HYPS, CONTEXTS, refs)
+    with_refs = judge.score(HYPS, refs=refs, contexts=CONTEXTS)
     assert "refs=1" in with_refs.signature
     requests, answers = _requests(judge, HYPS, CONTEXTS, refs)
     assert "Example of a good reply: hiking !" in lm._engine.tokenizer.hf.decode(list(requests[0].prefix))
     np.testing.assert_allclose(with_refs.extra["log_probs"], answer_log_probs(model, requests, answers), atol=1e-5)
-    without = LMJudge(lm, aspects=ASPECT_SET, references=False).score(HYPS, CONTEXTS, refs)
-    np.testing.assert_allclose(without["lm_judge"], judge.score(HYPS, CONTEXTS)["lm_judge"], atol=1e-12)
+    without = LMJudge(lm, aspects=ASPECT_SET, references=False).score(HYPS, refs=refs, contexts=CONTEXTS)
+    np.testing.assert_allclose(without["lm_judge"], judge.score(HYPS, contexts=CONTEXTS)["lm_judge"], atol=1e-12)
 
 
 def test_empty_replies_score_the_scale_minimum(tiny):
     lm, _ = tiny
     judge = LMJudge(lm, aspects=ASPECT_SET)
     hyps = ["", " ", "\t\n", "ok"]
-    result = judge.score(hyps, [["hi"]] * 4)
+    result = judge.score(hyps, contexts=[["hi"]] * 4)
     for column in result.sentences:
         assert (result[column][:3] == LOWEST).all() and result[column][3] > LOWEST
-    reward = judge.reward(hyps, [["hi"]] * 4)
+    reward = judge.reward(hyps, contexts=[["hi"]] * 4)
     assert str(reward.dtype) == "torch.float32" and (reward.numpy()[:3] == np.float32(LOWEST)).all()
 
 
@@ -136,7 +136,7 @@ def test_custom_aspects_and_a_model_without_a_chat_template(tmp_path):
     (directory / "chat_template.jinja").unlink(missing_ok=True)
     lm = NeuralLM.load(directory, device="cpu")
     judge = LMJudge(lm, aspects={"politeness": "Politeness: is the reply polite?"})
-    result = judge.score(HYPS, CONTEXTS)
+    result = judge.score(HYPS, contexts=CONTEXTS)
     assert "|plain," in result.signature and "prompt=fastamfm-1+" in result.signature
     (request,), _ = _requests(judge, ["fine"], [["hello"]])
     text = lm._engine.tokenizer.hf.decode(list(request.prefix) + list(request.continuations[0]))
@@ -151,7 +151,7 @@ def test_a_context_of_5000_turns_is_trimmed_in_linear_time(tiny):
     turns = [" ".join(rng.choice(words) for _ in range(10)) for _ in range(5000)]
     judge = LMJudge(lm, aspects=ASPECT_SET)
     start = time.perf_counter()
-    result = judge.score(["fine , thanks"], [turns])
+    result = judge.score(["fine , thanks"], contexts=[turns])
     assert time.perf_counter() - start < 30
     (request,), _ = _requests(judge, ["fine , thanks"], [turns])
     assert len(request.prefix) <= lm.settings.max_context_tokens
@@ -162,7 +162,7 @@ def test_a_context_of_5000_turns_is_trimmed_in_linear_time(tiny):
 def test_the_registry_metric_and_trl(tiny):
     lm, _ = tiny
     table = fastamfm.evaluate(HYPS, contexts=CONTEXTS, metrics=["lm_judge"], lm=lm, aspects=ASPECT_SET)
-    direct = LMJudge(lm, aspects=ASPECT_SET).score(HYPS, CONTEXTS)
+    direct = LMJudge(lm, aspects=ASPECT_SET).score(HYPS, contexts=CONTEXTS)
     assert set(table.sentences) == {"lm_judge", "lm_judge_relevance", "lm_judge_specificity"}
     for column in table.sentences:
         np.testing.assert_allclose(table[column], direct[column], atol=1e-12)
@@ -174,7 +174,7 @@ def test_the_registry_metric_and_trl(tiny):
 
     reward = reward_function("lm_judge", lm=lm, aspects=ASPECT_SET, references=None)
     values = reward(prompts=["\n".join(c) for c in CONTEXTS], completions=HYPS)
-    np.testing.assert_allclose(values, LMJudge(lm, aspects=ASPECT_SET).reward(HYPS, CONTEXTS).numpy(), atol=1e-5)
+    np.testing.assert_allclose(values, LMJudge(lm, aspects=ASPECT_SET).reward(HYPS, contexts=CONTEXTS).numpy(), atol=1e-5)
     by_column = reward_function("lm_judge_specificity", lm=lm, aspects=ASPECT_SET, references=None)
     np.testing.assert_allclose(by_column(prompts=["\n".join(c) for c in CONTEXTS], completions=HYPS),
                                direct["lm_judge_specificity"], atol=1e-5)
@@ -213,7 +213,7 @@ def test_smollm2_lm_judge_equals_a_plain_loop_on_dstc10_dialogues(smollm2, dstc1
     # 1.8e-5 on an AMD EPYC, within 1e-5 where this test was written).
     for method in ("tree", "cache"):
         np.testing.assert_allclose(LMJudge(lm, aspects=["relevance", "engagingness", "specificity"],
-                                           method=method).log_probs(hyps, contexts, refs), oracle,
+                                           method=method).log_probs(hyps, refs=refs, contexts=contexts), oracle,
                                    atol=5e-5, rtol=0, err_msg=method)
 
 

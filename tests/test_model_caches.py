@@ -207,7 +207,7 @@ def test_non_finite_encoder_vectors_are_an_error(tiny_bert, cache, tmp_path):
     with pytest.raises(fastamfm.FormatError, match="nan-bert: the model gives non-finite sentence vectors"):
         encoder.encode(SENTENCES)
     with pytest.raises(fastamfm.FormatError, match="non-finite token vectors"):
-        fastamfm.bertscore(SENTENCES, [[s] for s in SENTENCES], model=encoder)
+        fastamfm.bertscore(SENTENCES, [[s] for s in SENTENCES], encoder=encoder)
 
 
 # --- ONNX export ----------------------------------------------------------------------------

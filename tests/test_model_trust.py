@@ -65,7 +65,7 @@ def test_an_encoder_asking_for_remote_code_is_refused(evil_bert, tmp_path):
     with pytest.raises(fastamfm.FormatError, match="asks to run Python code"):
         fastamfm.deep_am(["a"], [["a"]], encoder=str(evil_bert), device="cpu")
     with pytest.raises(fastamfm.FormatError, match="asks to run Python code"):
-        fastamfm.bertscore(["a"], [["a"]], model=str(evil_bert), device="cpu")
+        fastamfm.bertscore(["a"], [["a"]], encoder=str(evil_bert), device="cpu")
     assert not (tmp_path / "PWNED").exists()
 
 

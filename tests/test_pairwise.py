@@ -65,7 +65,7 @@ def test_deep_am_and_bertscore(tiny_bert):
     # Not to the bit: the encoder's vectors of a text depend slightly on the batch it is encoded in.
     np.testing.assert_allclose(matrix, expected, atol=2e-6)
     matrix = fastamfm.pairwise(TEXTS[:3], TEXTS[3:5], metric="bertscore", encoder=encoder)
-    expected = _loop(lambda c, r: fastamfm.bertscore([c], [[r]], model=encoder).f1[0], TEXTS[:3], TEXTS[3:5])
+    expected = _loop(lambda c, r: fastamfm.bertscore([c], [[r]], encoder=encoder).f1[0], TEXTS[:3], TEXTS[3:5])
     np.testing.assert_allclose(matrix, expected, atol=2e-6)
 
 

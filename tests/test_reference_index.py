@@ -121,7 +121,7 @@ def test_ivf_is_reproducible_with_a_seed():
 
 
 def test_texts_with_an_lsi_style_model():
-    """Texts go through model.transform; a scikit-learn LSI pipeline is such a model."""
+    """Texts go through the encoder's transform; a scikit-learn LSI pipeline is such an encoder."""
     from sklearn.decomposition import TruncatedSVD
     from sklearn.feature_extraction.text import CountVectorizer
     from sklearn.pipeline import make_pipeline
@@ -165,7 +165,7 @@ def test_bad_options(kwargs, error, message):
         (np.ones((3, 0)), ValueError, "pool has no columns"),
         (np.array([[1.0, np.nan], [1.0, 2.0]]), ValueError, r"pool\[0\] holds NaN or infinity"),
         (np.array([[1.0, 1.0], [np.inf, 2.0]]), ValueError, r"pool\[1\] holds NaN or infinity"),
-        (["some text"], TypeError, r"pool holds texts, which need model="),
+        (["some text"], TypeError, r"pool holds texts, which need encoder="),
         (np.array([["a", "b"]]), TypeError, "pool must hold real numbers"),
     ],
 )
@@ -191,7 +191,7 @@ def test_model_returning_the_wrong_shape():
         def transform(self, texts):
             return np.ones((len(texts) + 1, 3))
 
-    with pytest.raises(ValueError, match=r"model.transform returned shape \(3, 3\) for 2 pool; expected one vector"):
+    with pytest.raises(ValueError, match=r"encoder.transform returned shape \(3, 3\) for 2 pool; expected one vector"):
         fastamfm.ReferenceIndex(["a b", "c"], Broken())
 
 

@@ -107,18 +107,18 @@ def test_streams_with_none_as_sacrebleu():
 
 
 def test_unequal_stream_lengths_are_an_error_naming_the_stream():
-    with pytest.raises(ValueError, match=r"reference stream 1 has 1 entries but stream 0 has 2"):
+    with pytest.raises(ValueError, match=r"reference stream 1 has 1 segments but stream 0 has 2"):
         References.from_streams([["a", "b"], ["c"]])
-    with pytest.raises(ValueError, match=r"^sacrebleu: reference stream 2 has 3 entries but stream 0 has 2"):
+    with pytest.raises(ValueError, match=r"^sacrebleu: reference stream 2 has 3 segments but stream 0 has 2"):
         fastamfm.sacrebleu(["a", "b"], [["a", "b"], ["c", "d"], ["e", "f", "g"]], layout="streams")
 
 
 def test_stream_errors():
-    with pytest.raises(ValueError, match=r"hypothesis 1 has no reference \(it is None in every stream\)"):
+    with pytest.raises(ValueError, match=r"segment 1 has no reference \(None in every stream\)"):
         References.from_streams([["a", None], ["b", None]])
-    with pytest.raises(TypeError, match=r"streams\[1\]\[0\] is int, expected str or None"):
+    with pytest.raises(TypeError, match=r"reference stream 1, segment 0 is int, not a string or None"):
         References.from_streams([["a"], [3]])
-    with pytest.raises(TypeError, match="stream 0 is a single string"):
+    with pytest.raises(TypeError, match="reference stream 0 must be a sequence of strings"):
         References.from_streams(["abc"])
     with pytest.raises(ValueError, match="no reference stream"):
         References.from_streams([])

@@ -116,6 +116,36 @@ def test_interrupted_run_leaves_no_output_and_resumes(scorer, files, tmp_path, m
     assert not parts.exists()
 
 
+def test_a_resumed_run_reads_cider_first_pass_back(files, tmp_path, monkeypatch):
+    """CIDEr's document frequencies (a pass over every reference before any scoring) are kept
+    with the parts: the rerun after an interruption does not read the references twice."""
+    _, _, hyp, ref_paths, _ = files
+    expected = tmp_path / "expected.jsonl"
+    score_files(expected, hyp=hyp, refs=ref_paths, metrics=["cider", "bleu"], chunk_size=40)
+    out = tmp_path / "out.jsonl"
+    _failing_after(monkeypatch, 3, [])
+    with pytest.raises(KeyboardInterrupt):
+        score_files(out, hyp=hyp, refs=ref_paths, metrics=["cider", "bleu"], chunk_size=40)
+    saved = tmp_path / "out.jsonl.parts" / "reference-statistics.json"
+    assert set(json.loads(saved.read_text())) == {"cider"}
+    monkeypatch.undo()
+    passes: list = []
+    real = Pipeline.reference_statistics
+    monkeypatch.setattr(Pipeline, "reference_statistics", lambda self, refs: passes.append(1) or real(self, refs))
+    summary = score_files(out, hyp=hyp, refs=ref_paths, metrics=["cider", "bleu"], chunk_size=40)
+    assert passes == []
+    assert out.read_text() == expected.read_text()
+    assert summary["corpus"] == json.loads((tmp_path / "expected.jsonl.summary.json").read_text())["corpus"]
+    # A damaged first-pass file is read again from the references, not trusted.
+    _failing_after(monkeypatch, 3, [])
+    with pytest.raises(KeyboardInterrupt):
+        score_files(out, hyp=hyp, refs=ref_paths, metrics=["cider", "bleu"], chunk_size=40)
+    saved.write_text('{"cider": {"max_order": 2')
+    monkeypatch.undo()
+    score_files(out, hyp=hyp, refs=ref_paths, metrics=["cider", "bleu"], chunk_size=40)
+    assert out.read_text() == expected.read_text()
+
+
 def test_an_input_edited_to_the_same_size_and_mtime_makes_the_parts_stale(scorer, files, tmp_path, monkeypatch):
     import os
 

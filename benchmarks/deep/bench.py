@@ -110,7 +110,7 @@ def test_fastamfm_bertscore_systems(benchmark, minilm_dir, bert_problem):
     def run():
         enc = load_bertscore_encoder(str(minilm_dir), "cpu", -1)
         shared = fastamfm.References(refs)
-        return {s: fastamfm.bertscore(h, shared, model=enc, layer=6).f1 for s, h in systems.items()}
+        return {s: fastamfm.bertscore(h, shared, encoder=enc, layer=6).f1 for s, h in systems.items()}
 
     f1 = benchmark.pedantic(run, rounds=1, iterations=1)
     _, _, want = bert_score.score(systems["S_1"], refs, model_type=str(minilm_dir), num_layers=6)

@@ -183,7 +183,7 @@ def compare_bertscore(systems, refs, n_systems, n_responses):
 
         enc = load_bertscore_encoder(MODEL, "cpu", -1)
         shared = fastamfm.References(refs)
-        return {s: fastamfm.bertscore(hyps[s], shared, model=enc, layer=6) for s in names}
+        return {s: fastamfm.bertscore(hyps[s], shared, encoder=enc, layer=6) for s in names}
 
     theirs, peer_wall, peer_cpu = timed(peer)
     mine, wall, cpu = timed(ours)

@@ -362,7 +362,7 @@ def section_neural(size: str, work: Path) -> dict:
     first = next(iter(systems))
     hyps, brefs = systems[first][:n], refs[:n]
     layers = _layers(encoder_dir)
-    ours_s, mine = w.median_time(lambda: fastamfm.bertscore(hyps, brefs, model=str(encoder_dir), layer=layers,
+    ours_s, mine = w.median_time(lambda: fastamfm.bertscore(hyps, brefs, encoder=str(encoder_dir), layer=layers,
                                                             device=device).f1, s["repeats"])
     row = {"fastamfm_seconds": ours_s, "responses": n, "layer": layers}
     if w.missing("bert_score"):

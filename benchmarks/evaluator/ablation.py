@@ -87,7 +87,7 @@ def main() -> None:
         shipped, _ = zscore_combination(evaluator, corpus, reference_weight=DEFAULTS["reference_weight"])
         cells = {}
         for n in FOUR:
-            found = evaluator.components(sets[n].hyps, sets[n].contexts)
+            found = evaluator.components(sets[n].hyps, contexts=sets[n].contexts)
             found["product"], found["evaluator"] = found["evaluator"], shipped(found)
             for column in ("evaluator", "product", "relevance", "validity", "coherence"):
                 cells.setdefault(column, {})[n] = correlations(found[column], sets[n].ratings)[0]

@@ -46,7 +46,7 @@ def evaluator_columns(evaluator, sets: dict, *, refs: bool) -> dict:
     for name, s in sets.items():
         if refs and s.refs is None:
             continue
-        out[name] = evaluator.components(s.hyps, s.contexts, s.refs if refs else None)
+        out[name] = evaluator.components(s.hyps, refs=s.refs if refs else None, contexts=s.contexts)
     return out
 
 

@@ -51,7 +51,8 @@ def unshared(deep_amfm, dev_responses):
     hyps, contexts = dev_responses
     followup = FollowupScorer(deep_amfm.lm, positive=CANDIDATE_POSITIVE[:3], negative=CANDIDATE_NEGATIVE[:3],
                               method="separate")
-    return followup.log_probs(hyps, contexts), LMJudge(deep_amfm.lm, method="separate").log_probs(hyps, contexts)
+    judge = LMJudge(deep_amfm.lm, method="separate")
+    return followup.log_probs(hyps, contexts), judge.log_probs(hyps, contexts=contexts)
 
 
 @pytest.mark.benchmark(group="judge-followup")

@@ -61,8 +61,8 @@ def judge_log_probs(judge, rated, refs: bool = False) -> np.ndarray:
 
     key = f"judge|{judge.lm.fingerprint}|{judge.aspects}|{lm_judge.PROMPT_HEAD}|{lm_judge.CUE}|{refs}"
     return cached("judge-refs" if refs else "judge", key, rated.name, len(rated),
-                  lambda a, b: judge.log_probs(rated.hyps[a:b], rated.contexts[a:b],
-                                               rated.refs[a:b] if refs else None))
+                  lambda a, b: judge.log_probs(rated.hyps[a:b], refs=rated.refs[a:b] if refs else None,
+                                               contexts=rated.contexts[a:b]))
 
 
 def deep_components(scorer, rated, names=("am_context", "fm_context")) -> dict:

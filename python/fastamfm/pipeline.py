@@ -116,6 +116,13 @@ class Pipeline:
         """The first-pass statistics of one chunk's references, per metric that needs them."""
         return {m.name: m.reference_statistics(refs) for m in self.metrics if m.reference_pass}
 
+    def reference_statistics_from_json(self, data: Mapping) -> dict:
+        """The first-pass statistics ``statistics_to_json`` wrote, per metric that needs them."""
+        by_name = {m.name: m for m in self.metrics if m.reference_pass}
+        if set(data) != set(by_name):
+            raise ValueError(f"reference statistics of {sorted(data)}, expected {sorted(by_name)}")
+        return {name: by_name[name].reference_statistics_from_json(value) for name, value in data.items()}
+
     def with_reference_statistics(self, statistics: Mapping) -> "Pipeline":
         """This pipeline with its reference-pass metrics configured from the whole corpus."""
         metrics = [m.with_reference_statistics(statistics[m.name]) if m.reference_pass else m for m in self.metrics]

@@ -20,6 +20,49 @@ from .tokenize import make_tokenizer, prepare_texts
 LAYOUTS = (None, "responses", "streams")
 
 
+def transpose_streams(streams, what: str) -> list:
+    """sacrebleu's reference streams (``streams[j][i]``: the j-th reference of hypothesis i,
+    ``None`` where hypothesis i has fewer) as the references of each hypothesis.
+
+    >>> transpose_streams([["a", "b"], ["c", None]], "BLEU")
+    [['a', 'c'], ['b']]
+    """
+    if isinstance(streams, (str, bytes)) or not hasattr(streams, "__iter__"):
+        raise TypeError(f"{what}: the references must be a sequence of reference streams "
+                        f"(refs[j][i]: the j-th reference of hypothesis i), got {type(streams).__name__}")
+    streams = list(streams)
+    if not streams:
+        raise ValueError(f"{what}: no reference stream given")
+    for j, stream in enumerate(streams):
+        if isinstance(stream, (str, bytes)) or not hasattr(stream, "__iter__"):
+            raise TypeError(f"{what}: reference stream {j} must be a sequence of strings (one reference or None "
+                            f"per hypothesis), got {type(stream).__name__}")
+        if not isinstance(stream, Sequence):
+            streams[j] = list(stream)
+    n = len(streams[0])
+    for j, stream in enumerate(streams):
+        if len(stream) != n:
+            # sacrebleu zips the streams, silently dropping the segments past the shortest.
+            raise ValueError(f"{what}: reference stream {j} has {len(stream)} segments but stream 0 has {n}; "
+                             f"every stream holds one reference (or None) per hypothesis")
+    if n == 0:
+        raise ValueError(f"{what}: the reference streams are empty")
+    per_response = []
+    for i, column in enumerate(zip(*streams)):
+        refs = []
+        for j, ref in enumerate(column):
+            if ref is None:
+                continue
+            if not isinstance(ref, str):
+                raise TypeError(f"{what}: reference stream {j}, segment {i} is {type(ref).__name__}, "
+                                f"not a string or None")
+            refs.append(ref)
+        if not refs:
+            raise ValueError(f"{what}: segment {i} has no reference (None in every stream)")
+        per_response.append(refs)
+    return per_response
+
+
 class References(DerivedState):
     """References of n segments: ``refs[i]`` is the list of references of hypothesis
     ``i`` (any count >= 1).
@@ -87,38 +130,7 @@ class References(DerivedState):
         each, ``streams[j][i]`` the j-th reference of hypothesis i. ``None`` marks a missing
         reference (sacrebleu's padding for a varying count); ``""`` is an empty reference,
         as in sacrebleu 2.6. ``options`` as for ``References``."""
-        if isinstance(streams, (str, bytes)) or not hasattr(streams, "__iter__"):
-            raise TypeError(f"{what}: streams must be a list of reference streams, got {type(streams).__name__}")
-        streams = list(streams)
-        if not streams:
-            raise ValueError(f"{what}: no reference stream")
-        for j, stream in enumerate(streams):
-            if isinstance(stream, (str, bytes)):
-                raise TypeError(f"{what}: stream {j} is a single string; each stream is a list with one "
-                                f"reference (or None) per hypothesis")
-            if not isinstance(stream, Sequence):
-                streams[j] = list(stream)
-        n = len(streams[0])
-        for j, stream in enumerate(streams):
-            if len(stream) != n:
-                # sacrebleu zips the streams, silently dropping the segments past the shortest.
-                raise ValueError(f"{what}: reference stream {j} has {len(stream)} entries but stream 0 has {n}; "
-                                 f"every stream holds one reference (or None) per hypothesis")
-        if n == 0:
-            raise ValueError(f"{what}: the reference streams are empty")
-        per_response = []
-        for i in range(n):
-            refs = []
-            for j, stream in enumerate(streams):
-                ref = stream[i]
-                if ref is None:
-                    continue
-                if not isinstance(ref, str):
-                    raise TypeError(f"{what}: streams[{j}][{i}] is {type(ref).__name__}, expected str or None")
-                refs.append(ref)
-            if not refs:
-                raise ValueError(f"{what}: hypothesis {i} has no reference (it is None in every stream)")
-            per_response.append(refs)
+        per_response = transpose_streams(streams, what)
         try:
             return cls(per_response, workers=workers, **options)
         except (TypeError, ValueError) as exc:

@@ -85,6 +85,12 @@ class _Parts:
     def rows(self, index: int) -> Path:
         return self.dir / f"part-{index:08d}.rows"
 
+    @property
+    def reference_statistics(self) -> Path:
+        """The first pass over the references (CIDEr's document frequencies), kept so that a
+        resumed run does not read every reference again."""
+        return self.dir / "reference-statistics.json"
+
     def statistics(self, index: int) -> Path:
         return self.dir / f"part-{index:08d}.statistics.json"
 
@@ -216,6 +222,26 @@ def count_responses(hyp=None, jsonl=None) -> int:
     return int(_core.count_lines(path))
 
 
+def _reference_pass(pipeline: Pipeline, refs: list, jsonl, chunk_size: int, parts: _Parts | None) -> dict:
+    """The reference statistics of the whole input (the first pass), read back from the
+    parts of an interrupted run of the same inputs and settings when it got that far."""
+    if parts is not None and parts.reference_statistics.exists():
+        try:
+            data = json.loads(parts.reference_statistics.read_text(encoding="utf-8"))
+            statistics = pipeline.reference_statistics_from_json(data)
+            log.info("resuming: the first pass over the references read from %s", parts.reference_statistics)
+            return statistics
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.warning("%s is unreadable (%s): reading the references again", parts.reference_statistics, exc)
+    total: dict = {}
+    for shared in _iter_references(refs, jsonl, chunk_size):
+        chunk = pipeline.reference_statistics(shared)
+        total = chunk if not total else Pipeline.add(total, chunk)
+    if parts is not None:
+        write_text_atomic(parts.reference_statistics, json.dumps(pipeline.statistics_to_json(total)))
+    return total
+
+
 def score_files(out, *, hyp=None, refs=(), contexts=None, jsonl=None, metrics=DEFAULT_METRICS,
                 format: str | None = None, chunk_size: int = DEFAULT_CHUNK_SIZE, progress=None,
                 **options) -> dict:
@@ -255,17 +281,14 @@ def score_files(out, *, hyp=None, refs=(), contexts=None, jsonl=None, metrics=DE
         raise ValueError(f"score_files: {', '.join(m.name for m in pipeline.metrics if m.needs_references)} "
                          f"need reference files (refs=)")
     workers = pipeline.workers
-    if pipeline.needs_reference_pass:
-        first = {}
-        for shared in _iter_references(refs, jsonl, chunk_size):
-            chunk = pipeline.reference_statistics(shared)
-            first = chunk if not first else Pipeline.add(first, chunk)
-        pipeline = pipeline.with_reference_statistics(first)
-    # Everything that changes the output: parts of a run with other values are stale.
+    # Everything that changes the output: parts of a run with other values are stale. (The
+    # signatures before the reference pass: what it finds follows from the inputs and them.)
     manifest = {"inputs": [_input_fingerprint(p) for p in inputs], "metrics": pipeline.signatures(),
                 "format": format, "chunk_size": chunk_size, "version": __version__}
     parts = None if out is None else _Parts(out, manifest)
     done = set() if parts is None else parts.open()
+    if pipeline.needs_reference_pass:
+        pipeline = pipeline.with_reference_statistics(_reference_pass(pipeline, refs, jsonl, chunk_size, parts))
     writer = None if parts is None else _Writer(parts, pipeline, format, workers)
     total = pipeline.empty_statistics()
     responses = 0

@@ -39,6 +39,7 @@ from ..neural.encoder import (
     load_encoder,
     padded_rows,
 )
+from .._renamed_keywords import NOT_GIVEN, renamed_keyword
 from ..neural.tokenization import tokenizer_max_length
 from ..result import MetricResult, make_signature
 from ..runtime import import_torch, torch_threads
@@ -256,19 +257,20 @@ def signature(encoder: SentenceEncoder, layer: int, idf: bool, baseline, peer_ba
     return make_signature("bertscore", **settings)
 
 
-def bertscore(hyps, refs, *, model=DEFAULT_MODEL, layer: int | None = None, idf: bool = False, baseline=None,
+def bertscore(hyps, refs, *, encoder=DEFAULT_MODEL, layer: int | None = None, idf: bool = False, baseline=None,
               peer_batch: int | None = 64, batch_size: int = 64, device: str = "auto",
-              workers: int = -1) -> MetricResult:
+              workers: int = -1, model=NOT_GIVEN) -> MetricResult:
     """BERTScore precision/recall/F1 of each response against its references (ragged
     lists or a ``fastamfm.References``, which keeps the reference token vectors for later
-    systems). ``model``: a model directory, an installed model package or a
-    ``SentenceEncoder``; ``layer``: hidden layer (default the last; bert-score's
+    systems). ``encoder``: a model directory, an installed model package or a
+    ``SentenceEncoder`` (``model=`` before 0.2); ``layer``: hidden layer (default the last; bert-score's
     ``num_layers``); ``idf``: idf weighting from the references; ``baseline``: path of a
     bert-score baseline CSV to rescale with; ``peer_batch``: bert-score's pair batch size
     whose padding it reproduces (None: exact maxima, see the module docstring). Returns a ``MetricResult`` with columns
     ``precision``, ``recall``, ``f1`` (corpus: their means)."""
     from ..registry import metric_class
 
-    metric = metric_class("bertscore")(encoder=model, layer=layer, idf=idf, baseline=baseline, peer_batch=peer_batch,
+    encoder = renamed_keyword("bertscore", "model", "encoder", model, encoder, DEFAULT_MODEL)
+    metric = metric_class("bertscore")(encoder=encoder, layer=layer, idf=idf, baseline=baseline, peer_batch=peer_batch,
                        batch_size=batch_size, device=device, workers=workers)
     return metric.score(hyps, refs, what="bertscore")

@@ -154,12 +154,15 @@ class DeepAMFM:
         if fm_context_formula not in CONTEXT_FORMULAS:
             raise ValueError(f"DeepAMFM: fm_context_formula must be one of {CONTEXT_FORMULAS}, "
                              f"got {fm_context_formula!r}")
+        # The packaged models, once per process (shared with deep_am, bertscore, followup, lm_judge).
         if encoder is None:
-            from ..neural.encoder import SentenceEncoder
+            from ..neural.encoder import load_encoder
 
-            encoder = SentenceEncoder.load(ENCODER_PACKAGE, device=device, workers=workers)
+            encoder = load_encoder(ENCODER_PACKAGE, device=device, workers=workers)
         if lm is None:
-            lm = NeuralLM.load(device=device)
+            from ..neural.neural_lm import load_lm
+
+            lm = load_lm(device=device)
         if not isinstance(lm, (NeuralLM, NgramLM)):
             raise TypeError(f"DeepAMFM: lm must be a fastamfm.NeuralLM or an n-gram fastamfm.NgramLM, "
                             f"got {type(lm).__name__}")
@@ -281,7 +284,7 @@ class DeepAMFM:
         return reference_free_fm(self.lm, hyps, contexts, formula=self.fm_context_formula)[0]
 
     def followup_scores(self, hyps: list, contexts: list) -> np.ndarray:
-        return self.followup.score(hyps, contexts).sentences
+        return self.followup.score(hyps, contexts=contexts).sentences
 
     def with_fm_formula(self, formula: str, mode: str) -> "DeepAMFM":
         """The same models and settings with another FM formula for ``mode``: the

@@ -91,10 +91,10 @@ class DeepFMMetric(Metric):
 
     def __init__(self, *, lm=DEFAULT_LM, device: str = "auto", engine: str = "transformers", formula: str | None = None,
                  combine: str = "max"):
-        from ..neural.neural_lm import NeuralLM
+        from ..neural.neural_lm import load_lm
 
         self.formula, self.combine = formula, combine
-        self._lm = _LazyModel(lambda: lm if _is_model(lm) else NeuralLM.load(lm, device=device, engine=engine))
+        self._lm = _LazyModel(lambda: lm if _is_model(lm) else load_lm(lm, device=device, engine=engine))
 
     @classmethod
     def missing(cls, **options) -> str | None:
@@ -124,7 +124,8 @@ class DeepAMFMMetric(Metric):
     default the packaged models (``encoder=``/``lm=`` give others, loaded or by name;
     ``model=`` a directory written by ``DeepAMFM.train`` / ``fastamfm train --deep``).
     ``context_combination=``: the reference-free combination ("am+fm", the default, or
-    "am+fm+followup": see ``fastamfm.deep.deep_amfm`` for the figures behind the choice)."""
+    "am+fm+followup": see ``fastamfm.deep.deep_amfm`` for the figures behind the choice; it adds
+    the column ``deep_amfm_followup``)."""
 
     name = "deep_amfm"
     columns = ("deep_amfm_am", "deep_amfm_fm", "deep_amfm", "deep_amfm_normalized")
@@ -155,6 +156,10 @@ class DeepAMFMMetric(Metric):
         if isinstance(model, DeepAMFM) and context_combination is not None:
             raise ValueError("deep_amfm: model= is a DeepAMFM already; give context_combination= to it instead")
         combination = {} if context_combination is None else {"context_combination": context_combination}
+        # The followup is a column wherever DeepAMFM combines it (as in DeepAMFM.score).
+        combined = model.context_combination if isinstance(model, DeepAMFM) else context_combination
+        if combined == "am+fm+followup":
+            self.columns = DeepAMFMMetric.columns + ("deep_amfm_followup",)
 
         def build():
             if model is not None:
@@ -164,11 +169,11 @@ class DeepAMFMMetric(Metric):
             if encoder is None and lm is None:
                 return DeepAMFM.default(device=device, lam=lam, workers=workers, **combination)
             from ..neural.encoder import load_encoder
-            from ..neural.neural_lm import NeuralLM
+            from ..neural.neural_lm import load_lm
 
             return DeepAMFM(encoder=None if encoder is None else load_encoder(encoder) if _is_model(encoder)
                             else load_encoder(encoder, device=device),
-                            lm=None if lm is None else lm if _is_model(lm) else NeuralLM.load(lm, device=device),
+                            lm=None if lm is None else lm if _is_model(lm) else load_lm(lm, device=device),
                             lam=lam, device=device, workers=workers, **combination)
 
         self._scorer = _LazyModel(build)
@@ -201,7 +206,16 @@ class DeepAMFMMetric(Metric):
 
     def update(self, batch: Batch) -> Chunk:
         _check_inputs(batch, self.name)
-        result = self._scorer.get().score(batch.hyps.texts, batch.refs, batch.contexts)
+        scorer = self._scorer.get()
+        result = scorer.score(batch.hyps.texts, batch.refs, batch.contexts)
         columns = {"deep_amfm_am": result.am, "deep_amfm_fm": result.fm, "deep_amfm": result.amfm,
                    "deep_amfm_normalized": result.normalized}
+        if "deep_amfm_followup" in self.columns:
+            if "followup" in result.sentences:      # reference-free: part of amfm
+                columns["deep_amfm_followup"] = result.sentences["followup"]
+            elif batch.contexts is not None:        # with references too: scored beside amfm
+                columns["deep_amfm_followup"] = scorer.followup_scores(batch.hyps.texts, batch.contexts)
+            else:
+                raise ValueError("deep_amfm: context_combination='am+fm+followup' has a followup column, scored "
+                                 "from the dialogue: give contexts= (CLI --context), or use 'am+fm'")
         return Chunk(columns=columns, statistics=MeanStatistics.of(columns))

@@ -35,6 +35,7 @@ import hashlib
 
 import numpy as np
 
+from .._argument_order import refs_before_contexts
 from ..result import MetricResult, make_signature
 from .inputs import context_turns, empty_responses, text_list
 
@@ -152,16 +153,27 @@ class FollowupScorer:
         score = combine(log_probs, len(self.positive))
         return np.where(np.isnan(score), LOWEST, np.maximum(score, LOWEST))
 
-    def score(self, hyps, contexts=None) -> MetricResult:
+    @refs_before_contexts
+    def score(self, hyps, refs=None, contexts=None) -> MetricResult:
         """followup per reply (``.sentences``), its mean (``.corpus``); ``.extra``: the log-probs."""
+        _reference_free(refs)
         log_probs = self.log_probs(hyps, contexts)
         values = self.scores_from(log_probs)
         return MetricResult("followup", float(np.mean(values)) if len(values) else float("nan"), values,
                             self.signature(), {"log_probs": log_probs, "followups": self.followups})
 
-    def reward(self, hyps, contexts=None):
+    @refs_before_contexts
+    def reward(self, hyps, refs=None, contexts=None):
         """followup per reply as a float32 torch tensor on the LM's device."""
         from ..runtime import import_torch
 
+        _reference_free(refs)
         values = self.scores_from(self.log_probs(hyps, contexts)).astype(np.float32)
         return import_torch().from_numpy(values).to(self.lm.device)
+
+
+def _reference_free(refs) -> None:
+    # refs= is in the signature only for the one argument order every scorer shares.
+    if refs is not None:
+        raise ValueError("followup: is reference-free (it scores what comes after the reply in its dialogue); "
+                         "drop refs= and pass contexts=")

@@ -1,5 +1,5 @@
 """Registry entries of the LM judges: ``followup`` and ``lm_judge`` (reference-free; both
-need the dialogue contexts). The LM loads on first use, once per metric instance: ``lm=``
+need the dialogue contexts). The LM loads on first use, once per process: ``lm=``
 a ``NeuralLM``, a transformers directory, a GGUF file or an installed package (default the
 packaged SmolLM2-135M-Instruct). See ``fastamfm.deep.followup`` and ``fastamfm.deep.lm_judge``.
 """
@@ -13,9 +13,10 @@ from .lm_judge import ASPECTS
 
 
 def _load_lm(lm, device: str, engine: str):
-    from ..neural.neural_lm import NeuralLM
+    from ..neural.neural_lm import load_lm
 
-    return lm if _is_model(lm) else NeuralLM.load(lm, device=device, engine=engine)
+    # Once per process: followup and lm_judge (and deep_fm) of one call read one LM in memory.
+    return lm if _is_model(lm) else load_lm(lm, device=device, engine=engine)
 
 
 def _missing_lm(options: dict) -> str | None:
@@ -117,6 +118,7 @@ class LMJudgeMetric(Metric):
 
     def update(self, batch: Batch) -> Chunk:
         judge = self.judge
-        columns = judge.columns_from(judge.log_probs(batch.hyps.texts, _contexts(batch, self.name), batch.refs))
+        log_probs = judge.log_probs(batch.hyps.texts, refs=batch.refs, contexts=_contexts(batch, self.name))
+        columns = judge.columns_from(log_probs)
         columns = {c: np.asarray(columns[c], dtype=np.float64) for c in self.columns}
         return Chunk(columns=columns, statistics=MeanStatistics.of(columns))

@@ -3,7 +3,7 @@ the rating tokens (G-Eval's expectation, Liu et al. 2023: no sampling, no parsin
 
     judge = LMJudge()                                    # the packaged SmolLM2-135M-Instruct
     judge.score(hyps, contexts=contexts)                 # .lm_judge, .lm_judge_relevance, ...
-    judge.score(hyps, contexts=contexts, refs=refs)      # references shown in the prompt (references=True)
+    judge.score(hyps, refs=refs, contexts=contexts)      # references shown in the prompt (references=True)
     judge.reward(hyps, contexts=contexts)                # float32 torch tensor on the LM's device
 
 The prompt (``PROMPT_HEAD`` + one aspect's question) is the user's message in the LM's chat
@@ -24,6 +24,7 @@ import hashlib
 
 import numpy as np
 
+from .._argument_order import refs_before_contexts
 from ..result import MetricResult, make_signature
 from .inputs import ReferenceTexts, context_turns, empty_responses, text_list
 
@@ -137,7 +138,8 @@ class LMJudge:
     def __repr__(self) -> str:
         return f"LMJudge(aspects={list(self.aspects)}, lm={self.lm!r})"
 
-    def log_probs(self, hyps, contexts, refs=None, *, aspects=None) -> np.ndarray:
+    @refs_before_contexts
+    def log_probs(self, hyps, refs=None, contexts=None, *, aspects=None) -> np.ndarray:
         """ln p of each rating token 1..5 per reply and aspect (``aspects``: a subset of
         them; default all): float64 [n, A, 5]; rows of empty replies are NaN (not scored)."""
         hyps = text_list(hyps, "hyps")
@@ -166,19 +168,21 @@ class LMJudge:
                    if len(ratings) else np.zeros(0), **columns}
         return columns
 
-    def score(self, hyps, contexts=None, refs=None) -> MetricResult:
+    @refs_before_contexts
+    def score(self, hyps, refs=None, contexts=None) -> MetricResult:
         """``lm_judge`` and ``lm_judge_<aspect>`` per reply; ``.extra["log_probs"]`` [n, A, 5]."""
-        log_probs = self.log_probs(hyps, contexts, refs)
+        log_probs = self.log_probs(hyps, refs=refs, contexts=contexts)
         columns = self.columns_from(log_probs)
         corpus = {c: float(np.mean(v)) if len(v) else float("nan") for c, v in columns.items()}
         return MetricResult("lm_judge", corpus, columns, self.signature(refs is not None),
                             {"log_probs": log_probs, "aspects": tuple(self.aspects)})
 
-    def reward(self, hyps, contexts=None, refs=None):
+    @refs_before_contexts
+    def reward(self, hyps, refs=None, contexts=None):
         """``lm_judge`` per reply as a float32 torch tensor on the LM's device."""
         from ..runtime import import_torch
 
-        log_probs = self.log_probs(hyps, contexts, refs, aspects=self.combined)
+        log_probs = self.log_probs(hyps, refs=refs, contexts=contexts, aspects=self.combined)
         ratings = np.where(np.isnan(log_probs).any(axis=-1), LOWEST, expected_ratings(np.nan_to_num(log_probs)))
         values = ratings.mean(axis=1).astype(np.float32)
         return import_torch().from_numpy(values).to(self.lm.device)

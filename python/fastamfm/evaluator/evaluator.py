@@ -3,7 +3,7 @@ given their dialogue contexts (and references, when there are some).
 
     ev = Evaluator.load("evaluator-dir")                # checksums verified first
     res = ev.score(hyps, contexts=ctx)                  # reference-free
-    res = ev.score(hyps, contexts=ctx, refs=refs)       # with references too
+    res = ev.score(hyps, refs=refs, contexts=ctx)       # with references too
     res.sentences["evaluator"], res.sentences["relevance"], ...
     ev.reward(hyps, contexts=ctx)                       # float32 torch tensor, thread-safe
 
@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._argument_order import refs_before_contexts
 from ..result import MetricResult, make_signature
 from .combination import Combination
 from .head import SUB_SCORES
@@ -117,10 +118,12 @@ class Evaluator:
         """The trained dialogue encoder (for ``LearnedScorer.fit(..., encoder=...)``)."""
         return DialogueEncoder(self)
 
-    def signature(self, *, references: bool = False) -> str:
+    def signature(self, *, references: bool | None = False) -> str:
+        """``references``: whether references were given; None (the registry metric, whose
+        batches may or may not have them): ``refs=auto``, used when a batch has them."""
         return make_signature("evaluator", model=self.fingerprint, base=self._encoder.describe(),
                               turns=self.context_turns, decay=self.decay, combine=self.combination.describe(),
-                              refs=references)
+                              refs="auto" if references is None else int(references))
 
     def __repr__(self) -> str:
         return f"Evaluator({self.directory}, {self.signature()})"
@@ -137,7 +140,8 @@ class Evaluator:
         references = None if refs is None else ReferenceTexts(refs, len(hyps), "evaluator")
         return hyps, contexts, references
 
-    def components(self, hyps, contexts=None, refs=None) -> dict:
+    @refs_before_contexts
+    def components(self, hyps, refs=None, contexts=None) -> dict:
         """Every column (``COLUMNS``; ``reference`` only with ``refs``) as float64 arrays."""
         from ..runtime import import_torch
 
@@ -173,19 +177,21 @@ class Evaluator:
         np.maximum.at(best, segment, cosines)
         return np.where(present, np.clip(best, 0.0, 1.0), 0.0)
 
-    def score(self, hyps, contexts=None, refs=None) -> MetricResult:
+    @refs_before_contexts
+    def score(self, hyps, refs=None, contexts=None) -> MetricResult:
         """Every column per response; corpus scores: the columns' means."""
-        columns = self.components(hyps, contexts, refs)
+        columns = self.components(hyps, refs=refs, contexts=contexts)
         order = [c for c in COLUMNS if c in columns]
         return MetricResult("evaluator", {c: float(columns[c].mean()) if len(columns[c]) else float("nan")
                                           for c in order},
                             {c: columns[c] for c in order}, self.signature(references=refs is not None))
 
-    def reward(self, hyps, contexts=None, refs=None):
+    @refs_before_contexts
+    def reward(self, hyps, refs=None, contexts=None):
         """The ``evaluator`` column as a float32 torch tensor on the evaluator's device."""
         from ..runtime import import_torch
 
-        values = self.components(hyps, contexts, refs)["evaluator"].astype(np.float32)
+        values = self.components(hyps, refs=refs, contexts=contexts)["evaluator"].astype(np.float32)
         return import_torch().from_numpy(values).to(self.device)
 
     def project(self, sentences: list) -> np.ndarray:

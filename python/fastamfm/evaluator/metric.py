@@ -13,12 +13,11 @@ scores are the means
 from __future__ import annotations
 
 import os
-import threading
 
+from ..models.loaded_once import LoadedOnce
 from ..registry import Batch, Chunk, MeanStatistics, Metric, register
 
-_LOADED: dict = {}
-_LOADED_LOCK = threading.Lock()
+_EVALUATORS: LoadedOnce = LoadedOnce()
 
 
 def load_evaluator(model, *, device: str = "auto", workers: int = -1):
@@ -31,10 +30,7 @@ def load_evaluator(model, *, device: str = "auto", workers: int = -1):
     if not isinstance(model, (str, os.PathLike)):
         raise TypeError(f"evaluator: model must be an evaluator directory or an Evaluator, got {type(model).__name__}")
     key = (os.path.abspath(os.fspath(model)), device, workers)
-    with _LOADED_LOCK:
-        if key not in _LOADED:
-            _LOADED[key] = Evaluator.load(model, device=device, workers=workers)
-        return _LOADED[key]
+    return _EVALUATORS.get(key, lambda: Evaluator.load(model, device=device, workers=workers))
 
 
 @register
@@ -79,13 +75,13 @@ class EvaluatorMetric(Metric):
         return self._evaluator
 
     def signature(self) -> str:
-        return self._evaluator.signature()
+        return self._evaluator.signature(references=None)
 
     def update(self, batch: Batch) -> Chunk:
         if batch.contexts is None:
             raise ValueError("evaluator: scoring needs the dialogue contexts (contexts=, CLI --context)")
         refs = None if batch.refs is None else [list(r) for r in batch.refs]
-        found = self._evaluator.components(batch.hyps.texts, batch.contexts, refs)
+        found = self._evaluator.components(batch.hyps.texts, refs=refs, contexts=batch.contexts)
         columns = {"evaluator": found["evaluator"], "evaluator_relevance": found["relevance"],
                    "evaluator_validity": found["validity"], "evaluator_coherence": found["coherence"]}
         return Chunk(columns=columns, statistics=MeanStatistics.of(columns))

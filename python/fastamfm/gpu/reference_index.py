@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .._core import FormatError
+from .._renamed_keywords import NOT_GIVEN, renamed_keyword
 from .._validation import as_text_list
 from ..io.atomic import write_text_atomic
 from ..result import MetricResult, make_signature
@@ -97,8 +98,9 @@ class ReferenceIndex:
     """A FAISS index over a pool of reference vectors, searched by cosine.
 
     ``pool``: a 2-D array of vectors (LSI vectors, sentence embeddings...), or a
-    sequence of texts together with ``model``, any object whose ``transform(texts)``
-    returns one vector per text (``fastamfm.LsiModel``, a scikit-learn pipeline).
+    sequence of texts together with ``encoder``, any object whose ``transform(texts)``
+    returns one vector per text (``fastamfm.LsiModel``, a scikit-learn pipeline;
+    ``model=`` before 0.2).
     Queries given to ``search``/``adequacy`` take the same two forms.
 
     ``kind``: "flat" (exact) or "ivf" (approximate; ``nlist`` lists, default
@@ -107,15 +109,15 @@ class ReferenceIndex:
     FAISS build with GPU support) or "auto".
     """
 
-    def __init__(self, pool, model=None, *, kind: str = "flat", nlist: int | None = None, nprobe: int = 8,
-                 device: str = "cpu", seed: int = 0):
+    def __init__(self, pool, encoder=None, *, kind: str = "flat", nlist: int | None = None, nprobe: int = 8,
+                 device: str = "cpu", seed: int = 0, model=NOT_GIVEN):
         if kind not in _KINDS:
             raise ValueError(f"kind must be one of {_KINDS}, got {kind!r}")
         self.kind = kind
         self._nprobe = _positive_int(nprobe, "nprobe")
         self._device = resolve_device(device)
         faiss = _faiss()
-        self._model = model
+        self._encoder = renamed_keyword("ReferenceIndex", "model", "encoder", model, encoder, None)
         vectors = self._vectors(pool, "pool")
         self.dims = vectors.shape[1]
         self.nlist = None
@@ -132,18 +134,18 @@ class ReferenceIndex:
             self._index.nprobe = self._nprobe
 
     def save(self, path) -> None:
-        """Write the index (FAISS's own format) atomically; the model is not saved."""
+        """Write the index (FAISS's own format) atomically; the encoder is not saved."""
         faiss = _faiss()
         index = self._index if self._device == "cpu" else faiss.index_gpu_to_cpu(self._index)
         write_text_atomic(path, faiss.serialize_index(index).tobytes())
 
     @classmethod
-    def load(cls, path, model=None, *, nprobe: int = 8, device: str = "cpu") -> ReferenceIndex:
-        """An index written by :meth:`save` (``model`` as in the constructor, for text queries)."""
+    def load(cls, path, encoder=None, *, nprobe: int = 8, device: str = "cpu", model=NOT_GIVEN) -> ReferenceIndex:
+        """An index written by :meth:`save` (``encoder`` as in the constructor, for text queries)."""
         self = cls.__new__(cls)
         self._nprobe = _positive_int(nprobe, "nprobe")
         self._device = resolve_device(device)
-        self._model = model
+        self._encoder = renamed_keyword("ReferenceIndex.load", "model", "encoder", model, encoder, None)
         faiss = _faiss()
         index = _read_index(faiss, path)
         self.dims = index.d
@@ -180,12 +182,12 @@ class ReferenceIndex:
             raise ValueError(f"{name} is empty")
         if not _looks_like_texts(data):
             return _normalised(data, name, dims)
-        if self._model is None:
-            raise TypeError(f"{name} holds texts, which need model= (an object with transform(texts))")
+        if self._encoder is None:
+            raise TypeError(f"{name} holds texts, which need encoder= (an object with transform(texts))")
         texts = as_text_list(data, name)
-        vectors = np.asarray(self._model.transform(texts))
+        vectors = np.asarray(self._encoder.transform(texts))
         if vectors.ndim != 2 or vectors.shape[0] != len(texts):
-            raise ValueError(f"model.transform returned shape {vectors.shape} for {len(texts)} {name}; "
+            raise ValueError(f"encoder.transform returned shape {vectors.shape} for {len(texts)} {name}; "
                              "expected one vector per text")
         return _normalised(vectors, f"{name} vectors", dims)
 
@@ -205,7 +207,7 @@ class ReferenceIndex:
             self._index.nprobe = value
 
     def add(self, pool) -> None:
-        """Add vectors (or texts, with the model) to the pool; an IVF index keeps its lists."""
+        """Add vectors (or texts, with the encoder) to the pool; an IVF index keeps its lists."""
         self._index.add(self._vectors(pool, "pool", self.dims))
 
     def search(self, queries, k: int = 1) -> tuple[np.ndarray, np.ndarray]:

@@ -156,6 +156,14 @@ class Cider(Metric):
 
         return refs.derived(("cider.document_frequencies", self.tokenizer.describe(), self.max_order), count)
 
+    def reference_statistics_from_json(self, data: dict) -> DocumentFrequencies:
+        frequencies = DocumentFrequencies.from_json(data)
+        if frequencies.max_order != self.max_order or frequencies.tokenizer.describe() != self.tokenizer.describe():
+            raise ValueError(f"document frequencies of order {frequencies.max_order} "
+                             f"({frequencies.tokenizer.describe()}), expected {self.max_order} "
+                             f"({self.tokenizer.describe()})")
+        return frequencies
+
     def with_reference_statistics(self, statistics: DocumentFrequencies) -> "Cider":
         return Cider(sigma=self.sigma, max_order=self.max_order, document_frequencies=statistics,
                      tokenize=self.tokenizer.preset, lowercase=self.tokenizer.lowercase, workers=self.workers)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from .._validation import text_list
+from ..models.loaded_once import LoadedOnce
 from ..models.location import model_directory, model_fingerprint
 from ..models.safe_loading import from_pretrained, refuse_non_finite
 from ..runtime import (
@@ -352,8 +352,7 @@ class SentenceEncoder:
                         one(rows)
 
 
-_LOADED: dict = {}
-_LOADED_LOCK = threading.Lock()
+_ENCODERS: LoadedOnce[SentenceEncoder] = LoadedOnce()
 
 
 def load_encoder(model, **options) -> SentenceEncoder:
@@ -368,7 +367,4 @@ def load_encoder(model, **options) -> SentenceEncoder:
         raise TypeError(f"model must be a SentenceEncoder, a model directory or an installed model package name, "
                         f"got {type(model).__name__}")
     key = (os.fspath(model), tuple(sorted(options.items(), key=lambda kv: kv[0])))
-    with _LOADED_LOCK:
-        if key not in _LOADED:
-            _LOADED[key] = SentenceEncoder.load(model, **options)
-        return _LOADED[key]
+    return _ENCODERS.get(key, lambda: SentenceEncoder.load(model, **options))

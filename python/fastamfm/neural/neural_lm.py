@@ -16,6 +16,7 @@ How responses and contexts become tokens: ``dialogue_format``.
 """
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 import threading
@@ -27,6 +28,7 @@ import numpy as np
 from .._validation import as_text_list
 from ..errors import format_error
 from ..models.file_digest import file_digest
+from ..models.loaded_once import LoadedOnce
 from ..models.location import (
     ModelNotFound,
     model_directory,
@@ -291,6 +293,29 @@ class NeuralLM:
         if not means:
             return torch.zeros(0, dtype=torch.float32)
         return torch.stack(means).float()
+
+
+_LMS: LoadedOnce[NeuralLM] = LoadedOnce()
+_LOAD_SETTINGS = inspect.signature(NeuralLM.load)
+
+
+def load_lm(model=DEFAULT_MODEL, **options) -> NeuralLM:
+    """``model`` if it is already a NeuralLM (options must then be empty), else
+    ``NeuralLM.load(model, **options)``, loaded once per process for each model and setting:
+    the metrics of one call that read the same LM (``deep_fm``, ``followup``, ``lm_judge``,
+    ``deep_amfm``) share one copy in memory."""
+    if isinstance(model, NeuralLM):
+        if options:
+            raise ValueError(f"options {sorted(options)} apply when loading a model, not to a NeuralLM")
+        return model
+    if not isinstance(model, (str, os.PathLike)):
+        raise TypeError(f"lm must be a NeuralLM, a model directory, a GGUF file or an installed model package name, "
+                        f"got {type(model).__name__}")
+    # Every setting with its default filled in, so that device="auto" given and left out agree.
+    settings = _LOAD_SETTINGS.bind(model, **options)
+    settings.apply_defaults()
+    key = tuple((name, os.fspath(value) if name == "model" else value) for name, value in settings.arguments.items())
+    return _LMS.get(key, lambda: NeuralLM.load(model, **options))
 
 
 def _token_scores(requests: list, scores: list) -> NeuralTokenScores:

@@ -165,6 +165,11 @@ class Metric(ABC):
         """This metric configured with the reference statistics of the whole corpus."""
         raise TypeError(f"metric {self.name!r} needs no pass over the references")
 
+    def reference_statistics_from_json(self, data: dict) -> Statistics:
+        """The reference statistics ``to_json`` wrote (a resumed ``score_files`` reads its
+        first pass back)."""
+        raise TypeError(f"metric {self.name!r} needs no pass over the references")
+
     # --- one call -----------------------------------------------------------------------
     def score(self, hyps, refs=None, contexts=None, *, what: str | None = None,
               layout: str | None = None) -> MetricResult:

@@ -52,7 +52,7 @@ def zscore_combination(evaluator, corpus, *, reference_weight: float) -> tuple:
     if len(replies) < 2:
         raise ValueError(f"only {len(replies)} replies to calibrate the evaluator's sub-scores on: give a larger "
                          f"corpus")
-    scales = standardizers(standardisable(evaluator.components(replies, contexts)))
+    scales = standardizers(standardisable(evaluator.components(replies, contexts=contexts)))
     return Combination("zscore", reference_weight, scales), source
 
 

@@ -3,13 +3,16 @@
 sacrebleu takes the hypotheses as one stream and the references as K *streams*:
 ``refs[j][i]`` is the j-th reference of hypothesis i, and a stream holds ``None`` where
 hypothesis i has fewer than K references (its variable reference count). fastamfm takes
-the references of each response (``refs[i]``), so the streams are transposed here, once,
-and the ``None`` entries dropped. An empty string is a reference (of length 0), as in
+the references of each response (``refs[i]``), so the streams are transposed here, once
+(``fastamfm.references.transpose_streams``, as ``References.from_streams`` does), and the
+``None`` entries dropped. An empty string is a reference (of length 0), as in
 sacrebleu 2.6.0; only ``None`` means "missing".
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+from ...references import transpose_streams
 
 # The signature's nrefs when segments have different reference counts (printed "var").
 VARIABLE_REFS = -1
@@ -40,36 +43,9 @@ def references_per_response(streams, n_hyps: int | None, what: str) -> tuple[lis
     >>> references_per_response([["a", "b"], ["c", None]], 2, "BLEU")
     ([['a', 'c'], ['b']], -1)
     """
-    if isinstance(streams, (str, bytes)) or not isinstance(streams, Sequence):
-        raise TypeError(f"{what}: the references must be a sequence of reference streams "
-                        f"(refs[j][i]: j-th reference of hypothesis i), got {type(streams).__name__}")
-    if len(streams) == 0:
-        raise ValueError(f"{what}: no reference stream given")
-    cached = n_hyps is None
-    for j, stream in enumerate(streams):
-        if isinstance(stream, (str, bytes)) or not isinstance(stream, Sequence):
-            raise TypeError(f"{what}: reference stream {j} must be a sequence of strings (one per hypothesis), "
-                            f"got {type(stream).__name__}")
-        if cached and j == 0:
-            n_hyps = len(stream)
-        if len(stream) != n_hyps:
-            against = f"stream 0 has {n_hyps}" if cached else f"there are {n_hyps} hypotheses"
-            raise ValueError(f"{what}: reference stream {j} has {len(stream)} segments but {against}")
-    if n_hyps == 0:
-        raise ValueError(f"{what}: the reference streams are empty")
-    per_response = []
-    counts = set()
-    for i, column in enumerate(zip(*streams)):
-        refs = []
-        for j, ref in enumerate(column):
-            if ref is None:
-                continue
-            if not isinstance(ref, str):
-                raise TypeError(f"{what}: reference stream {j}, segment {i} is {type(ref).__name__}, "
-                                f"not a string or None")
-            refs.append(ref)
-        if not refs:
-            raise ValueError(f"{what}: segment {i} has no reference (None in every stream)")
-        counts.add(len(refs))
-        per_response.append(refs)
+    per_response = transpose_streams(streams, what)
+    if n_hyps is not None and len(per_response) != n_hyps:
+        raise ValueError(f"{what}: the reference streams hold {len(per_response)} segments but there are "
+                         f"{n_hyps} hypotheses")
+    counts = {len(refs) for refs in per_response}
     return per_response, counts.pop() if len(counts) == 1 else VARIABLE_REFS

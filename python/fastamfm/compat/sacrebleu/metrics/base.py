@@ -202,7 +202,9 @@ class Metric:
         hyps = check_hypotheses(hypotheses, what)
         self._check_tokenized(hyps)
         refs = self._references(references, len(hyps))
-        batch = make_batch(hyps, refs, None, [self._native], what=what, workers=self._native.workers)
+        # Transposed from sacrebleu's streams already: per response, never ambiguous.
+        batch = make_batch(hyps, refs, None, [self._native], what=what, workers=self._native.workers,
+                           layout="responses")
         chunk = self._native.update(batch)
         return Evaluation(self._score_of(chunk.statistics), self, batch, chunk)
 
