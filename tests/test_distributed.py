@@ -199,7 +199,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_no_row(client, corpus, tmp
     pids = client.run(os.getpid)
     done_at_kill = []
 
-    def kill_once(rows):
+    def kill_once(update):
         if not done_at_kill:
             os.kill(pids[sorted(pids)[0]], signal.SIGKILL)
             done_at_kill.append(len(list((tmp_path / "out" / "parts").glob("*.statistics.json"))))

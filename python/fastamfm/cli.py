@@ -41,6 +41,7 @@ import warnings
 from pathlib import Path
 
 from .cli_streams import HelpFormatter, InputFiles
+from .progress import stderr_is_terminal
 
 log = logging.getLogger("fastamfm")
 # Seconds a run must last before its progress bar shows (a quick run prints none).
@@ -50,42 +51,53 @@ DEFAULT_SCORE_METRICS = "am,fm,amfm"
 
 
 class _Progress:
-    """A tqdm bar when tqdm is installed and wanted, else a log line every few seconds.
-    The bar appears with the first scored chunk, and only for a run that lasts (tqdm's
-    ``delay``): a run that fails before (a bad file, a missing model) or is still loading
-    its models prints no empty 0% bar, and a second's scoring prints none."""
+    """The score commands' progress, as a ``progress=`` callable: one tqdm bar of responses
+    when stderr is a terminal and tqdm is installed, else (a log file, a pipe) a log line
+    every few seconds. What runs inside
+    a chunk (a metric, a model load, an LM forward batch: ``fastamfm.progress`` tasks one
+    level down) shows as the bar's postfix, so a first chunk of 20,000 replies is not
+    silent. The bar appears with the first step of scoring, and only for a run that lasts
+    (tqdm's ``delay``): a run that fails before (a bad file, a missing model) prints no
+    empty 0% bar, and a second's scoring prints none."""
 
     def __init__(self, total: int, enabled: bool, unit: str = "resp"):
         self.total, self.done, self.last = total, 0, 0.0
         self.enabled, self.unit = enabled, unit
+        self.draws = enabled and stderr_is_terminal()
         self.bar = None
+        self.inside = ""
         self.start = time.perf_counter()
 
     def _open_bar(self) -> None:
         try:
             from tqdm import tqdm
         except ImportError:
-            self.enabled = False
+            self.draws = False
             return
         self.bar = tqdm(total=self.total, initial=self.done, unit=self.unit, unit_scale=self.total >= 100_000,
-                        dynamic_ncols=True, file=sys.stderr, delay=BAR_DELAY)
+                        dynamic_ncols=True, file=sys.stderr, delay=BAR_DELAY, postfix=self.inside or None)
 
-    def __call__(self, n: int) -> None:
-        self.done += n
-        if self.enabled and self.bar is None:
+    def __call__(self, update) -> None:
+        if update.depth == 0:
+            step, self.done = update.done - self.done, update.done
+        else:
+            step = 0
+            total = "" if update.total is None else f"/{update.total}"
+            self.inside = f"{update.task} {update.done}{total} {update.unit}"
+        if self.draws and self.bar is None:
             self._open_bar()
-            if self.bar is not None:
-                return
         if self.bar is not None:
-            self.bar.update(n)
+            self.bar.set_postfix_str(self.inside if update.depth else "", refresh=False)
+            self.bar.update(step)
             return
         if not self.enabled and not log.isEnabledFor(logging.INFO):
             return
         now = time.perf_counter()
-        if now - self.last >= 5 or self.done >= self.total:
+        if now - self.last >= 5 or (update.depth == 0 and self.done >= self.total):
             self.last = now
             rate = self.done / max(now - self.start, 1e-9)
-            log.info("%d / %d responses (%.0f/s)", self.done, self.total, rate)
+            inside = f"; {self.inside}" if update.depth else ""
+            log.info("%d / %d responses (%.0f/s)%s", self.done, self.total, rate, inside)
 
     def close(self) -> None:
         if self.bar is not None:

@@ -17,13 +17,14 @@ from collections.abc import Mapping
 from . import registry
 from ._validation import check_workers
 from .batch import Batch, make_batch
+from .progress import ProgressOption, reporting, reports_progress, task
 from .registry import Metric, Statistics
 from .result import MetricResult
 
 # Options every entry point accepts besides the metrics' own settings.
 COMMON_OPTIONS = ("workers",)
 
-log = logging.getLogger("fastamfm")
+log = logging.getLogger(__name__)
 
 
 class Pipeline:
@@ -132,10 +133,15 @@ class Pipeline:
         return make_batch(hyps, refs, contexts, self.metrics, what=what, workers=self.workers, layout=layout)
 
     def score_chunks(self, batch: Batch) -> dict:
-        """{metric name: Chunk} of one batch, in metric order."""
+        """{metric name: Chunk} of one batch, in metric order (a progress step per metric)."""
         for metric in self.metrics:
             metric.reserve(batch)
-        return {metric.name: metric.update(batch) for metric in self.metrics}
+        chunks = {}
+        with task("metrics", total=len(self.metrics), unit="metric") as scored:
+            for metric in self.metrics:
+                chunks[metric.name] = metric.update(batch)
+                scored.advance()
+        return chunks
 
     def score_batch(self, batch: Batch) -> tuple[dict, dict]:
         """({column: ndarray[n]} in metric order, {metric name: Statistics})."""
@@ -167,10 +173,12 @@ class Pipeline:
         by_name = {m.name: m for m in self.metrics}
         return {name: by_name[name].statistics_from_json(value) for name, value in data.items()}
 
+    @reports_progress
     def score(self, hyps, refs=None, contexts=None, *, what: str = "evaluate",
-              layout: str | None = None) -> MetricResult:
+              layout: str | None = None, progress: ProgressOption = None) -> MetricResult:
         """Every metric on one batch: a table ``MetricResult`` (``.sentences`` column ->
-        ndarray, ``.corpus`` column -> float); ``layout`` of ``refs``: see ``References.of``."""
+        ndarray, ``.corpus`` column -> float); ``layout`` of ``refs``: see ``References.of``;
+        ``progress``: per metric and, inside the neural ones, per forward batch (``fastamfm.progress``)."""
         batch = self.batch(hyps, refs, contexts, what=what, layout=layout)
         pipeline = self
         if self.needs_reference_pass:
@@ -181,7 +189,8 @@ class Pipeline:
                             {"signatures": signatures, "statistics": statistics})
 
 
-def evaluate(hyps, refs=None, metrics=None, *, contexts=None, layout: str | None = None, **options) -> MetricResult:
+def evaluate(hyps, refs=None, metrics=None, *, contexts=None, layout: str | None = None,
+             progress: ProgressOption = None, **options) -> MetricResult:
     """Per-response and corpus scores of the requested metrics, as one table.
 
     ``metrics``: registry names, nlg-eval keys or aliases, as a list or a comma-separated
@@ -191,6 +200,8 @@ def evaluate(hyps, refs=None, metrics=None, *, contexts=None, layout: str | None
     calls; ``layout="streams"`` takes sacrebleu's reference streams instead (``refs[j][i]``:
     the j-th reference of ``hyps[i]``), ``layout="responses"`` says per response (lists
     that fit both layouts otherwise warn, ``AmbiguousReferencesWarning``); ``contexts``: per-response dialogue so far, for reference-free metrics.
+    ``progress``: a bar on stderr when it is a terminal (default), ``False``, ``True`` or a
+    callable: per metric and per forward batch of the neural ones (``fastamfm.progress``).
     ``options``: ``workers`` and the metrics' settings (``model=`` for AM/FM/AM-FM,
     ``vectors=`` for the embedding metrics, ``tokenize=``, ...; a dict under a metric's
     name sets that metric alone, e.g. ``bleu={"max_order": 2}``).
@@ -199,4 +210,7 @@ def evaluate(hyps, refs=None, metrics=None, *, contexts=None, layout: str | None
     corpus score from the metrics' exact statistics}, ``.to_frame()``/``.to_dict()``.
     A metric that cannot run here (missing resources) is left out with a warning.
     """
-    return Pipeline.from_names(metrics, what="evaluate", **options).score(hyps, refs, contexts, layout=layout)
+    # The option covers the metrics' model loads too, which happen as they are built.
+    with reporting(progress):
+        pipeline = Pipeline.from_names(metrics, what="evaluate", **options)
+        return pipeline.score(hyps, refs, contexts, layout=layout)

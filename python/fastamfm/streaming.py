@@ -38,9 +38,10 @@ from .io.readers import iter_jsonl_records, iter_parallel_chunks, relocate_chunk
 from .io.signals import join_if_started, start_thread
 from .models.file_digest import file_digest
 from .pipeline import Pipeline
+from .progress import ProgressOption, reports_progress, task
 from .references import References
 
-log = logging.getLogger("fastamfm")
+log = logging.getLogger(__name__)
 
 FORMATS = ("jsonl", "tsv")
 DEFAULT_CHUNK_SIZE = 20000
@@ -222,7 +223,8 @@ def count_responses(hyp=None, jsonl=None) -> int:
     return int(_core.count_lines(path))
 
 
-def _reference_pass(pipeline: Pipeline, refs: list, jsonl, chunk_size: int, parts: _Parts | None) -> dict:
+def _reference_pass(pipeline: Pipeline, refs: list, jsonl, chunk_size: int, parts: _Parts | None,
+                    responses: int) -> dict:
     """The reference statistics of the whole input (the first pass), read back from the
     parts of an interrupted run of the same inputs and settings when it got that far."""
     if parts is not None and parts.reference_statistics.exists():
@@ -234,16 +236,20 @@ def _reference_pass(pipeline: Pipeline, refs: list, jsonl, chunk_size: int, part
         except (OSError, ValueError, KeyError, TypeError) as exc:
             log.warning("%s is unreadable (%s): reading the references again", parts.reference_statistics, exc)
     total: dict = {}
-    for shared in _iter_references(refs, jsonl, chunk_size):
-        chunk = pipeline.reference_statistics(shared)
-        total = chunk if not total else Pipeline.add(total, chunk)
+    names = ", ".join(m.name for m in pipeline.metrics if m.reference_pass)
+    with task(f"reference pass ({names})", total=responses, unit="resp") as read:
+        for shared in _iter_references(refs, jsonl, chunk_size):
+            chunk = pipeline.reference_statistics(shared)
+            total = chunk if not total else Pipeline.add(total, chunk)
+            read.advance(len(shared))
     if parts is not None:
         write_text_atomic(parts.reference_statistics, json.dumps(pipeline.statistics_to_json(total)))
     return total
 
 
+@reports_progress
 def score_files(out, *, hyp=None, refs=(), contexts=None, jsonl=None, metrics=DEFAULT_METRICS,
-                format: str | None = None, chunk_size: int = DEFAULT_CHUNK_SIZE, progress=None,
+                format: str | None = None, chunk_size: int = DEFAULT_CHUNK_SIZE, progress: ProgressOption = None,
                 **options) -> dict:
     """Score a hypothesis file against reference files (or a jsonl file) into ``out``
     (``out=None``: compute the corpus summary only).
@@ -252,8 +258,9 @@ def score_files(out, *, hyp=None, refs=(), contexts=None, jsonl=None, metrics=DE
     settings as for ``evaluate`` (``model=``, ``vectors=``, ``workers=``, ...).
     ``contexts``: a file line-aligned with ``hyp`` (turns separated by tabs), for
     reference-free metrics. ``format``: "jsonl" or "tsv" (default: from the extension of
-    ``out``, else jsonl). ``progress``: a callable receiving the number of responses
-    finished in each chunk. Returns the corpus summary (also written to
+    ``out``, else jsonl). ``progress`` (``fastamfm.progress``): per chunk of responses, and
+    inside a chunk per metric and forward batch; the first pass over the references (CIDEr's
+    document frequencies) per chunk too. Returns the corpus summary (also written to
     ``out + ".summary.json"``).
     """
     out = None if out is None else Path(out)
@@ -287,39 +294,42 @@ def score_files(out, *, hyp=None, refs=(), contexts=None, jsonl=None, metrics=DE
                 "format": format, "chunk_size": chunk_size, "version": __version__}
     parts = None if out is None else _Parts(out, manifest)
     done = set() if parts is None else parts.open()
-    if pipeline.needs_reference_pass:
-        pipeline = pipeline.with_reference_statistics(_reference_pass(pipeline, refs, jsonl, chunk_size, parts))
-    writer = None if parts is None else _Writer(parts, pipeline, format, workers)
-    total = pipeline.empty_statistics()
-    responses = 0
-    index = -1
-    # Bad input (a ValueError) discards the parts: they could never be resumed. An
-    # interruption keeps them for the rerun.
-    with discard_on_input_error(None if parts is None else parts.dir):
-        try:
-            with _ReadAhead(_iter_chunks(hyp, refs, contexts, jsonl, chunk_size, needs_refs), READ_AHEAD) as chunks:
-                for index, (hyps, shared, context_lists) in enumerate(chunks):
-                    if index in done:
-                        statistics = pipeline.statistics_from_json(
-                            json.loads(parts.statistics(index).read_text(encoding="utf-8")))
-                    else:
-                        try:
-                            batch = pipeline.batch(hyps, shared, context_lists, what="score_files")
-                            columns, statistics = pipeline.score_batch(batch)
-                        except ValueError as exc:  # hyps[i] of this chunk -> of the whole input
-                            raise relocate_chunk_error(exc, responses, inputs[0]) from None
-                        if writer is not None:
-                            writer.submit(index, responses, columns, statistics)
-                    total = Pipeline.add(total, statistics)
-                    responses += len(hyps)
-                    if progress is not None:
-                        progress(len(hyps))
-            if writer is not None:
-                writer.wait()
-        except BaseException:
-            if writer is not None:
-                writer.finish()  # let the last part finish or fail before leaving
-            raise
+    expected = count_responses(hyp=hyp, jsonl=jsonl)
+    with task("score_files", total=expected, unit="resp") as scored:
+        if pipeline.needs_reference_pass:
+            # The first pass is part of the run: its progress is one level below the run's.
+            pipeline = pipeline.with_reference_statistics(_reference_pass(pipeline, refs, jsonl, chunk_size, parts,
+                                                                          expected))
+        writer = None if parts is None else _Writer(parts, pipeline, format, workers)
+        total = pipeline.empty_statistics()
+        responses = 0
+        index = -1
+        # Bad input (a ValueError) discards the parts: they could never be resumed. An
+        # interruption keeps them for the rerun.
+        with discard_on_input_error(None if parts is None else parts.dir):
+            try:
+                with _ReadAhead(_iter_chunks(hyp, refs, contexts, jsonl, chunk_size, needs_refs), READ_AHEAD) as chunks:
+                    for index, (hyps, shared, context_lists) in enumerate(chunks):
+                        if index in done:
+                            statistics = pipeline.statistics_from_json(
+                                json.loads(parts.statistics(index).read_text(encoding="utf-8")))
+                        else:
+                            try:
+                                batch = pipeline.batch(hyps, shared, context_lists, what="score_files")
+                                columns, statistics = pipeline.score_batch(batch)
+                            except ValueError as exc:  # hyps[i] of this chunk -> of the whole input
+                                raise relocate_chunk_error(exc, responses, inputs[0]) from None
+                            if writer is not None:
+                                writer.submit(index, responses, columns, statistics)
+                        total = Pipeline.add(total, statistics)
+                        responses += len(hyps)
+                        scored.advance(len(hyps))
+                if writer is not None:
+                    writer.wait()
+            except BaseException:
+                if writer is not None:
+                    writer.finish()  # let the last part finish or fail before leaving
+                raise
     if responses == 0:
         if parts is not None:
             shutil.rmtree(parts.dir)

@@ -40,7 +40,7 @@ PRUNE = 1e-6
 TOKENIZE = "amfm"
 LAM = 0.5
 
-log = logging.getLogger("fastamfm")
+log = logging.getLogger(__name__)
 
 
 def topical_chat_turns(directory) -> list[str]:

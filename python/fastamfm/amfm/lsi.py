@@ -41,7 +41,7 @@ from ..tokenize import make_tokenizer, prepare_texts
 
 __all__ = ["LsiModel", "WEIGHTINGS", "count_documents", "sparse_randomized_svd"]
 
-log = logging.getLogger("fastamfm.lsi")
+log = logging.getLogger(__name__)
 
 WEIGHTINGS = ("counts", "tfidf", "log-entropy")
 _BATCH_LINES = 65536

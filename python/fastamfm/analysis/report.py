@@ -36,7 +36,7 @@ from .correlation import METHODS, SYSTEM_SCORE_RULES, cluster_metrics, correlate
 from .metric_comparison import compare_metrics
 
 FORMATS = (".html", ".htm", ".png")
-log = logging.getLogger("fastamfm")
+log = logging.getLogger(__name__)
 
 
 def _pyplot():

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..progress import task
 from ..registry import SentenceStatistics
 
 # Resamples are summed in blocks of at most this many weights or sums (memory bound).
@@ -99,17 +100,19 @@ def bootstrap_scores(statistics: list, draws: np.ndarray) -> list:
     stacked = np.hstack([statistics[k].values for k in dense]) if dense else None
     bounds = np.cumsum([0] + [statistics[k].values.shape[1] for k in dense])
     parts = [[] for _ in statistics]
-    for start, stop in _blocks(resamples, n):
-        rows = stop - start
-        flat = (draws[start:stop] + n * np.arange(rows)[:, None]).ravel()
-        weights = np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(np.float64)
-        if stacked is not None:
-            sums = weights @ stacked
-            for k, low, high in zip(dense, bounds[:-1], bounds[1:]):
-                parts[k].append(statistics[k].scores(sums[:, low:high]))
-        for k, stats in enumerate(statistics):
-            if k not in dense:
-                parts[k].append(stats.scores(_weighted_sums(weights, stats.values)))
+    with task("bootstrap resamples", total=resamples, unit="resample") as resampled:
+        for start, stop in _blocks(resamples, n):
+            rows = stop - start
+            flat = (draws[start:stop] + n * np.arange(rows)[:, None]).ravel()
+            weights = np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(np.float64)
+            if stacked is not None:
+                sums = weights @ stacked
+                for k, low, high in zip(dense, bounds[:-1], bounds[1:]):
+                    parts[k].append(statistics[k].scores(sums[:, low:high]))
+            for k, stats in enumerate(statistics):
+                if k not in dense:
+                    parts[k].append(stats.scores(_weighted_sums(weights, stats.values)))
+            resampled.advance(rows)
     return [_concatenate(p) for p in parts]
 
 
@@ -125,10 +128,12 @@ def randomization_scores(first: SentenceStatistics, second: SentenceStatistics, 
     total = own + _column_sums(second.values)
     change = second.values - first.values
     parts_a, parts_b = [], []
-    for start, stop in _blocks(len(swaps), max(len(first), first.values.shape[1])):
-        sums = own + _weighted_sums(swaps[start:stop].astype(np.float64), change)
-        parts_a.append(first.scores(sums))
-        parts_b.append(first.scores(total - sums))
+    with task("randomization trials", total=len(swaps), unit="trial") as tried:
+        for start, stop in _blocks(len(swaps), max(len(first), first.values.shape[1])):
+            sums = own + _weighted_sums(swaps[start:stop].astype(np.float64), change)
+            parts_a.append(first.scores(sums))
+            parts_b.append(first.scores(total - sums))
+            tried.advance(stop - start)
     return _concatenate(parts_a), _concatenate(parts_b)
 
 

@@ -40,6 +40,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..pipeline import Pipeline
+from ..progress import ProgressOption, reports_progress
 from ..references import References
 from ..registry import Chunk, MeanStatistics
 from ..streaming import DEFAULT_CHUNK_SIZE
@@ -330,7 +331,9 @@ class ScoredSystems:
         self.epsilon = epsilon or {name: frozenset() for name in corpus}
 
     @classmethod
-    def score(cls, systems, refs=None, contexts=None, *, metrics=None, **options) -> "ScoredSystems":
+    @reports_progress
+    def score(cls, systems, refs=None, contexts=None, *, metrics=None, progress: ProgressOption = None,
+              **options) -> "ScoredSystems":
         """Score ``systems`` ({name: responses}, all of the same length) on ``metrics``
         (see ``compare_systems``)."""
         systems = _check_systems(systems)
@@ -437,10 +440,11 @@ class ScoredSystems:
                                 signatures=self.signatures, n=n, min_difference=min_difference)
 
 
+@reports_progress
 def compare_systems(systems, refs=None, contexts=None, *, metrics=None, baseline: str | None = None,
                     method: str = "bootstrap", resamples: int = 1000, seed: int = 0, correction: str = "holm",
                     confidence: float = 0.95, alpha: float = 0.05, min_difference: float = DISPLAY_RESOLUTION,
-                    **options) -> SystemComparison:
+                    progress: ProgressOption = None, **options) -> SystemComparison:
     """Paired significance of every system's difference from ``baseline`` on every metric.
 
     ``systems``: ``{name: responses}``, all answering the same n inputs in the same order;
@@ -465,6 +469,7 @@ def compare_systems(systems, refs=None, contexts=None, *, metrics=None, baseline
     mean-type metrics from their sentence scores; CIDEr keeps the document frequencies of
     the full reference set (see the module docstring). To test against several
     baselines without scoring again: ``ScoredSystems.score(...).compare(...)``.
+    ``progress``: per metric, forward batch and block of resamples (``fastamfm.progress``).
     """
     systems = _check_systems(systems)
     _check_settings(method, resamples, seed, confidence, correction, alpha)

@@ -40,6 +40,7 @@ from ..neural.encoder import (
     padded_rows,
 )
 from .._renamed_keywords import NOT_GIVEN, renamed_keyword
+from ..progress import ProgressOption, reports_progress, task
 from ..neural.tokenization import tokenizer_max_length
 from ..result import MetricResult, make_signature
 from ..runtime import import_torch, torch_threads
@@ -187,26 +188,28 @@ def score_against(hyp_tokens: TokenEmbeddings, hyp_weights, refs: ReferenceToken
     hyp_unique = hyp_tokens.index
     ref_unique = refs.tokens.index
     order = np.argsort(hyp_tokens.lengths, kind="stable")   # similar lengths share a batch
-    for start in range(0, n, batch_size):
-        rows = order[start:start + batch_size]
-        k = int(counts[rows].max())
-        # Reference j of each response (a response with fewer references repeats its last).
-        slot = np.minimum(np.arange(k)[None, :], counts[rows][:, None] - 1)
-        valid = torch.from_numpy(np.arange(k)[None, :] < counts[rows][:, None]).to(device)
-        pairs = offsets[rows][:, None] + slot
-        ref_rows = ref_unique[pairs].reshape(-1)
-        hyp_vectors, hyp_mask = padded_rows(hyp_tokens.vectors, hyp_tokens.offsets, hyp_unique[rows], torch)
-        hyp_w, _ = padded_rows(hyp_weights[:, None], hyp_tokens.offsets, hyp_unique[rows], torch)
-        ref_vectors, ref_mask = padded_rows(refs.tokens.vectors, refs.tokens.offsets, ref_rows, torch)
-        ref_w, _ = padded_rows(refs.weights[:, None], refs.tokens.offsets, ref_rows, torch)
-        b, width = len(rows), ref_vectors.shape[1]
-        p, r, f = pair_scores(hyp_vectors, hyp_mask, hyp_w[..., 0],
-                              ref_vectors.view(b, k, width, -1), ref_mask.view(b, k, width),
-                              ref_w[..., 0].view(b, k, width),
-                              torch.from_numpy(hyp_padded[pairs]).to(device),
-                              torch.from_numpy(ref_padded[pairs]).to(device))
-        stacked = torch.stack([p, r, f], dim=-1).masked_fill(~valid[..., None], -math.inf)
-        out[rows] = stacked.amax(dim=1).double().cpu().numpy()
+    with task("BERTScore matching", total=math.ceil(n / batch_size), unit="batch") as matched:
+        for start in range(0, n, batch_size):
+            rows = order[start:start + batch_size]
+            k = int(counts[rows].max())
+            # Reference j of each response (a response with fewer references repeats its last).
+            slot = np.minimum(np.arange(k)[None, :], counts[rows][:, None] - 1)
+            valid = torch.from_numpy(np.arange(k)[None, :] < counts[rows][:, None]).to(device)
+            pairs = offsets[rows][:, None] + slot
+            ref_rows = ref_unique[pairs].reshape(-1)
+            hyp_vectors, hyp_mask = padded_rows(hyp_tokens.vectors, hyp_tokens.offsets, hyp_unique[rows], torch)
+            hyp_w, _ = padded_rows(hyp_weights[:, None], hyp_tokens.offsets, hyp_unique[rows], torch)
+            ref_vectors, ref_mask = padded_rows(refs.tokens.vectors, refs.tokens.offsets, ref_rows, torch)
+            ref_w, _ = padded_rows(refs.weights[:, None], refs.tokens.offsets, ref_rows, torch)
+            b, width = len(rows), ref_vectors.shape[1]
+            p, r, f = pair_scores(hyp_vectors, hyp_mask, hyp_w[..., 0],
+                                  ref_vectors.view(b, k, width, -1), ref_mask.view(b, k, width),
+                                  ref_w[..., 0].view(b, k, width),
+                                  torch.from_numpy(hyp_padded[pairs]).to(device),
+                                  torch.from_numpy(ref_padded[pairs]).to(device))
+            stacked = torch.stack([p, r, f], dim=-1).masked_fill(~valid[..., None], -math.inf)
+            out[rows] = stacked.amax(dim=1).double().cpu().numpy()
+            matched.advance()
     return out
 
 
@@ -257,16 +260,18 @@ def signature(encoder: SentenceEncoder, layer: int, idf: bool, baseline, peer_ba
     return make_signature("bertscore", **settings)
 
 
+@reports_progress
 def bertscore(hyps, refs, *, encoder=DEFAULT_MODEL, layer: int | None = None, idf: bool = False, baseline=None,
               peer_batch: int | None = 64, batch_size: int = 64, device: str = "auto",
-              workers: int = -1, model=NOT_GIVEN) -> MetricResult:
+              workers: int = -1, progress: ProgressOption = None, model=NOT_GIVEN) -> MetricResult:
     """BERTScore precision/recall/F1 of each response against its references (ragged
     lists or a ``fastamfm.References``, which keeps the reference token vectors for later
     systems). ``encoder``: a model directory, an installed model package or a
     ``SentenceEncoder`` (``model=`` before 0.2); ``layer``: hidden layer (default the last; bert-score's
     ``num_layers``); ``idf``: idf weighting from the references; ``baseline``: path of a
     bert-score baseline CSV to rescale with; ``peer_batch``: bert-score's pair batch size
-    whose padding it reproduces (None: exact maxima, see the module docstring). Returns a ``MetricResult`` with columns
+    whose padding it reproduces (None: exact maxima, see the module docstring); ``progress``:
+    per encoder and matching batch (``fastamfm.progress``). Returns a ``MetricResult`` with columns
     ``precision``, ``recall``, ``f1`` (corpus: their means)."""
     from ..registry import metric_class
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import _core
 from ..neural.encoder import DEFAULT_MODEL, SentenceEncoder
+from ..progress import ProgressOption, reports_progress
 from ..result import MetricResult, make_signature
 from .inputs import ReferenceTexts, empty_responses
 
@@ -98,16 +99,17 @@ def signature(encoder: SentenceEncoder, mode: str, combine: str, context: str, r
     return make_signature("deep_am", encoder=encoder.describe(), **settings)
 
 
+@reports_progress
 def deep_am(hyps, refs=None, contexts=None, *, encoder=DEFAULT_MODEL, combine: str = "max",
             context: str = DEFAULT_CONTEXT, recency: float = DEFAULT_RECENCY, workers: int = -1,
-            device: str = "auto") -> MetricResult:
+            device: str = "auto", progress: ProgressOption = None) -> MetricResult:
     """Deep AM of each response: with ``refs`` (ragged lists or a ``fastamfm.References``,
     whose reference vectors are then kept for later calls) the cosine with its references
     combined by ``combine``; with ``contexts`` instead (per response a list of turns, or a
     str with turns separated by newlines) the cosine with its context (``context`` mode,
     see the module docstring). ``encoder``: a ``SentenceEncoder`` or a model to load
-    (directory or installed package; default all-MiniLM-L6-v2 mean-pooled). Returns a
-    ``MetricResult`` (``.sentences`` [n] in [-1, 1], ``.corpus`` their mean)."""
+    (directory or installed package; default all-MiniLM-L6-v2 mean-pooled); ``progress``:
+    per encoder batch (``fastamfm.progress``). Returns a ``MetricResult`` (``.sentences`` [n] in [-1, 1], ``.corpus`` their mean)."""
     from ..registry import metric_class
 
     if (refs is None) == (contexts is None):

@@ -61,6 +61,7 @@ import math
 import numpy as np
 
 from ..models.location import ENCODER_PACKAGE
+from ..progress import ProgressOption, reports_progress, task
 from ..result import MetricResult, make_signature
 from .calibration import Calibration, Standardizer
 from .deep_am import (
@@ -335,10 +336,17 @@ class DeepAMFM:
                    "fm_reference": lambda: self.fm_reference(hyps, refs),
                    "fm_context": lambda: self.fm_context(hyps, contexts),
                    "followup": lambda: self.followup_scores(hyps, contexts)}
-        found = {}
-        if "fm_context" in which and "followup" in which:
-            found.update(self._fm_context_and_followup(hyps, contexts))
-        return {name: found[name] if name in found else compute[name]() for name in which}
+        found: dict = {}
+        # One task over the components, the encoder's and LM's batches one level below it.
+        with task("Deep AM-FM components", total=len(which), unit="component") as computed:
+            if "fm_context" in which and "followup" in which:
+                found.update(self._fm_context_and_followup(hyps, contexts))
+                computed.advance(2)
+            for name in which:
+                if name not in found:
+                    found[name] = compute[name]()
+                    computed.advance()
+        return {name: found[name] for name in which}
 
     def _fm_context_and_followup(self, hyps: list, contexts: list) -> dict:
         """fm_context and followup from one pass of the LM over each dialogue (Deep FM's
@@ -393,12 +401,14 @@ class DeepAMFM:
             return "am_reference", "fm_reference"
         return MODE_COMPONENTS[mode]
 
-    def score(self, hyps, refs=None, contexts=None) -> MetricResult:
+    @reports_progress
+    def score(self, hyps, refs=None, contexts=None, *, progress: ProgressOption = None) -> MetricResult:
         """am, fm, amfm and normalized per response (``.sentences``) and their means
         (``.corpus``). ``am`` and ``fm`` are the raw components (a cosine; a probability
         ratio with references, a PMI without); ``amfm`` is on the calibrated scale (0: a
         typical reply of the calibration text, +1: one standard deviation better; see the
-        module docstring: it may lie outside am and fm) and ``normalized`` = Phi(amfm) in [0, 1]."""
+        module docstring: it may lie outside am and fm) and ``normalized`` = Phi(amfm) in [0, 1].
+        ``progress``: per encoder and LM forward batch (``fastamfm.progress``)."""
         mode = self.mode(refs, contexts)
         found = self.components(hyps, refs, contexts, which=self.parts(mode))
         am, fm, amfm = self.combine(found, mode)
@@ -408,7 +418,8 @@ class DeepAMFM:
         return MetricResult("deep_amfm", {k: float(np.mean(v)) for k, v in columns.items()}, columns,
                             self.signature(mode))
 
-    def reward(self, hyps, refs=None, contexts=None, *, normalized: bool = False):
+    @reports_progress
+    def reward(self, hyps, refs=None, contexts=None, *, normalized: bool = False, progress: ProgressOption = None):
         """amfm per response (the calibrated scale; ``normalized=True``: Phi(amfm) in [0, 1])
         as a float32 torch tensor on the LM's device (numpy float32 for the n-gram hybrid)."""
         mode = self.mode(refs, contexts)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import as_text_list
+from ..progress import ProgressOption, reports_progress
 from ..result import MetricResult, make_signature
 from .inputs import empty_responses
 
@@ -145,21 +146,23 @@ def default_formula(has_refs: bool) -> str:
     return "dstc10" if has_refs else "pmi-total"
 
 
+@reports_progress
 def deep_fm(hyps, refs=None, contexts=None, *, lm=None, formula: str | None = None,
-            combine: str = "max") -> MetricResult:
+            combine: str = "max", progress: ProgressOption = None) -> MetricResult:
     """Deep FM per response (``.sentences``) and its mean (``.corpus``).
 
     ``refs`` -> reference-based (``formula`` "dstc10" by default, or "ratio"); otherwise
     ``contexts`` -> reference-free ("pmi-total" by default, "pmi", "conditional",
     "unconditional"; "unconditional" needs neither). ``lm``: a ``NeuralLM`` (default:
-    the packaged SmolLM2).
+    the packaged SmolLM2, loaded once per process); ``progress``: per forward batch
+    (``fastamfm.progress``).
     ``.extra`` holds the mean ln p per token of the hypotheses (``hyp_log_prob``), of the
     references (``ref_log_prob``) or given the contexts (``conditional_log_prob``).
     """
-    from ..neural.neural_lm import NeuralLM
+    from ..neural.neural_lm import NeuralLM, load_lm
 
     hyps = as_text_list(hyps, "hyps")
-    lm = NeuralLM.load() if lm is None else lm
+    lm = load_lm() if lm is None else lm
     if not isinstance(lm, NeuralLM):
         raise TypeError(f"deep_fm: lm must be a fastamfm.NeuralLM, got {type(lm).__name__}")
     formula = formula or default_formula(refs is not None)

@@ -36,6 +36,7 @@ import hashlib
 import numpy as np
 
 from .._argument_order import refs_before_contexts
+from ..progress import ProgressOption, reports_progress
 from ..result import MetricResult, make_signature
 from .inputs import context_turns, empty_responses, text_list
 
@@ -154,8 +155,10 @@ class FollowupScorer:
         return np.where(np.isnan(score), LOWEST, np.maximum(score, LOWEST))
 
     @refs_before_contexts
-    def score(self, hyps, refs=None, contexts=None) -> MetricResult:
-        """followup per reply (``.sentences``), its mean (``.corpus``); ``.extra``: the log-probs."""
+    @reports_progress
+    def score(self, hyps, refs=None, contexts=None, *, progress: ProgressOption = None) -> MetricResult:
+        """followup per reply (``.sentences``), its mean (``.corpus``); ``.extra``: the log-probs;
+        ``progress``: per forward batch (``fastamfm.progress``)."""
         _reference_free(refs)
         log_probs = self.log_probs(hyps, contexts)
         values = self.scores_from(log_probs)
@@ -163,7 +166,8 @@ class FollowupScorer:
                             self.signature(), {"log_probs": log_probs, "followups": self.followups})
 
     @refs_before_contexts
-    def reward(self, hyps, refs=None, contexts=None):
+    @reports_progress
+    def reward(self, hyps, refs=None, contexts=None, *, progress: ProgressOption = None):
         """followup per reply as a float32 torch tensor on the LM's device."""
         from ..runtime import import_torch
 

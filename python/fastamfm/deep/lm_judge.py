@@ -25,6 +25,7 @@ import hashlib
 import numpy as np
 
 from .._argument_order import refs_before_contexts
+from ..progress import ProgressOption, reports_progress
 from ..result import MetricResult, make_signature
 from .inputs import ReferenceTexts, context_turns, empty_responses, text_list
 
@@ -169,8 +170,10 @@ class LMJudge:
         return columns
 
     @refs_before_contexts
-    def score(self, hyps, refs=None, contexts=None) -> MetricResult:
-        """``lm_judge`` and ``lm_judge_<aspect>`` per reply; ``.extra["log_probs"]`` [n, A, 5]."""
+    @reports_progress
+    def score(self, hyps, refs=None, contexts=None, *, progress: ProgressOption = None) -> MetricResult:
+        """``lm_judge`` and ``lm_judge_<aspect>`` per reply; ``.extra["log_probs"]`` [n, A, 5];
+        ``progress``: per forward batch (``fastamfm.progress``)."""
         log_probs = self.log_probs(hyps, refs=refs, contexts=contexts)
         columns = self.columns_from(log_probs)
         corpus = {c: float(np.mean(v)) if len(v) else float("nan") for c, v in columns.items()}
@@ -178,7 +181,8 @@ class LMJudge:
                             {"log_probs": log_probs, "aspects": tuple(self.aspects)})
 
     @refs_before_contexts
-    def reward(self, hyps, refs=None, contexts=None):
+    @reports_progress
+    def reward(self, hyps, refs=None, contexts=None, *, progress: ProgressOption = None):
         """``lm_judge`` per reply as a float32 torch tensor on the LM's device."""
         from ..runtime import import_torch
 

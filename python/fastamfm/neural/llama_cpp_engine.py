@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import format_error
+from ..progress import task
 
 INSTALL_HINT = 'pip install ".[llamacpp]" in the fastamfm checkout  (builds llama.cpp: needs a C++ compiler and CMake)'
 
@@ -167,18 +168,21 @@ class LlamaCppEngine:
             if len(request.prefix) + len(request.target) - 1 > self.batch_tokens:
                 raise ValueError(f"request {r}: {len(request.prefix) + len(request.target)} tokens exceed the "
                                  f"llama.cpp batch of {self.batch_tokens} (raise batch_tokens=)")
-        units = self._units(requests)
-        batch, tokens, sequences = [], 0, 0
-        for unit in units:
+        batches, batch, tokens, sequences = [], [], 0, 0
+        for unit in self._units(requests):
             size, seqs = self._unit_size(unit, requests), len(unit[1])
             if batch and (tokens + size > self.batch_tokens or sequences + seqs > self.max_sequences):
-                self._decode(batch, requests, out)
+                batches.append(batch)
                 batch, tokens, sequences = [], 0, 0
             batch.append(unit)
             tokens += size
             sequences += seqs
         if batch:
-            self._decode(batch, requests, out)
+            batches.append(batch)
+        with task("LM forward passes", total=len(batches), unit="batch") as passes:
+            for batch in batches:
+                self._decode(batch, requests, out)
+                passes.advance()
         return out
 
     def _decode(self, units: list, requests: list, out: list) -> None:

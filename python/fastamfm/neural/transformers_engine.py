@@ -25,6 +25,7 @@ from ..models.safe_loading import (
     refuse_non_finite,
     refuse_non_finite_weights,
 )
+from ..progress import task
 from ..runtime import import_torch, import_transformers, resolve_torch_device
 from .batching import padded_batches
 from .token_trie import TokenTrie
@@ -111,9 +112,11 @@ class TransformersEngine:
         node_tokens = np.asarray(trie.token, dtype=np.int64)
         node_scores = torch.zeros(len(trie), dtype=torch.float32, device=self.device)
         rows = sorted(trie.pack(self.row_tokens), key=len, reverse=True)
-        with torch.inference_mode():
-            for batch in padded_batches([len(row) for row in rows], self.batch_tokens, self.max_padding):
+        batches = padded_batches([len(row) for row in rows], self.batch_tokens, self.max_padding)
+        with torch.inference_mode(), task("LM forward passes", total=len(batches), unit="batch") as passes:
+            for batch in batches:
                 self._score_rows([rows[i] for i in batch], needed, node_tokens, node_scores)
+                passes.advance()
             return [node_scores[torch.as_tensor(path[len(r.prefix):], dtype=torch.long, device=self.device)]
                     for r, path in zip(requests, trie.paths)]
 

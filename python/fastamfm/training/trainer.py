@@ -46,7 +46,7 @@ from .progress import TrainingProgress
 from .settings import TrainingSettings
 from .task import check_task
 
-log = logging.getLogger("fastamfm")
+log = logging.getLogger(__name__)
 RUN_STATE = "fastamfm_run.json"
 # Trainer needs a step limit; a time-only budget stops long before this one.
 _UNBOUNDED_STEPS = 1 << 40

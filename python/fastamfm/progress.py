@@ -1,0 +1,179 @@
+"""Progress of slow calls: one option, ``progress=``, taken by every call that can take
+more than a few seconds (neural metrics and rewards, model loads and conversions,
+streaming, Dask, bootstrap resampling, training):
+
+    progress=None    the default: a tqdm bar on stderr when stderr is a terminal, else none
+    progress=False   no progress, from the call and every call inside it
+    progress=True    a bar on stderr even when it is not a terminal (a log file, a notebook)
+    progress=f       ``f(update)`` at every step: a ``ProgressUpdate`` (task, done, total, unit, depth)
+
+A slow loop opens a ``task`` and advances it per step it takes: the neural engines per
+forward batch, streaming per chunk, a bootstrap per resample. The option reaches those
+loops through a context variable, so ``evaluate(..., progress=f)`` hears from the language
+model's batches without every function between them passing the keyword on. A task
+inside another (the LM's batches inside a streaming run) is one level deeper: its bar is
+drawn under its caller's and removed when it ends; a callable sees its ``depth``.
+
+The library never prints: bars go to stderr (tqdm), messages to the ``fastamfm`` loggers.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+import inspect
+import sys
+import threading
+from dataclasses import dataclass
+from typing import Callable, Iterator, Optional, Union
+
+# Seconds a task must last before its bar shows: a quick call draws nothing.
+BAR_DELAY = 2.0
+# How often the bar of a step that cannot be divided (``waiting``) redraws its elapsed time.
+TICK_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class ProgressUpdate:
+    """One step of a task: ``done`` of ``total`` ``unit`` (``total`` None: not known)."""
+    task: str
+    done: int
+    total: Optional[int]
+    unit: str
+    depth: int
+
+
+ProgressOption = Union[None, bool, Callable[[ProgressUpdate], object]]
+
+_OPTION: contextvars.ContextVar = contextvars.ContextVar("fastamfm_progress", default=None)
+_DEPTH: contextvars.ContextVar = contextvars.ContextVar("fastamfm_progress_depth", default=0)
+
+
+def checked(progress) -> ProgressOption:
+    if progress is None or isinstance(progress, bool) or callable(progress):
+        return progress
+    raise TypeError(f"progress must be None, True, False or a callable taking a ProgressUpdate, "
+                    f"got {type(progress).__name__}")
+
+
+@contextlib.contextmanager
+def reporting(progress: ProgressOption) -> Iterator[None]:
+    """``progress`` for the tasks inside (None: the caller's option, or the default)."""
+    checked(progress)
+    if progress is None:
+        yield
+        return
+    token = _OPTION.set(progress)
+    try:
+        yield
+    finally:
+        _OPTION.reset(token)
+
+
+def stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):   # replaced by an object without isatty, or closed
+        return False
+
+
+class Task:
+    """A loop's progress: ``advance(n)`` after each step (see ``task``)."""
+
+    def __init__(self, what: str, total: Optional[int], unit: str, option: ProgressOption, depth: int):
+        self.what, self.total, self.unit, self.depth = what, total, unit, depth
+        self.done = 0
+        self._callback = option if callable(option) and not isinstance(option, bool) else None
+        self._bar = None
+        if option is True or (option is None and stderr_is_terminal()):
+            self._bar = _bar(what, total, unit, depth)
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        if self._callback is not None:
+            self._callback(ProgressUpdate(self.what, self.done, self.total, self.unit, self.depth))
+        elif self._bar is not None:
+            self._bar.update(n)
+
+    def started(self) -> None:
+        """Tell a callable the task began (``done`` 0), for steps that take long."""
+        if self._callback is not None:
+            self._callback(ProgressUpdate(self.what, self.done, self.total, self.unit, self.depth))
+
+    @property
+    def draws(self) -> bool:
+        """Whether this task draws a bar."""
+        return self._bar is not None
+
+    def tick(self) -> None:
+        """Redraw the bar (its elapsed time) without a step done."""
+        if self._bar is not None:
+            self._bar.update(0)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+
+def _bar(what: str, total: Optional[int], unit: str, depth: int):
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:   # tqdm is a dependency, but a bar is never worth failing a call
+        return None
+    return tqdm(total=total, desc=what, unit=unit, file=sys.stderr, position=depth, leave=depth == 0,
+                delay=BAR_DELAY, dynamic_ncols=True, unit_scale=bool(total and total >= 100_000))
+
+
+@contextlib.contextmanager
+def task(what: str, total: Optional[int] = None, unit: str = "it") -> Iterator[Task]:
+    """A task of the current option (``reporting``), one level below the task it runs in."""
+    depth = _DEPTH.get()
+    current = Task(what, total, unit, _OPTION.get(), depth)
+    token = _DEPTH.set(depth + 1)
+    try:
+        yield current
+    finally:
+        _DEPTH.reset(token)
+        current.close()
+
+
+@contextlib.contextmanager
+def waiting(what: str, steps: int = 1) -> Iterator[Task]:
+    """Steps that cannot be divided further (a model load, a conversion) as a task: a
+    callable hears it start and each step end; a bar shows the seconds taken so far. The
+    steps the caller did not ``advance`` are counted done at the end."""
+    with task(what, total=steps, unit="step") as current:
+        current.started()
+        stop = threading.Event()
+        ticker = None
+        if current.draws:
+            def tick() -> None:
+                while not stop.wait(TICK_SECONDS):
+                    current.tick()
+
+            ticker = threading.Thread(target=tick, name="fastamfm-progress", daemon=True)
+            ticker.start()
+        try:
+            yield current
+        finally:
+            stop.set()
+            if ticker is not None:
+                ticker.join()
+        if current.done < steps:
+            current.advance(steps - current.done)
+
+
+def reports_progress(function: Callable) -> Callable:
+    """For a function with a keyword-only ``progress`` parameter: runs it under
+    ``reporting(progress)``, so the tasks inside it follow the caller's option."""
+    parameter = inspect.signature(function).parameters.get("progress")
+    if parameter is None or parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
+        raise TypeError(f"{function.__qualname__} needs a keyword-only progress parameter")
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        with reporting(kwargs.get("progress")):
+            return function(*args, **kwargs)
+
+    return wrapper
