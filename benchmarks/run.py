@@ -8,7 +8,7 @@
 An area is a folder of benchmarks/ with ``__init__.py`` (its docstring: what it measures,
 against which peers), ``bench.py`` (the pytest-benchmark suite), ``compare.py`` (the
 side-by-side table script) and, where they share workloads, ``workloads.py``. Adding a
-folder of that shape adds an area here (and list it in README.md's benchmark section).
+folder of that shape adds an area here (and list it in docs/benchmarks.md's table).
 Everything runs from this checkout: ``benchmarks/__init__.py`` puts its python/ and tests/
 first on the path, whatever the current directory or an installed fastamfm.
 """

@@ -50,8 +50,8 @@ def test_score_is_combination_of_adequacy_and_fluency(scorer, pairs, mean):
     hyps, refs = pairs
     s = scorer.with_settings(lam=0.7, mean=mean)
     res = s.score(hyps, refs)
-    am = fastamfm.adequacy(hyps, refs, scorer.lsi, combine="max").sentences
-    fm = fastamfm.fluency(hyps, refs, scorer.lm, combine="mean").sentences
+    am = fastamfm.adequacy(hyps, refs, scorer.lsi, combine="max").sentences["AM"]
+    fm = fastamfm.fluency(hyps, refs, scorer.lm, combine="mean").sentences["FM"]
     np.testing.assert_array_equal(res.am, am)
     np.testing.assert_array_equal(res.fm, fm)
     np.testing.assert_allclose(res.amfm, [_combine_oracle(a, f, 0.7, mean) for a, f in zip(am, fm)], rtol=1e-12)

@@ -36,8 +36,8 @@ def test_bertscore_equals_oracle(encoder, plain, idf, layer):
     want = oracle.bertscore(*plain, HYPS, REFS, layer=2 if layer is None else layer, idf=idf,
                             max_length=encoder.max_length)
     np.testing.assert_allclose(columns(res), want, atol=2e-5)
-    assert res.columns == ("precision", "recall", "f1")
-    assert res.corpus["f1"] == pytest.approx(res.f1.mean())
+    assert res.columns == ("bertscore_precision", "bertscore_recall", "bertscore_f1")
+    assert res.corpus["bertscore_f1"] == pytest.approx(res.bertscore_f1.mean())
     np.testing.assert_array_equal(columns(res)[3:], 0.0)   # an empty response or reference scores 0
 
 

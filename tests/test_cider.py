@@ -65,11 +65,11 @@ def test_two_pass_chunks_equal_the_whole_corpus():
     for start in range(0, 500, 120):
         df.update(refs[start:start + 120])
     assert df.num_segments == 500
-    parts = [fastamfm.cider(hyps[s:s + 120], refs[s:s + 120], document_frequencies=df).sentences
+    parts = [fastamfm.cider(hyps[s:s + 120], refs[s:s + 120], document_frequencies=df).sentences["CIDEr"]
              for s in range(0, 500, 120)]
     sentences = np.concatenate(parts)
-    assert sentences.tolist() == whole.sentences.tolist()
-    assert float(np.mean(sentences)) == pytest.approx(whole.corpus, rel=1e-15)
+    assert sentences.tolist() == whole.sentences["CIDEr"].tolist()
+    assert float(np.mean(sentences)) == pytest.approx(whole.corpus["CIDEr"], rel=1e-15)
 
 
 def test_document_frequencies_count_segments_not_references():

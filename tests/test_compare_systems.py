@@ -143,7 +143,7 @@ def test_each_resample_scores_as_the_metric_scores_the_resampled_responses():
         sample_refs = [refs[i] for i in picked]
         expected = fastamfm.evaluate(sample_hyps, sample_refs, metrics=[m for m in names if m != "cider"]).corpus
         # CIDEr's convention: the document frequencies of the full reference set.
-        expected["CIDEr"] = fastamfm.cider(sample_hyps, sample_refs, document_frequencies=df).corpus
+        expected["CIDEr"] = fastamfm.cider(sample_hyps, sample_refs, document_frequencies=df).corpus["CIDEr"]
         for scores in resampled:
             for column, values in scores.items():
                 assert values[r] == pytest.approx(expected[column], rel=1e-12, abs=1e-15), column

@@ -130,6 +130,12 @@ def _write() -> None:
         generated = (Path(out) / "fastamfm" / "_core.pyi").read_text().split("\n")
     header = STUB.read_text().split('"""')[1]
     body = "\n".join(generated[3:])          # pybind11-stubgen's docstring (the module's m.doc()) replaced
+    # a binding's `py::arg(...) = nullptr` is None: pybind11-stubgen types it without "| None",
+    # which mypy refuses (no implicit Optional); tests/test_typing.py checks the stub
+    body = re.sub(r"(\w+: )([^=(),]+(?:\[[^=]*?\])?)(?<!None) = None\b", r"\1\2 | None = None", body)
+    # FormatError's attributes (csrc/convert.cpp): None until the core sets them
+    for name, kind in (("column", "int"), ("line", "int"), ("path", "str"), ("record", "int")):
+        body = body.replace(f"\n    {name} = None\n", f"\n    {name}: {kind} | None = None\n", 1)
     STUB.write_text(f'"""{header}"""\n{body}')
     print(f"wrote {STUB} from fastamfm._core at {Path(fastamfm.__file__).parent}")
 

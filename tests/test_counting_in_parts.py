@@ -12,7 +12,7 @@ from amfm_helpers import tiny_corpus
 from fastamfm import _core
 from fastamfm.amfm.lm import NgramLM
 from fastamfm.amfm.lsi import LsiModel, count_documents
-from fastamfm.tokenize import make_tokenizer
+from fastamfm.tokenization import make_tokenizer
 
 CORPUS = tiny_corpus(2000) + ["", "Ünïcode wörds, here!", "a a a b b", "<s> </s> <unk> x"] * 3
 CUTS = [(0, 700), (700, 701), (701, 1500), (1500, len(CORPUS))]

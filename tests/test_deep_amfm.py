@@ -128,11 +128,12 @@ def test_reference_based(scorer, lm):
     res = scorer.score(HYPS, REFS)
     enc = BagOfWordsEncoder()
     am = [max(cosine(enc.encode([h])[0], enc.encode([r])[0]) for r in rs) for h, rs in zip(HYPS, REFS)]
-    np.testing.assert_allclose(res.am, am, atol=1e-6)
-    np.testing.assert_allclose(res.fm, deep_fm(HYPS, REFS, lm=lm).sentences, atol=1e-9)
-    np.testing.assert_allclose(res.amfm, 0.6 * (res.am - 0.5) / 0.2 + 0.4 * (res.fm - 0.4) / 0.3, atol=1e-9)
-    assert res.columns == ("am", "fm", "amfm", "normalized") and "mode=reference" in res.signature
-    assert res.corpus["amfm"] == pytest.approx(np.mean(res.amfm))
+    np.testing.assert_allclose(res.deep_amfm_am, am, atol=1e-6)
+    np.testing.assert_allclose(res.deep_amfm_fm, deep_fm(HYPS, REFS, lm=lm).sentences["deep_fm"], atol=1e-9)
+    np.testing.assert_allclose(res.deep_amfm, 0.6 * (res.deep_amfm_am - 0.5) / 0.2 + 0.4 * (res.deep_amfm_fm - 0.4) / 0.3, atol=1e-9)
+    assert res.columns == ("deep_amfm_am", "deep_amfm_fm", "deep_amfm", "deep_amfm_normalized")
+    assert "mode=reference" in res.signature
+    assert res.corpus["deep_amfm"] == pytest.approx(np.mean(res.deep_amfm))
 
 
 def test_normalized_is_phi_of_amfm_and_explained(scorer):
@@ -145,16 +146,16 @@ def test_normalized_is_phi_of_amfm_and_explained(scorer):
     from fastamfm.deep.fm_metrics import DeepAMFMMetric
 
     res = scorer.score(HYPS + [""], REFS + [["anything at all"]])
-    np.testing.assert_allclose(res.normalized, [0.5 * (1 + erf(v / sqrt(2))) for v in res.amfm], rtol=1e-12)
-    assert ((0 <= res.normalized) & (res.normalized <= 1)).all()
-    order = np.argsort(res.amfm, kind="stable")
-    assert (np.diff(res.normalized[order]) >= 0).all()
-    assert res.normalized[-1] == min(res.normalized) and res.amfm[-1] == scorer.lowest("reference")
+    np.testing.assert_allclose(res.deep_amfm_normalized, [0.5 * (1 + erf(v / sqrt(2))) for v in res.deep_amfm], rtol=1e-12)
+    assert ((0 <= res.deep_amfm_normalized) & (res.deep_amfm_normalized <= 1)).all()
+    order = np.argsort(res.deep_amfm, kind="stable")
+    assert (np.diff(res.deep_amfm_normalized[order]) >= 0).all()
+    assert res.deep_amfm_normalized[-1] == min(res.deep_amfm_normalized) and res.deep_amfm[-1] == scorer.lowest("reference")
     assert normalized_scores(0.0) == 0.5 and normalized_scores([1e9, -1e9]).tolist() == [1.0, 0.0]
     reward = scorer.reward(HYPS, REFS, normalized=True)
-    np.testing.assert_allclose(np.asarray(reward), res.normalized[:-1], rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(reward), res.deep_amfm_normalized[:-1], rtol=1e-6)
     # Where the number appears: the docstring, the registry's column notes (printed by the CLI).
-    assert "calibrated scale" in SCALE_NOTE and "Phi(amfm)" in DeepAMFM.score.__doc__
+    assert "calibrated scale" in SCALE_NOTE and "Phi(deep_amfm)" in DeepAMFM.score.__doc__
     assert "calibrated scale" in DeepAMFMMetric.column_notes["deep_amfm"]
     assert "deep_amfm_normalized" in DeepAMFMMetric.columns
 
@@ -167,11 +168,11 @@ def test_reference_free(scorer, lm):
         weights = [0.5 ** (len(turns) - 1 - k) for k in range(len(turns))]
         context = sum(w * enc.encode([t])[0] for w, t in zip(weights, turns))
         expected.append(cosine(enc.encode([h])[0], context))
-    np.testing.assert_allclose(res.am, expected, atol=1e-6)
+    np.testing.assert_allclose(res.deep_amfm_am, expected, atol=1e-6)
     conditional, alone = lm.token_scores(HYPS, contexts=CONTEXTS), lm.token_scores(HYPS)
-    np.testing.assert_allclose(res.fm, [conditional[i][0].sum() - alone[i][0].sum() for i in range(len(HYPS))],
+    np.testing.assert_allclose(res.deep_amfm_fm, [conditional[i][0].sum() - alone[i][0].sum() for i in range(len(HYPS))],
                                atol=1e-5)  # the default: pmi-total
-    np.testing.assert_allclose(res.amfm, 0.6 * (res.am - 0.3) / 0.1 + 0.4 * (res.fm - 0.2) / 0.5, atol=1e-9)
+    np.testing.assert_allclose(res.deep_amfm, 0.6 * (res.deep_amfm_am - 0.3) / 0.1 + 0.4 * (res.deep_amfm_fm - 0.2) / 0.5, atol=1e-9)
     assert "mode=context" in res.signature
 
 
@@ -193,29 +194,29 @@ def test_the_three_component_mode_adds_the_followup_on_its_fixed_scale(lm):
     assert scorer.lam["context"] == 0.5
     res = scorer.score(HYPS, contexts=CONTEXTS)
     before = default.score(HYPS, contexts=CONTEXTS)
-    np.testing.assert_allclose(res.am, before.am)
+    np.testing.assert_allclose(res.deep_amfm_am, before.deep_amfm_am)
     # fm and followup come from one pass of the LM here (the followup's prefix starts with the
     # reply given its context): the numbers of the two computed apart, up to float rounding
-    np.testing.assert_allclose(res.fm, before.fm, atol=1e-4, rtol=0)
-    followup = FollowupScorer(lm).score(HYPS, contexts=CONTEXTS).sentences
-    np.testing.assert_allclose(res.followup, followup, atol=1e-5, rtol=0)
-    z_am, z_fm, z_followup = (res.am - 0.3) / 0.1, (res.fm - 0.2) / 0.5, (res.followup + 0.1) / 0.2
+    np.testing.assert_allclose(res.deep_amfm_fm, before.deep_amfm_fm, atol=1e-4, rtol=0)
+    followup = FollowupScorer(lm).score(HYPS, contexts=CONTEXTS).sentences["followup"]
+    np.testing.assert_allclose(res.deep_amfm_followup, followup, atol=1e-5, rtol=0)
+    z_am, z_fm, z_followup = (res.deep_amfm_am - 0.3) / 0.1, (res.deep_amfm_fm - 0.2) / 0.5, (res.deep_amfm_followup + 0.1) / 0.2
     # the three calibrated components weigh the same
-    np.testing.assert_allclose(res.amfm, (z_am + z_fm + z_followup) / 3, atol=1e-9)
-    assert res.columns == ("am", "fm", "amfm", "normalized", "followup")
+    np.testing.assert_allclose(res.deep_amfm, (z_am + z_fm + z_followup) / 3, atol=1e-9)
+    assert res.columns == ("deep_amfm_am", "deep_amfm_fm", "deep_amfm", "deep_amfm_normalized", "deep_amfm_followup")
     assert "|context=am+fm+followup:fastamfm-1|" in res.signature and "lam=0.5" in res.signature
     # lam weighs AM against FM within their two thirds; the followup keeps its third
     weighted = DeepAMFM(encoder=BagOfWordsEncoder(), lm=lm, calibration=WITH_FOLLOWUP, lam=0.9,
                         context_combination="am+fm+followup")
     np.testing.assert_allclose(weighted.score(HYPS, contexts=CONTEXTS).amfm,
                                2 / 3 * (0.9 * z_am + 0.1 * z_fm) + z_followup / 3, atol=1e-9)
-    np.testing.assert_allclose(scorer.reward(HYPS, contexts=CONTEXTS).numpy(), res.amfm, atol=1e-5)
+    np.testing.assert_allclose(scorer.reward(HYPS, contexts=CONTEXTS).numpy(), res.deep_amfm, atol=1e-5)
     # the default: AM and FM alone, lam 0.4, no followup computed
-    np.testing.assert_allclose(before.amfm, 0.4 * z_am + 0.6 * (before.fm - 0.2) / 0.5, atol=1e-9)
+    np.testing.assert_allclose(before.deep_amfm, 0.4 * z_am + 0.6 * (before.deep_amfm_fm - 0.2) / 0.5, atol=1e-9)
     assert "followup" not in before.columns and "|context=am+fm|" in before.signature
     # with references the followup does not join (the modes chosen with references are unchanged)
     both = scorer.score(HYPS, REFS, CONTEXTS)
-    np.testing.assert_allclose(both.amfm, 0.5 * (both.am - 0.5) / 0.2 + 0.5 * (both.fm - 0.2) / 0.5, atol=1e-9)
+    np.testing.assert_allclose(both.deep_amfm, 0.5 * (both.deep_amfm_am - 0.5) / 0.2 + 0.5 * (both.deep_amfm_fm - 0.2) / 0.5, atol=1e-9)
     assert "|context=" not in scorer.score(HYPS, REFS).signature
 
 
@@ -260,9 +261,9 @@ def test_registry_deep_amfm_takes_the_context_combination(lm, tiny_bert):
 
 def test_both_uses_reference_adequacy_and_context_fluency(scorer):
     both = scorer.score(HYPS, REFS, CONTEXTS)
-    np.testing.assert_allclose(both.am, scorer.score(HYPS, REFS).am)
-    np.testing.assert_allclose(both.fm, scorer.score(HYPS, contexts=CONTEXTS).fm)
-    np.testing.assert_allclose(both.amfm, 0.6 * (both.am - 0.5) / 0.2 + 0.4 * (both.fm - 0.2) / 0.5, atol=1e-9)
+    np.testing.assert_allclose(both.deep_amfm_am, scorer.score(HYPS, REFS).am)
+    np.testing.assert_allclose(both.deep_amfm_fm, scorer.score(HYPS, contexts=CONTEXTS).fm)
+    np.testing.assert_allclose(both.deep_amfm, 0.6 * (both.deep_amfm_am - 0.5) / 0.2 + 0.4 * (both.deep_amfm_fm - 0.2) / 0.5, atol=1e-9)
 
 
 def test_a_scored_response_does_not_depend_on_its_batch(scorer):
@@ -310,7 +311,7 @@ def test_hybrid_with_the_ngram_lm(lm):
     ngram = fastamfm.NgramLM.train([s for rs in REFS for s in rs] + HYPS, order=2)
     hybrid = DeepAMFM(encoder=BagOfWordsEncoder(), lm=ngram, lam=0.5, calibration=CALIBRATION)
     res = hybrid.score(HYPS, REFS)
-    np.testing.assert_allclose(res.fm, fastamfm.fluency(HYPS, REFS, ngram, combine="max").sentences)
+    np.testing.assert_allclose(res.deep_amfm_fm, fastamfm.fluency(HYPS, REFS, ngram, combine="max").sentences)
     assert isinstance(hybrid.reward(HYPS, REFS), np.ndarray)
     with pytest.raises(ValueError, match="an n-gram LM cannot condition on a context"):
         hybrid.score(HYPS, contexts=CONTEXTS)
@@ -386,8 +387,8 @@ def test_cli_deep_scores_deep_amfm_with_the_given_models(lm, tiny_bert, tmp_path
         rows = [json.loads(line) for line in out.read_text().splitlines()]
         assert set(rows[0]) == {"id", "deep_amfm_am", "deep_amfm_fm", "deep_amfm", "deep_amfm_normalized"}
         want = expected.score(HYPS, refs, contexts)
-        np.testing.assert_allclose([r["deep_amfm"] for r in rows], want.amfm, atol=1e-5)
-        np.testing.assert_allclose([r["deep_amfm_fm"] for r in rows], want.fm, atol=1e-5)
+        np.testing.assert_allclose([r["deep_amfm"] for r in rows], want.deep_amfm, atol=1e-5)
+        np.testing.assert_allclose([r["deep_amfm_fm"] for r in rows], want.deep_amfm_fm, atol=1e-5)
         printed = capsys.readouterr().out
         assert "reference:0.3,context:0.3" in printed  # the signature names the λ given
         # The CLI says what the number means beside it (issue 37).
@@ -398,15 +399,15 @@ def test_cli_deep_scores_deep_amfm_with_the_given_models(lm, tiny_bert, tmp_path
     three = DeepAMFM(encoder=expected.encoder, lm=lm, lam=0.3, device="cpu", context_combination="am+fm+followup")
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     free = three.score(HYPS, contexts=CONTEXTS)
-    np.testing.assert_allclose([r["deep_amfm"] for r in rows], free.amfm, atol=1e-5)
+    np.testing.assert_allclose([r["deep_amfm"] for r in rows], free.deep_amfm, atol=1e-5)
     # the followup column everywhere DeepAMFM scores it: CLI, evaluate, DeepAMFM.score
-    np.testing.assert_allclose([r["deep_amfm_followup"] for r in rows], free.followup, atol=1e-5)
+    np.testing.assert_allclose([r["deep_amfm_followup"] for r in rows], free.deep_amfm_followup, atol=1e-5)
     assert "context=am+fm+followup:" in capsys.readouterr().out
     table = fastamfm.evaluate(HYPS, contexts=CONTEXTS, metrics=["deep_amfm"], deep_amfm={"model": three})
-    np.testing.assert_allclose(table["deep_amfm_followup"], free.followup, atol=1e-5)
+    np.testing.assert_allclose(table["deep_amfm_followup"], free.deep_amfm_followup, atol=1e-5)
     refs = [[r[0]] for r in REFS]
     with_refs = fastamfm.evaluate(HYPS, refs, contexts=CONTEXTS, metrics=["deep_amfm"], deep_amfm={"model": three})
-    np.testing.assert_allclose(with_refs["deep_amfm_followup"], free.followup, atol=1e-5)
+    np.testing.assert_allclose(with_refs["deep_amfm_followup"], free.deep_amfm_followup, atol=1e-5)
     with pytest.raises(ValueError, match="give contexts="):
         fastamfm.evaluate(HYPS, refs, metrics=["deep_amfm"], deep_amfm={"model": three})
     assert "deep_amfm_followup" not in fastamfm.evaluate(HYPS, contexts=CONTEXTS, metrics=["deep_amfm"],
@@ -428,7 +429,7 @@ def test_cli_deep_scores_deep_amfm_with_the_given_models(lm, tiny_bert, tmp_path
     # the command line reports a warning as one "fastamfm: warning: ..." line (issue 37)
     assert "fastamfm: warning: --deep MODEL naming a language model is deprecated" in capsys.readouterr().err
     np.testing.assert_allclose([json.loads(line)["deep_amfm"] for line in out.read_text().splitlines()],
-                               want.amfm, atol=1e-5)
+                               want.deep_amfm, atol=1e-5)
 
 
 # --- tuning -----------------------------------------------------------------------------------

@@ -211,8 +211,8 @@ def test_a_directory_trained_before_the_followup_scores_as_it_did(trained, tmp_p
     hyps, contexts = ["thanks please help"], [["hello", "good day"]]
     res = loaded.score(hyps, contexts=contexts)
     assert "followup" not in res.columns
-    np.testing.assert_allclose(res.amfm, 0.3 * loaded.calibrated("am_context", res.am)
-                               + 0.7 * loaded.calibrated("fm_context", res.fm), rtol=1e-9)
+    np.testing.assert_allclose(res.deep_amfm, 0.3 * loaded.calibrated("am_context", res.deep_amfm_am)
+                               + 0.7 * loaded.calibrated("fm_context", res.deep_amfm_fm), rtol=1e-9)
     with pytest.raises(ValueError, match="needs a calibration with the followup's scale"):
         DeepAMFM.load(old, device="cpu", context_combination="am+fm+followup")
     # a current directory asked for the other mode: that mode's own lambda, not the manifest's

@@ -66,7 +66,7 @@ def test_fluency_equals_definition(small_lm, normalization, combine, oov):
     expected = _oracle_scores(hyps, refs, stats.__getitem__, normalization, combine)
     np.testing.assert_allclose(result.sentences, expected, rtol=1e-12, atol=1e-15)
     assert result.corpus == pytest.approx(expected.mean())
-    assert result.name == "FM" and f"normalization={normalization}" in result.signature
+    assert result.name == "fm" and f"normalization={normalization}" in result.signature
     assert f"combine={combine}" in result.signature and f"lm={small_lm.fingerprint}" in result.signature
     assert f"oov={oov}" in result.signature
     assert result.extra["hyp_prob"].shape == (len(hyps),)

@@ -394,7 +394,10 @@ def test_registered_metric_scores_a_batch(tiny_model, tmp_path, monkeypatch):
     metric = LearnedMetric(path=path, encoder=tiny_model)
     assert LearnedMetric.missing(path=path) is None and metric.needs_references and metric.needs_contexts
     chunk = metric.update(Batch(fastamfm.Hypotheses(hyps), fastamfm.References(refs), contexts))
-    assert np.array_equal(chunk.columns["Learned"], scorer.score(hyps, refs, contexts).sentences)
+    own = scorer.score(hyps, refs, contexts)
+    # One naming rule (tests/test_naming.py): the scorer's result is the learned metric's columns.
+    assert own.name == "learned" and own.columns == LearnedMetric.columns == tuple(own.corpus)
+    assert np.array_equal(chunk.columns["Learned"], own.sentences["Learned"])
     assert metric.compute(chunk.statistics)["Learned"] == pytest.approx(chunk.columns["Learned"].mean())
     assert "fastamfm fit" in LearnedMetric.missing()
     assert "no such learned-scorer file" in LearnedMetric.missing(path=tmp_path / "absent")

@@ -136,9 +136,10 @@ def test_out_of_core_training_equals_in_memory(corpus, tmp_path, caplog):
     memory = fastamfm.LsiModel.train(corpus, dims=6, weighting="tfidf")
     spill = tmp_path / "spill"
     spill.mkdir()
-    stages = []
+    updates = []
     disk = fastamfm.LsiModel.train(corpus, dims=6, weighting="tfidf", max_memory=64 << 10, tmp_dir=spill,
-                                   progress=lambda stage, done, total: stages.append((stage, done, total)))
+                                   progress=updates.append)
+    stages = [(u.task.split(": ")[1], u.done, u.total) for u in updates]
     assert disk.components.tobytes() == memory.components.tobytes()
     assert disk.singular_values.tobytes() == memory.singular_values.tobytes()
     assert os.listdir(spill) == []  # chunk files are removed
@@ -166,8 +167,16 @@ def test_progress_reports_the_line_count_of_a_file(corpus, tmp_path):
     path = tmp_path / "corpus.txt"
     path.write_text("\n".join(corpus), encoding="utf-8")
     reads = []
-    fastamfm.LsiModel.train(path, dims=3, progress=lambda s, d, t: reads.append((d, t)) if s == "read" else None)
-    assert reads[-1] == (len(corpus), len(corpus))
+    fastamfm.LsiModel.train(path, dims=3, progress=lambda u: reads.append((u.done, u.total, u.unit))
+                            if u.task == "LsiModel.train: read" else None)
+    assert reads[-1] == (len(corpus), len(corpus), "sentence")
+
+
+def test_the_progress_protocol_before_0_2_still_works_with_a_warning(corpus):
+    stages = []
+    with pytest.warns(DeprecationWarning, match=r"f\(stage, done, total\).*removed in 0\.3"):
+        fastamfm.LsiModel.train(corpus, dims=3, progress=lambda stage, done, total: stages.append(stage))
+    assert stages[0] == "read" and "build" in stages and stages[-1] == "svd"
 
 
 # --- files --------------------------------------------------------------------------

@@ -96,12 +96,13 @@ def test_generated_text_every_setting(smooth, data, effective_order, order, valu
     options = dict(smooth_method=smooth, smooth_value=value, max_ngram_order=order, effective_order=effective_order)
     ours = fastamfm.sacrebleu(hyps, refs, layout="responses", **options)
     metric = BLEU(**options)
-    assert ours.corpus == pytest.approx(metric.corpus_score(hyps, _streams(refs)).score, rel=1e-12, abs=1e-12)
+    assert ours.corpus["sacreBLEU"] == pytest.approx(metric.corpus_score(hyps, _streams(refs)).score, rel=1e-12,
+                                                     abs=1e-12)
     expected = [metric.sentence_score(h, r).score for h, r in zip(hyps, refs)]
-    assert ours.sentences.tolist() == expected
+    assert ours.sentences["sacreBLEU"].tolist() == expected
     # The readable oracle on the same tokens.
     tok = fastamfm._core.Tokenizer("13a", False)
-    for h, r, got in zip(hyps, refs, ours.sentences):
+    for h, r, got in zip(hyps, refs, ours.sentences["sacreBLEU"]):
         stats = oracle.bleu_statistics(tok.tokenize(h), [tok.tokenize(x) for x in r], order)
         assert got == pytest.approx(oracle.sacrebleu_score(*stats, smooth, value, effective_order), rel=1e-12,
                                     abs=1e-12)

@@ -147,8 +147,8 @@ def test_rouge_tokenizer_equals_rouge_score(stem, line):
     from rouge_score.tokenizers import DefaultTokenizer
 
     ours = _core.Tokenizer("rouge-stem" if stem else "rouge", False)
-    # Non-ASCII text reaches the core lowercased by Python (fastamfm.tokenize.prepare_texts).
-    from fastamfm.tokenize import prepare_texts
+    # Non-ASCII text reaches the core lowercased by Python (fastamfm.tokenization.prepare_texts).
+    from fastamfm.tokenization import prepare_texts
 
     assert ours.tokenize(prepare_texts([line], ours)[0]) == DefaultTokenizer(stem).tokenize(line)
 

@@ -142,7 +142,7 @@ import fastamfm
 HYPS, REFS = {HYPS!r}, {REFS!r}
 
 def score(i):
-    return [float(x) for x in fastamfm.bleu([HYPS[i]], [REFS[i]]).corpus]
+    return [float(x) for x in fastamfm.bleu([HYPS[i]], [REFS[i]]).corpus.values()]
 
 with multiprocessing.get_context("fork").Pool(2) as pool:
     out["workers"] = pool.map(score, range(len(HYPS)))
@@ -153,7 +153,7 @@ out["cuda_module_imported"] = "fastamfm._cuda" in sys.modules
 
 @pytest.mark.skipif(sys.platform == "win32", reason="fork is POSIX-only")
 def test_fork_workers_score_after_import():
-    want = [[float(x) for x in fastamfm.bleu([h], [r]).corpus] for h, r in zip(HYPS, REFS)]
+    want = [[float(x) for x in fastamfm.bleu([h], [r]).corpus.values()] for h, r in zip(HYPS, REFS)]
     out = run_child(FORK_WORKERS, timeout=300)
     assert len(out["workers"]) == len(want)
     for got, expected in zip(out["workers"], want):

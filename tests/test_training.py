@@ -219,6 +219,21 @@ def test_training_is_deterministic_and_stops_at_max_steps(tiny_lm, tmp_path):
     assert sorted(p.name for p in (tmp_path / "a" / "lm").iterdir()) == ["checkpoint-3", "checkpoint-5"]
 
 
+def test_a_progress_callable_hears_every_optimizer_step(tiny_lm, tmp_path):
+    from fastamfm.progress import ProgressUpdate, reporting
+
+    corpus_file = write_text_corpus(tmp_path / "c.txt")
+    heard = []
+    run, _ = _train_tiny(tiny_lm, corpus_file, tmp_path / "a", max_steps=3, progress=heard.append)
+    assert [u.done for u in heard] == [1, 2, 3] and {u.total for u in heard} == {3}
+    assert all(isinstance(u, ProgressUpdate) and u.unit == "step" for u in heard)
+    # the settings' default (True) follows the option of the call the run is in
+    around = []
+    with reporting(around.append):
+        _train_tiny(tiny_lm, corpus_file, tmp_path / "b", max_steps=2, progress=True)
+    assert [u.done for u in around] == [1, 2]
+
+
 def transformers_model_state(model_dir):
     import transformers
 

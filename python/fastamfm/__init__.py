@@ -9,26 +9,30 @@ every entry point --
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import _deprecated, io, limits, registry
 from ._version import __version__
-from .amfm import (
-    AMFM,
-    LsiModel,
-    NgramLM,
-    TokenScores,
-    adequacy,
-    combine_scores,
-    fluency,
-    tune,
-)
+from .amfm import AMFM, LsiModel, NgramLM, TokenScores, combine_scores, tune
+from .amfm.adequacy import adequacy
+from .amfm.fluency import fluency
 from .analysis.correlation import cluster_metrics, correlate, metric_correlations
 from .analysis.metric_comparison import compare_metrics
 from .analysis.system_comparison import compare_systems
 from .errors import AmbiguousReferencesWarning, FormatError
 from .hypotheses import Hypotheses
-from .metrics import (BleuStatistics, DocumentFrequencies, MbrSelection, SacreBleuStatistics, bleu, chrf, cider,
-                      distinct, embedding_average, greedy_matching, mbr_select, meteor, meteor_resources, pairwise,
-                      rouge, rouge_l, sacrebleu, self_bleu, self_similarity, token_bleu, token_rouge, vector_extrema)
+from .metrics import (BleuStatistics, DocumentFrequencies, MbrSelection, SacreBleuStatistics, embedding_average,
+                      greedy_matching, mbr_select, meteor_resources, rouge_l, token_bleu, token_rouge, vector_extrema)
+from .metrics.bleu import bleu
+from .metrics.chrf import chrf
+from .metrics.cider import cider
+from .metrics.distinct import distinct
+from .metrics.meteor import meteor
+from .metrics.pairwise import pairwise
+from .metrics.rouge_score import rouge
+from .metrics.sacrebleu import sacrebleu
+from .metrics.self_bleu import self_bleu
+from .metrics.self_similarity import self_similarity
 from .metrics.nlgeval import NLGEval, compute_individual_metrics, compute_metrics
 from .metrics.vectors import WordVectors
 from .pipeline import Pipeline, evaluate
@@ -36,8 +40,25 @@ from .references import References
 from .result import MetricResult
 from .runtime import resolve_device
 from .streaming import score_files
-from .tokenize import PRESETS as TOKENIZER_PRESETS
-from .tokenize import tokenize
+from .tokenization import PRESETS as TOKENIZER_PRESETS
+from .tokenization import tokenize
+
+if TYPE_CHECKING:   # the names imported on first use (``_LAZY`` below), typed for checkers
+    from .deep.bertscore import bertscore
+    from .deep.deep_am import deep_am
+    from .deep.deep_amfm import DeepAMFM
+    from .deep.fm import deep_fm
+    from .deep.followup import FollowupScorer
+    from .deep.lm_judge import LMJudge
+    from .deep.tuning import tune_deep
+    from .evaluator.evaluator import Evaluator
+    from .gpu.reference_index import ReferenceIndex
+    from .learned.scorer import LearnedScorer
+    from .neural.encoder import SentenceEncoder
+    from .neural.neural_lm import NeuralLM, NeuralTokenScores
+    from .training.evaluator import train_evaluator
+
+    HAS_CUDA: bool
 
 __all__ = [
     "AMFM",
@@ -137,6 +158,7 @@ _SUBPACKAGES = ("amfm", "analysis", "deep", "distributed", "evaluator", "gpu", "
                 "models", "neural", "training")
 
 _deprecated.install()
+_deprecated.install_former_paths()
 
 
 def __getattr__(name: str):

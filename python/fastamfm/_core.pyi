@@ -11,10 +11,10 @@ import numpy.typing
 import typing
 __all__: list[str] = ['BleuReferenceCounts', 'ChrfTexts', 'CiderReferenceModel', 'CountedDocuments', 'DocumentFrequency', 'EmbeddedReferences', 'EncodedHypotheses', 'FormatError', 'LineReader', 'LsiModel', 'MAX_NGRAM_ORDER', 'MeteorReferences', 'MeteorResources', 'NgramCounter', 'NgramCounts', 'NgramModel', 'ReferenceSet', 'RougeDocuments', 'TermDocumentBuilder', 'TermDocumentMatrix', 'TokenIdBatch', 'TokenSequences', 'Tokenizer', 'WordVectors', 'adequacy_scores', 'bleu', 'bleu_corpus', 'bleu_ids', 'bleu_text', 'build_vector_cache', 'chrf', 'chrf_corpus', 'chrf_pairwise', 'cider', 'count_documents', 'count_lines', 'detect_vector_format', 'distinct', 'embedding_scores', 'exact_sum', 'flatten_ragged', 'fluency_from_probabilities', 'format_score_rows', 'get_limits', 'is_non_ascii_punctuation', 'line_start_offsets', 'merge_ngram_counts', 'meteor_corpus_score', 'meteor_normalize', 'meteor_stem', 'resolve_workers', 'rouge_ids', 'rouge_l', 'rouge_l_split_on_spaces', 'rouge_l_text', 'rouge_pairwise', 'rouge_score', 'sacrebleu', 'sacrebleu_corpus', 'sacrebleu_pairwise', 'self_bleu', 'set_limits', 'split_on_spaces', 'unicode_punctuation_version', 'vector_cache_is_current', 'write_file_atomic']
 class FormatError(ValueError):
-    column = None
-    line = None
-    path = None
-    record = None
+    column: int | None = None
+    line: int | None = None
+    path: str | None = None
+    record: int | None = None
 class Tokenizer:
     def __init__(self, preset: str = 'whitespace', lowercase: bool = False) -> None:
         ...
@@ -171,9 +171,9 @@ class TermDocumentMatrix:
     @staticmethod
     def from_csr(num_docs: typing.SupportsInt | typing.SupportsIndex, num_terms: typing.SupportsInt | typing.SupportsIndex, indptr: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], indices: typing.Annotated[numpy.typing.ArrayLike, numpy.int64], data: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], chunk_bytes: typing.SupportsInt | typing.SupportsIndex = 268435456) -> TermDocumentMatrix:
         ...
-    def multiply_a_at(self, x: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], workers: typing.SupportsInt | typing.SupportsIndex = -1, progress: collections.abc.Callable[[int, int], None] = None) -> numpy.typing.NDArray[numpy.float64]:
+    def multiply_a_at(self, x: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], workers: typing.SupportsInt | typing.SupportsIndex = -1, progress: collections.abc.Callable[[int, int], None] | None = None) -> numpy.typing.NDArray[numpy.float64]:
         ...
-    def multiply_gaussian(self, seed: typing.SupportsInt | typing.SupportsIndex, l: typing.SupportsInt | typing.SupportsIndex, workers: typing.SupportsInt | typing.SupportsIndex = -1, progress: collections.abc.Callable[[int, int], None] = None) -> numpy.typing.NDArray[numpy.float64]:
+    def multiply_gaussian(self, seed: typing.SupportsInt | typing.SupportsIndex, l: typing.SupportsInt | typing.SupportsIndex, workers: typing.SupportsInt | typing.SupportsIndex = -1, progress: collections.abc.Callable[[int, int], None] | None = None) -> numpy.typing.NDArray[numpy.float64]:
         ...
     @property
     def nnz(self) -> int:
@@ -501,7 +501,7 @@ def meteor_corpus_score(totals: typing.Annotated[numpy.typing.ArrayLike, numpy.f
     """
     METEOR of summed corpus statistics (the jar's 23, as MeteorReferences.score returns).
     """
-def meteor_normalize(line: str, resources: MeteorResources = None) -> list[str]:
+def meteor_normalize(line: str, resources: MeteorResources | None = None) -> list[str]:
     """
     The words METEOR 1.5 (-norm, English) aligns for one line.
     """

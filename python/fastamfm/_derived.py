@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from .tokenize import make_tokenizer
+from .tokenization import make_tokenizer
 
 
 class DerivedState:

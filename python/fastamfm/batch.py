@@ -24,8 +24,8 @@ class Batch:
     three embedding metrics, compute what all of them need at once).
     """
 
-    hyps: object
-    refs: object = None
+    hyps: Hypotheses
+    refs: References | None = None
     contexts: list | None = None
     metrics: frozenset = field(default_factory=frozenset)
     cache: dict = field(default_factory=dict, repr=False)

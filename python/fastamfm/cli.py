@@ -1,4 +1,4 @@
-"""The ``fastamfm`` command: score, train, correlate, report, compare, fit.
+"""The ``fastamfm`` command: score, train, correlate, report, compare, fit, serve.
 
     fastamfm score --hyp H.txt --ref R1.txt --ref R2.txt [--metrics am,fm,amfm,bleu,rouge_l]
                    [--model default|DIR] [--out scores.jsonl|-] [--format text|json|jsonl|tsv]
@@ -16,6 +16,7 @@
     fastamfm cache [list] | fastamfm cache clear [meteor gguf onnx vectors digests]
 
     fastamfm metrics [--format json]
+    fastamfm serve [--host 127.0.0.1 --port 8000] [--option KEY=VALUE ...] [--preload METRICS]   (fastamfm[serve])
     python -m fastamfm ...                        (the same command)
 
 sacrebleu's conventions: ``-`` is stdin for one input file (``--hyp -``) and stdout for an
@@ -149,7 +150,7 @@ def _number(text: str, where: str) -> float:
 def read_human(path) -> dict:
     """``system<TAB>rating`` lines (a header line is skipped), e.g. DSTC-6's human_evaluation_results.txt."""
     text = Path(path).read_text(encoding="utf-8")
-    out = {}
+    out: dict[str, float] = {}
     for i, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -171,7 +172,7 @@ def read_human(path) -> dict:
 def read_score_table(path) -> dict:
     """A system-level table (first column the system, one column per metric) -> {metric: {system: score}}."""
     header, rows = _read_table(path)
-    table = {m: {} for m in header[1:]}
+    table: dict[str, dict[str, float]] = {m: {} for m in header[1:]}
     for i, row in enumerate(rows, 2):
         for metric, value in zip(header[1:], row[1:]):
             if value.strip():
@@ -282,7 +283,7 @@ def _score_and_print(args, names, options, run) -> int:
             progress.close()
         if rows_out == STDIO:
             copy_to_stdout(path, precision=args.precision, tsv=rows_format == "tsv")
-        rows = read_rows(path, rows_format) if args.sentences else None
+        rows = read_rows(path, rows_format or "jsonl") if args.sentences else None   # set above with sentences
     signatures = _printed_signatures(args, summary, options)
     if fmt == "json":
         _print_json(args, summary, signatures, rows)
@@ -300,7 +301,7 @@ def _printed_signatures(args, summary: dict, options: dict) -> dict:
         import numpy as np
 
         from . import registry
-        from .metrics.sacrebleu import SacreBleuStatistics
+        from .metrics.sacrebleu import SacreBleu, SacreBleuStatistics
         from .streaming import _iter_references
 
         metric = registry.build("sacrebleu", **options)
@@ -309,6 +310,7 @@ def _printed_signatures(args, summary: dict, options: dict) -> dict:
             counts = np.diff(np.asarray(refs.segment_offsets))
             low = int(counts.min()) if low is None else min(low, int(counts.min()))
             high = int(counts.max()) if high is None else max(high, int(counts.max()))
+        assert isinstance(metric, SacreBleu) and low is not None and high is not None   # references were read
         zeros = (0,) * metric.max_ngram_order
         signatures["sacrebleu"] = metric.sacrebleu_signature(SacreBleuStatistics(0, 0, zeros, zeros, low, high))
     return signatures
@@ -601,7 +603,7 @@ def _report_scores(hyps: dict, refs, metrics: list, model, workers: int,
 
 def _cmd_report(args) -> int:
     from .amfm.scorer import resolve_model
-    from .amfm.tuning import tune
+    from .amfm.tuning import DEFAULT_LAMS, tune
     from .analysis.report import write_report
     from .io.readers import read_line_columns, read_lines
     from .references import References
@@ -631,7 +633,7 @@ def _cmd_report(args) -> int:
     lams = [float(x) for x in args.lams.split(",")] if args.lams else None
     log.info("tuning AM-FM's λ and LSI dimensions on the ratings (%s dims)", ",".join(map(str, dims)))
     tuning = tune(hyps, refs, {s: human[s] for s in hyps}, model=scorer, dims=dims, workers=args.workers,
-                  **({"lams": lams} if lams else {}))
+                  lams=lams if lams else DEFAULT_LAMS)
     comparison = None
     if args.resamples:
         from .analysis.compare_command import report_comparison
@@ -689,7 +691,7 @@ def _cmd_fit(args) -> int:
                          "a reference-free scorer on all of them")
     hyps = [h for r in rated for h in r.hyps]
     ratings = np.concatenate([r.ratings for r in rated])
-    refs = [x for r in rated for x in r.refs] if use_refs else None
+    refs = [x for r in rated for x in (r.refs or [])] if use_refs else None   # use_refs: every r.refs is set
     contexts = None if args.no_contexts else [c for r in rated for c in r.contexts]
     model = resolve_model(args.model)
     penalty = args.penalty if args.penalty == "auto" else _number(args.penalty, "--penalty")
@@ -704,7 +706,7 @@ def _cmd_fit(args) -> int:
                                    weights=args.weights, model=model)
     seconds = time.perf_counter() - start
     scorer.save(args.out)
-    fitted = scorer.score(hyps, refs, contexts).sentences
+    fitted = scorer.score(hyps, refs, contexts).sentences["Learned"]
     in_sample = float(np.corrcoef(fitted, ratings)[0, 1])
     print(f"fitted {args.kind} on {len(hyps)} rated responses ({', '.join(r.name for r in rated)}) in {seconds:.2f} s; "
           f"in-sample Pearson {in_sample:.4f} (optimistic: measured on the training ratings)")
@@ -953,6 +955,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--metrics", help="stack: comma-separated columns (default: what the data allow)")
     p.add_argument("--weights", default="nonneg", choices=("nonneg", "ridge"), help="stack: weight constraint")
     p.set_defaults(run=_cmd_fit)
+
+    from .serve import command as serve_command
+
+    p = sub.add_parser("serve", help="score and reward over HTTP: one process keeps the models loaded and batches "
+                                     "the requests of many clients (needs fastamfm[serve])")
+    serve_command.add_arguments(p)
+    p.set_defaults(run=serve_command.run)
 
     p = sub.add_parser("metrics", help="list the registered metrics: columns, what each needs, whether it can "
                                        "run here")

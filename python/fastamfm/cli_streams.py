@@ -70,13 +70,13 @@ class InputFiles:
     stdin (``bind``), a directory among them reported as one (the readers would say "no
     such file"), and the temporary copy removed afterwards (``close``)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.dir: str | None = None
         self.stdin_path: str | None = None
 
     def bind(self, args) -> None:
         command = getattr(args, "command", None)
-        dests = INPUT_OPTIONS.get(command, ())
+        dests = INPUT_OPTIONS.get(command or "", ())
         dashes = [(dest, i) for dest in dests for i, path in _values(args, dest) if path == STDIO]
         if len(dashes) > 1:
             raise ValueError(f"only one input may be '-' (stdin), got {', '.join(_option(d) for d, _ in dashes)}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from . import _core
 from ._derived import DerivedState
 from ._validation import as_text_list, check_workers
-from .tokenize import make_tokenizer, prepare_texts
+from .tokenization import make_tokenizer, prepare_texts
 
 
 class Hypotheses(DerivedState):

@@ -209,6 +209,48 @@ def evaluate(hyps, refs=None, metrics=None, *, contexts=None, layout: str | None
     Returns a ``MetricResult``: ``.sentences`` {column: ndarray[n]}, ``.corpus`` {column:
     corpus score from the metrics' exact statistics}, ``.to_frame()``/``.to_dict()``.
     A metric that cannot run here (missing resources) is left out with a warning.
+
+    Parameters
+    ----------
+    hyps : sequence of str
+        The n responses.
+    refs : sequence of sequences of str, or References, optional
+        ``refs[i]``: the references of ``hyps[i]`` (any count >= 1); ``None`` for metrics
+        that need none.
+    metrics : str or sequence of str, optional
+        Registry names, nlg-eval keys or aliases; ``None``: nlg-eval's default set.
+    contexts : sequence, optional
+        Per response the dialogue before it (a str with newlines between turns, or a list
+        of turns), for the reference-free metrics.
+    layout : str, optional
+        How ``refs`` is laid out when it is a plain list: ``"responses"`` (``refs[i]``
+        belongs to ``hyps[i]``) or ``"streams"`` (``refs[j][i]``, sacrebleu's layout).
+    progress : bool or callable, optional
+        ``fastamfm.progress``: ``None`` a bar on a terminal, ``False`` none, ``True`` always,
+        or a callable of ``ProgressUpdate``.
+    **options
+        ``workers`` and the metrics' settings; a dict under a metric's name sets that one.
+
+    Returns
+    -------
+    MetricResult
+        Per-response columns (``.sentences``, ``res[column]``), corpus scores (``.corpus``)
+        and the signature of every metric (``.signature``).
+
+    Raises
+    ------
+    ValueError
+        Lengths that do not match, an unknown metric or option, an empty reference list;
+        the message names the argument and index (``refs[3]``).
+    TypeError
+        Inputs that are not strings or sequences of strings.
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> res = fastamfm.evaluate(["the cat sat"], [["the cat sat", "a cat sat"]], metrics=["bleu"])
+    >>> round(res.corpus["Bleu_1"], 6)
+    1.0
     """
     # The option covers the metrics' model loads too, which happen as they are built.
     with reporting(progress):

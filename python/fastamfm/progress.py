@@ -24,8 +24,9 @@ import functools
 import inspect
 import sys
 import threading
+import warnings
 from dataclasses import dataclass
-from typing import Callable, Iterator, Optional, Union
+from typing import Callable, Iterator, Optional, Union, cast
 
 # Seconds a task must last before its bar shows: a quick call draws nothing.
 BAR_DELAY = 2.0
@@ -68,6 +69,16 @@ def reporting(progress: ProgressOption) -> Iterator[None]:
         yield
     finally:
         _OPTION.reset(token)
+
+
+def current_option() -> ProgressOption:
+    """The option of the call being run (``reporting``): what a loop with its own display
+    (training's bar with tokens/s) follows."""
+    return _OPTION.get()
+
+
+def current_depth() -> int:
+    return _DEPTH.get()
 
 
 def stderr_is_terminal() -> bool:
@@ -177,3 +188,58 @@ def reports_progress(function: Callable) -> Callable:
             return function(*args, **kwargs)
 
     return wrapper
+
+
+class Stages:
+    """A run of stages that reports ``(stage, done, total)`` (LSI training: "read", "build",
+    "svd"), one task per stage of the current option, opened as the stage starts and
+    closed as the next one does (or at ``close``)."""
+
+    def __init__(self, what: str, units: dict):
+        self.what, self.units = what, units
+        self._stage: Optional[str] = None
+        self._task: Optional[Task] = None
+        self._context: Optional[contextlib.AbstractContextManager[Task]] = None
+
+    def __call__(self, stage: str, done: int, total: Optional[int]) -> None:
+        if stage != self._stage:
+            self.close()
+            self._stage = stage
+            self._context = task(f"{self.what}: {stage}", total, self.units.get(stage, "it"))
+            self._task = self._context.__enter__()
+        assert self._task is not None
+        if done > self._task.done:
+            self._task.advance(done - self._task.done)
+
+    def close(self) -> None:
+        if self._context is not None:
+            self._context.__exit__(None, None, None)
+        self._context = self._task = self._stage = None
+
+
+def _takes_three_arguments(function) -> bool:
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):       # a builtin without a signature: the new protocol
+        return False
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) == 3 or any(p.kind is p.VAR_POSITIONAL for p in parameters) and len(positional) < 3
+
+
+@contextlib.contextmanager
+def stages(what: str, progress: ProgressOption, units: dict) -> Iterator[Callable[[str, int, Optional[int]], None]]:
+    """``(stage, done, total)`` reports for a staged run, under ``progress``. A callable of
+    three arguments is the protocol before 0.2 (``LsiModel.train(progress=f)``): it is
+    called as it was, with a DeprecationWarning, until 0.3."""
+    if callable(progress) and not isinstance(progress, bool) and _takes_three_arguments(progress):
+        warnings.warn(f"{what}(progress=f) with f(stage, done, total) is the protocol before 0.2; give a callable "
+                      f"of one fastamfm.progress.ProgressUpdate (task '{what}: <stage>'); removed in 0.3",
+                      DeprecationWarning, stacklevel=4)
+        yield cast(Callable[[str, int, Optional[int]], None], progress)   # three arguments: checked above
+        return
+    with reporting(progress):
+        run = Stages(what, units)
+        try:
+            yield run
+        finally:
+            run.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import warnings
 from collections.abc import Sequence
+from types import FrameType
 
 import numpy as np
 
@@ -12,7 +13,7 @@ from . import _core
 from ._derived import DerivedState
 from ._validation import check_choice, check_workers, flatten_references
 from .errors import AmbiguousReferencesWarning
-from .tokenize import make_tokenizer, prepare_texts
+from .tokenization import make_tokenizer, prepare_texts
 
 # How ``refs`` is laid out where a function takes it: None (the default) is per response
 # and warns when the lists also read as streams; "responses" says per response (no
@@ -281,7 +282,8 @@ def _warn_if_ambiguous(offsets: list, what: str) -> None:
 
 def _caller_level() -> int:
     """The ``stacklevel`` of the first frame outside fastamfm (the user's call)."""
-    frame, level = sys._getframe(1), 1
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
     while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] == "fastamfm":
         frame, level = frame.f_back, level + 1
     return level

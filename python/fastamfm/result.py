@@ -2,11 +2,13 @@
 that makes a number reproducible."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from ._legacy_scores import CorpusScores, SentenceScores, warn_legacy
 from ._version import __version__
 
 
@@ -22,83 +24,105 @@ def make_signature(metric: str, **settings) -> str:
 
 @dataclass(frozen=True)
 class MetricResult:
-    """Scores of n responses.
+    """Scores of n responses, by column.
 
-    A single metric: ``sentences`` is an ndarray ([n], or [n, k] for BLEU-1..k) and
-    ``corpus`` a float (or an ndarray[k]). A family or a table (AM-FM's ``am``/``fm``/
-    ``amfm``, BERTScore's ``precision``/``recall``/``f1``, ``evaluate``'s columns):
-    ``sentences`` maps column -> ndarray[n] and ``corpus`` column -> float; each column
-    is also an attribute (``res.amfm``) and an item (``res["AM-FM"]``).
-    ``signature`` records every setting that changes the numbers; ``extra`` holds a
+    ``sentences`` maps column -> ndarray[n] and ``corpus`` column -> corpus score, under
+    the column names every entry point uses (the function of a metric, ``evaluate``, the
+    CLI, the integrations): ``fastamfm.bleu(...).corpus["Bleu_4"]``, ``res.sentences
+    ["ROUGE_L"]``; ``fastamfm.registry.names()`` and ``python -m fastamfm metrics`` list
+    them. Each column is also an item (``res["AM-FM"]``) and an attribute (``res.amfm``:
+    case-insensitive, '-' read as '_'); ``float(res)`` is the corpus score of a
+    one-column result. ``name`` is the metric's registry name (or the table's),
+    ``signature`` records every setting that changes the numbers, ``extra`` holds a
     metric's supplementary outputs (e.g. BLEU's summable statistics).
+
+    ``renamed``: {column name before 0.2: column}, still readable (with a
+    ``DeprecationWarning``) for one release, as are the 0.1 forms of ``corpus`` (a float
+    or an array) and ``sentences`` (an ndarray): see ``fastamfm._legacy_scores``.
     """
 
     name: str
-    corpus: object
-    sentences: object
+    corpus: Mapping[str, float]
+    sentences: Mapping[str, np.ndarray]
     signature: str
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    renamed: Mapping[str, str] = field(default_factory=dict)
 
-    # --- columns of a family / table ------------------------------------------------
+    def __post_init__(self):
+        renamed = dict(self.renamed)
+        sentences, corpus = self.sentences, self.corpus
+        # A result built the 0.1 way (a float or array corpus, ndarray sentences: a third-party
+        # metric's own result()) becomes columns named after the metric.
+        if not isinstance(sentences, Mapping):
+            values = np.asarray(sentences)
+            if values.ndim == 2:
+                sentences = {f"{self.name}_{k + 1}": values[:, k] for k in range(values.shape[1])}
+            else:
+                sentences = {self.name: values}
+        if not isinstance(corpus, Mapping):
+            scores = np.atleast_1d(np.asarray(corpus, dtype=np.float64))
+            corpus = {column: float(v) for column, v in zip(sentences, scores)}
+        object.__setattr__(self, "renamed", renamed)
+        object.__setattr__(self, "sentences", SentenceScores(sentences, renamed, self.name))
+        object.__setattr__(self, "corpus", CorpusScores(corpus, renamed, self.name))
+
+    # --- columns --------------------------------------------------------------------
     @property
-    def columns(self) -> tuple:
-        """Column names of a family or table; ``(name,)`` for a single metric."""
-        if isinstance(self.sentences, Mapping):
-            return tuple(self.sentences)
-        return (self.name,)
+    def columns(self) -> tuple[str, ...]:
+        """The column names, in order."""
+        return tuple(self.sentences)
 
-    def __getitem__(self, key: str):
+    def __getitem__(self, key: str) -> Any:
         """A column's per-response scores; else an entry of ``extra`` (where metrics that
         returned dicts before keep their old keys, e.g. Distinct-n's ``"distinct_2"``)."""
-        if isinstance(self.sentences, Mapping) and key in self.sentences:
-            return self.sentences[key]
-        if key == self.name and not isinstance(self.sentences, Mapping):
-            return self.sentences
+        if dict.__contains__(self.sentences, key):
+            return dict.__getitem__(self.sentences, key)
+        if key in self.renamed and key not in self.extra:
+            warn_legacy(f"{self.name}[{key!r}]", f"[{self.renamed[key]!r}]")
+            return dict.__getitem__(self.sentences, self.renamed[key])
         if key in self.extra:
             return self.extra[key]
+        if key == self.name:
+            warn_legacy(f"{self.name}[{key!r}] (the metric's name as a column)",
+                        f"a column of {list(self.columns)}")
+            return SentenceScores._legacy(self.sentences)
         raise KeyError(f"{self.name} has no column {key!r}; columns: {list(self.columns)}")
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         """The column names, as a mapping (or a DataFrame) iterates."""
         return iter(self.columns)
 
     def __contains__(self, key) -> bool:
-        return key in self.columns or key in self.extra
+        return key in self.sentences or key in self.extra
 
-    def __getattr__(self, attribute: str):
-        # Only reached for names that are not fields: a family's columns by attribute
-        # (``res.am``), matched case-insensitively with '-' read as '_' (``AM-FM`` -> amfm).
+    def __getattr__(self, attribute: str) -> Any:
+        # Only reached for names that are not fields: a column by attribute (``res.amfm``),
+        # matched case-insensitively with '-' read as '_' (``AM-FM`` -> amfm).
         sentences = self.__dict__.get("sentences")
         if isinstance(sentences, Mapping) and not attribute.startswith("__"):
             wanted = attribute.lower()
-            for column, values in sentences.items():
+            for column in sentences:
                 if column.lower().replace("-", "") == wanted.replace("_", "") or column.lower() == wanted:
-                    return values
+                    return sentences[column]
+            renamed = self.__dict__.get("renamed", {})
+            if renamed.get(attribute) in sentences:
+                warn_legacy(f"{self.__dict__.get('name')}.{attribute}", f"[{renamed[attribute]!r}]")
+                return dict.__getitem__(sentences, renamed[attribute])
         raise AttributeError(f"{type(self).__name__} {self.__dict__.get('name')!r} has no attribute {attribute!r}")
 
     def __len__(self) -> int:
-        if isinstance(self.sentences, Mapping):
-            return len(next(iter(self.sentences.values()))) if self.sentences else 0
-        return len(self.sentences)
+        """The number of responses."""
+        return len(next(iter(self.sentences.values()))) if self.sentences else 0
 
     def __float__(self) -> float:
-        if isinstance(self.corpus, Mapping):
-            if len(self.corpus) != 1:
-                raise TypeError(f"{self.name} has {len(self.corpus)} corpus scores; pick one: {list(self.corpus)}")
-            return float(next(iter(self.corpus.values())))
-        if isinstance(self.corpus, np.ndarray):
-            return float(self.corpus[-1])
-        return float(self.corpus)
+        if len(self.corpus) != 1:
+            raise TypeError(f"{self.name} has {len(self.corpus)} corpus scores; pick one: {list(self.corpus)}")
+        return float(next(iter(self.corpus.values())))
 
     # --- conversions --------------------------------------------------------------
-    def to_dict(self) -> dict:
-        """``{column: ndarray[n]}`` (an [n, k] metric gives one column per k)."""
-        if isinstance(self.sentences, Mapping):
-            return dict(self.sentences)
-        values = np.asarray(self.sentences)
-        if values.ndim == 2:
-            return {f"{self.name}_{k + 1}": values[:, k] for k in range(values.shape[1])}
-        return {self.name: values}
+    def to_dict(self) -> dict[str, np.ndarray]:
+        """``{column: ndarray[n]}``."""
+        return dict(self.sentences)
 
     def to_frame(self):
         """The per-response scores as a pandas DataFrame (needs pandas)."""
@@ -110,11 +134,5 @@ class MetricResult:
         return pd.DataFrame(self.to_dict())
 
     def __repr__(self) -> str:
-        corpus = self.corpus
-        if isinstance(corpus, Mapping):
-            text = ", ".join(f"{k}={v:.6f}" for k, v in corpus.items())
-        elif isinstance(corpus, np.ndarray):
-            text = np.array2string(corpus, precision=6)
-        else:
-            text = f"{corpus:.6f}"
+        text = ", ".join(f"{k}={v:.6f}" for k, v in self.corpus.items())
         return f"MetricResult({self.name}: corpus={text}, n={len(self)}, {self.signature})"

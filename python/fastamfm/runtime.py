@@ -64,7 +64,7 @@ def _probe_cuda() -> tuple:
     with _CUDA_LOCK:
         if _cuda_probe is None:
             module = None
-            problem = "fastamfm was built without CUDA (no CUDA toolkit at build time, or FASTAMFM_CUDA=OFF)"
+            problem: str | None = "fastamfm was built without CUDA (no CUDA toolkit at build time, or FASTAMFM_CUDA=OFF)"
             try:
                 candidate = importlib.import_module("fastamfm._cuda")
             except ImportError as exc:  # built without CUDA, or the CUDA runtime is missing

@@ -30,6 +30,7 @@ import queue
 import shutil
 import threading
 from pathlib import Path
+from typing import Any
 
 from . import _core
 from ._version import __version__
@@ -290,7 +291,7 @@ def score_files(out, *, hyp=None, refs=(), contexts=None, jsonl=None, metrics=DE
     workers = pipeline.workers
     # Everything that changes the output: parts of a run with other values are stale. (The
     # signatures before the reference pass: what it finds follows from the inputs and them.)
-    manifest = {"inputs": [_input_fingerprint(p) for p in inputs], "metrics": pipeline.signatures(),
+    manifest: dict[str, Any] = {"inputs": [_input_fingerprint(p) for p in inputs], "metrics": pipeline.signatures(),
                 "format": format, "chunk_size": chunk_size, "version": __version__}
     parts = None if out is None else _Parts(out, manifest)
     done = set() if parts is None else parts.open()
@@ -310,7 +311,7 @@ def score_files(out, *, hyp=None, refs=(), contexts=None, jsonl=None, metrics=DE
             try:
                 with _ReadAhead(_iter_chunks(hyp, refs, contexts, jsonl, chunk_size, needs_refs), READ_AHEAD) as chunks:
                     for index, (hyps, shared, context_lists) in enumerate(chunks):
-                        if index in done:
+                        if parts is not None and index in done:   # done is empty without parts
                             statistics = pipeline.statistics_from_json(
                                 json.loads(parts.statistics(index).read_text(encoding="utf-8")))
                         else:

@@ -11,13 +11,14 @@ an n-gram language model, and their combination.
 """
 from __future__ import annotations
 
-from .adequacy import adequacy
-from .fluency import fluency
+# The functions ``adequacy`` and ``fluency`` are ``fastamfm.adequacy`` / ``fastamfm.fluency``:
+# here those names are their modules (one dotted path, one thing).
+from . import adequacy, fluency
 from .lm import NgramLM, TokenScores
 from .lsi import LsiModel
 from .metric import AMFMScore
 from .scorer import AMFM, AMFMSettings, combine_scores, resolve_model
 from .tuning import tune
 
-__all__ = ["AMFM", "AMFMScore", "AMFMSettings", "LsiModel", "NgramLM", "TokenScores", "adequacy", "combine_scores",
-           "fluency", "resolve_model", "tune"]
+__all__ = ["AMFM", "AMFMScore", "AMFMSettings", "LsiModel", "NgramLM", "TokenScores", "combine_scores",
+           "resolve_model", "tune"]

@@ -97,13 +97,11 @@ class Adequacy(FromAMFMModel, Metric):
         columns = {"AM": self.sentence_scores(batch)}
         return Chunk(columns, MeanStatistics.of(columns))
 
-    def result(self, chunk: Chunk, corpus: dict) -> MetricResult:
-        return MetricResult("AM", corpus["AM"], chunk.columns["AM"], self.signature())
 
 
 def adequacy(hyps, refs, model: LsiModel, *, dims: Optional[int] = None, combine: str = "max",
              workers: int = -1, device: str = "cpu") -> MetricResult:
-    """AM of each response: ``.sentences`` (n scores in [0, 1]) and ``.corpus`` (their mean).
+    """AM of each response: ``.sentences["AM"]`` (n scores in [0, 1]) and ``.corpus["AM"]`` (their mean).
 
     ``refs``: one list of references per response, or a ``fastamfm.References`` reused
     across calls (its projections are kept on it per model and ``dims``).

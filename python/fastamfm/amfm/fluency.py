@@ -90,13 +90,13 @@ class Fluency(FromAMFMModel, Metric):
         return Chunk(columns, MeanStatistics.of(columns), {"hyp_prob": self.hypothesis_probabilities(batch.hyps),
                                                             "ref_prob": self.reference_probabilities(batch.refs)})
 
-    def result(self, chunk: Chunk, corpus: dict) -> MetricResult:
-        return MetricResult("FM", corpus["FM"], chunk.columns["FM"], self.signature(), dict(chunk.extra))
+    def result_extra(self, chunk: Chunk) -> dict:
+        return dict(chunk.extra)
 
 
 def fluency(hyps, refs, lm: NgramLM, *, normalization: str = "per-word", combine: str = "mean",
             oov: str = "skip", workers: int = -1) -> MetricResult:
-    """FM per hypothesis (``.sentences``) and its mean (``.corpus``).
+    """FM per hypothesis (``.sentences["FM"]``) and its mean (``.corpus["FM"]``).
 
     ``refs`` may be ragged lists or a ``fastamfm.References`` reused across calls (the
     references' probabilities are kept on it per LM and setting). ``.extra`` holds

@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import _core
 from .._validation import as_text_list
-from ..tokenize import make_tokenizer, prepare_texts
+from ..tokenization import make_tokenizer, prepare_texts
 
 DEFAULT_MAX_MEMORY = 1 << 30
 CORPUS_CHUNK_LINES = 65536
@@ -240,8 +240,8 @@ class NgramLM:
                 return
             from ..io.readers import iter_parallel_chunks
 
-            for (chunk,) in iter_parallel_chunks([path], CORPUS_CHUNK_LINES):
-                counter.add(prepare_texts(chunk, tokenizer, "corpus"))
+            for (lines,) in iter_parallel_chunks([path], CORPUS_CHUNK_LINES):
+                counter.add(prepare_texts(lines, tokenizer, "corpus"))
             return
         if isinstance(corpus, bytes):
             raise TypeError("corpus must be a path or an iterable of str, not bytes")

@@ -32,12 +32,13 @@ import logging
 import os
 import re
 import tempfile
-from typing import Callable, Optional
+from typing import Any, Callable, Optional, cast
 
 import numpy as np
 
 from .. import _core
-from ..tokenize import make_tokenizer, prepare_texts
+from ..progress import ProgressOption, stages
+from ..tokenization import make_tokenizer, prepare_texts
 
 __all__ = ["LsiModel", "WEIGHTINGS", "count_documents", "sparse_randomized_svd"]
 
@@ -51,7 +52,10 @@ _MIN_CHUNK_BYTES = 4096
 # eigenvalues of G are accurate to about 1e-16 * s[0]**2, i.e. s to ~1e-8 * s[0].
 _RANK_TOLERANCE = 1e-7
 
+# What the training steps report: (stage, done, total) (``fastamfm.progress.stages``).
 Progress = Callable[[str, int, Optional[int]], None]
+# The unit of each training stage's progress.
+STAGE_UNITS = {"read": "sentence", "build": "step", "svd": "pass"}
 
 
 def _check_int(name: str, value, minimum: int, allow_none: bool = False):
@@ -224,7 +228,8 @@ def sparse_randomized_svd(x, dims: int, *, oversampling: int = 10, power_iterati
 
     if not scipy.sparse.issparse(x):
         raise TypeError(f"sparse_randomized_svd: x must be a scipy sparse matrix, got {type(x).__name__}")
-    x = scipy.sparse.csr_matrix(x)
+    # cast: issparse narrows x to scipy-stubs' abstract SparseABC, which csr_matrix's overloads do not list
+    x = scipy.sparse.csr_matrix(cast(Any, x))
     dims = _check_int("dims", dims, 1)
     matrix = _core.TermDocumentMatrix.from_csr(x.shape[0], x.shape[1], x.indptr.astype(np.int64, copy=False),
                                                x.indices.astype(np.int64, copy=False),
@@ -253,7 +258,7 @@ class LsiModel:
     def train(cls, corpus, *, dims: int = 100, weighting: str = "counts", min_count: int = 1,
               max_vocab: Optional[int] = None, seed: int = 0, workers: int = -1, oversampling: int = 10,
               power_iterations: int = 5, max_memory: Optional[int] = None, tmp_dir=None,
-              progress: Optional[Progress] = None, tokenize: str = "amfm", lowercase: bool = False) -> "LsiModel":
+              progress: ProgressOption = None, tokenize: str = "amfm", lowercase: bool = False) -> "LsiModel":
         """Train on ``corpus``: a path to a UTF-8 text file (one sentence per line) or any iterable of str.
 
         dims              dimensions k kept (default 100); at most min(terms, sentences)
@@ -267,18 +272,23 @@ class LsiModel:
         max_memory        bytes: keep the matrix on disk (in ``tmp_dir``) in chunks of about
                           max_memory/8 and stream them each pass. The vocabulary statistics
                           and a few terms x l float64 blocks come on top of the chunks.
-        progress          callable(stage, done, total) with stage "read" (sentences; total
-                          is the line count of a file, None for an iterable), "build"
-                          (0 or 1 of 1) and "svd" (chunk passes); also logged on "fastamfm.lsi"
+        progress          ``fastamfm.progress``'s option (default: a bar on stderr when it is
+                          a terminal; False; True; a callable of ``ProgressUpdate``), a task
+                          per stage: "LsiModel.train: read" (sentences; total the line count
+                          of a file, None for an iterable), ": build" (0 or 1 of 1) and
+                          ": svd" (chunk passes); also logged on "fastamfm.amfm.lsi". (A
+                          callable(stage, done, total), the protocol before 0.2, still works
+                          with a DeprecationWarning until 0.3.)
         tmp_dir           where the chunk files go with max_memory (default: the system's)
         tokenize          tokenizer preset: "amfm" (default, the toolkit's normalisation) or
                           "whitespace" (str.split; ``lowercase=True`` lowercases first)
         """
-        return cls._train(lambda builder, tokenizer: _read_corpus(corpus, builder, tokenizer, workers, progress),
-                          dims=dims, weighting=weighting, min_count=min_count, max_vocab=max_vocab, seed=seed,
-                          workers=workers, oversampling=oversampling, power_iterations=power_iterations,
-                          max_memory=max_memory, tmp_dir=tmp_dir, progress=progress, tokenize=tokenize,
-                          lowercase=lowercase)
+        with stages("LsiModel.train", progress, STAGE_UNITS) as report:
+            return cls._train(lambda builder, tokenizer: _read_corpus(corpus, builder, tokenizer, workers, report),
+                              dims=dims, weighting=weighting, min_count=min_count, max_vocab=max_vocab, seed=seed,
+                              workers=workers, oversampling=oversampling, power_iterations=power_iterations,
+                              max_memory=max_memory, tmp_dir=tmp_dir, progress=report, tokenize=tokenize,
+                              lowercase=lowercase)
 
     @classmethod
     def train_counted(cls, documents, **settings) -> "LsiModel":
@@ -295,7 +305,8 @@ class LsiModel:
                 builder.add_counted(part)
             log.info("LsiModel.train: read %d sentences, %d distinct words", builder.num_docs, builder.num_types)
 
-        return cls._train(feed, **settings)
+        with stages("LsiModel.train", settings.pop("progress", None), STAGE_UNITS) as report:
+            return cls._train(feed, progress=report, **settings)
 
     @classmethod
     def _train(cls, feed, *, dims: int = 100, weighting: str = "counts", min_count: int = 1,

@@ -10,7 +10,7 @@ class FromAMFMModel:
 
     # Options besides model= and workers= that of_scorer takes.
     extra_options: ClassVar[tuple] = ()
-    model_kind: ClassVar[str] = "amfm"
+    model_kind: ClassVar[str | None] = "amfm"
 
     @classmethod
     def load_model(cls, path, **settings):

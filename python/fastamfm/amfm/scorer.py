@@ -333,7 +333,34 @@ class AMFM:
         return {name: self.score(hyps, shared, workers=workers) for name, hyps in systems.items()}
 
     def reward(self, hyps, refs, *, workers: int | None = None) -> np.ndarray:
-        """AM-FM per response as float32, for training loops (thread-safe, no reload)."""
+        """AM-FM per response as float32, for training loops (thread-safe, no reload).
+
+        Parameters
+        ----------
+        hyps : sequence of str
+            The responses (completions) to reward.
+        refs : sequence of sequences of str, or References
+            ``refs[i]``: the references of ``hyps[i]``.
+        workers : int, optional
+            Threads for this call (default: the scorer's; -1 every core).
+
+        Returns
+        -------
+        numpy.ndarray
+            float32 [n]: the AM-FM column; an empty response scores 0.
+
+        Raises
+        ------
+        ValueError
+            ``hyps`` and ``refs`` of different lengths, or a response without references.
+
+        Examples
+        --------
+        >>> import fastamfm
+        >>> rewards = fastamfm.AMFM.default().reward(["i can check it"], [["let me check it"]])
+        >>> rewards.dtype, rewards.shape
+        (dtype('float32'), (1,))
+        """
         return self.score(hyps, refs, workers=workers).amfm.astype(np.float32)
 
 

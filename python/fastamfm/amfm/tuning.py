@@ -229,21 +229,21 @@ def tune(systems: Mapping, refs, human, *, corpus=None, model: AMFM | None = Non
         orders = _positive_ints(orders if orders is not None else [3], "orders")
         if not isinstance(corpus, (str, bytes)) and not hasattr(corpus, "__fspath__"):
             corpus = as_text_list(corpus, "corpus")
-        tok = dict(tokenize=tokenize, lowercase=lowercase)
         lsi = LsiModel.train(corpus, dims=dims[-1], weighting=weighting, min_count=min_count,
-                             max_vocab=max_vocab, seed=seed, workers=workers, **tok)
-        lms = {o: NgramLM.train(corpus, order=o, smoothing=smoothing, workers=workers, **tok) for o in orders}
+                             max_vocab=max_vocab, seed=seed, workers=workers, tokenize=tokenize, lowercase=lowercase)
+        lms = {o: NgramLM.train(corpus, order=o, smoothing=smoothing, workers=workers, tokenize=tokenize,
+                                lowercase=lowercase) for o in orders}
         normalization, oov = "per-word", "skip"
         model_settings = None
 
     # One References serves every setting: each model's projections and probabilities
     # of the references are derived once and kept on it.
     shared = refs if isinstance(refs, References) else References(refs, workers=workers)
-    am = {(d, a): {s: Adequacy(lsi=lsi, dims=d, combine=a, workers=workers).score(hyps[s], shared).sentences
+    am = {(d, a): {s: Adequacy(lsi=lsi, dims=d, combine=a, workers=workers).score(hyps[s], shared).sentences["AM"]
                    for s in names}
           for d in dims for a in dict.fromkeys(p[0] for p in pairs)}
     fm = {(o, f): {s: Fluency(lm=lm, combine=f, normalization=normalization, oov=oov,
-                              workers=workers).score(hyps[s], shared).sentences
+                              workers=workers).score(hyps[s], shared).sentences["FM"]
                    for s in names}
           for o, lm in lms.items() for f in dict.fromkeys(p[1] for p in pairs)}
 

@@ -80,7 +80,7 @@ def run(args) -> int:
     refs = References.from_columns(read_line_columns(args.ref), workers=args.workers) if args.ref else None
     contexts = [line.split("\t") for line in read_lines(args.context)] if args.context else None
     for name, hyps in systems.items():
-        expected = len(refs) if refs is not None else len(contexts)
+        expected = len(refs) if refs is not None else len(contexts or [])   # one of the two is given (above)
         if len(hyps) != expected:
             source = args.ref[0] if refs is not None else args.context
             raise ValueError(f"{files[name]}: {len(hyps)} lines but {source} has {expected}")

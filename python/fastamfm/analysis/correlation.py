@@ -42,6 +42,7 @@ import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from typing import Literal, cast
 
 import numpy as np
 
@@ -504,6 +505,7 @@ def cluster_metrics(matrix: CorrelationMatrix, *, linkage: str = "average") -> M
     distances = 1.0 - matrix.values
     np.fill_diagonal(distances, 0.0)
     distances = np.clip((distances + distances.T) / 2, 0.0, 2.0)
-    tree = hierarchy.linkage(squareform(distances, checks=False), method=linkage, optimal_ordering=True)
+    method = cast('Literal["average", "single", "complete", "weighted"]', linkage)   # checked above
+    tree = hierarchy.linkage(squareform(distances, checks=False), method=method, optimal_ordering=True)
     order = [matrix.names[i] for i in hierarchy.leaves_list(tree)]
     return MetricClustering(list(matrix.names), tree, order, distances, linkage)

@@ -112,6 +112,7 @@ def _from_dstc10(records: list, name: str, aspect: str | None, path) -> RatedTur
             refs.append([_text(r, "reference", path, place) for r in reference])
     if not hyps:
         raise format_error(path, "holds no rated response")
+    assert aspect is not None   # set by the first record
     return RatedTurns(name, hyps, contexts, refs if has_refs else None, systems,
                       np.asarray(ratings, dtype=np.float64), aspect)
 

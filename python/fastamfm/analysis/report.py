@@ -59,7 +59,7 @@ def _check_table(table: Mapping, what: str, systems: list | None) -> list:
             systems = list(values)
         elif set(values) != set(systems):
             raise ValueError(f"{what}[{metric!r}] covers other systems than the first metric")
-    return systems
+    return systems if systems is not None else []   # None: an empty table and no systems given
 
 
 def _check_inputs(scores: Mapping, human: Mapping, distinct) -> list[str]:

@@ -99,7 +99,7 @@ def bootstrap_scores(statistics: list, draws: np.ndarray) -> list:
     dense = [k for k, stats in enumerate(statistics) if isinstance(stats.values, np.ndarray)]
     stacked = np.hstack([statistics[k].values for k in dense]) if dense else None
     bounds = np.cumsum([0] + [statistics[k].values.shape[1] for k in dense])
-    parts = [[] for _ in statistics]
+    parts: list[list[dict]] = [[] for _ in statistics]
     with task("bootstrap resamples", total=resamples, unit="resample") as resampled:
         for start, stop in _blocks(resamples, n):
             rows = stop - start

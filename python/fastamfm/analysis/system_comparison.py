@@ -42,7 +42,7 @@ import numpy as np
 from ..pipeline import Pipeline
 from ..progress import ProgressOption, reports_progress
 from ..references import References
-from ..registry import Chunk, MeanStatistics
+from ..registry import Chunk, MeanStatistics, SentenceStatistics
 from ..streaming import DEFAULT_CHUNK_SIZE
 from .multiple_testing import adjust_p_values, check_correction
 from .resampling import (
@@ -247,7 +247,8 @@ def scored_together(pipeline: Pipeline, batches: dict) -> dict:
     joint = Pipeline(metrics, workers=pipeline.workers)
     names, n = list(batches), len(first)
     step = max(1, DEFAULT_CHUNK_SIZE // len(names))
-    parts = {m.name: {name: [] for name in names} for m in metrics}
+    parts: dict[str, dict[str, list[dict[str, np.ndarray]]]] = {m.name: {name: [] for name in names}
+                                                               for m in metrics}
     for start in range(0, n, step):
         rows = range(start, min(n, start + step))
         hyps = [batches[name].hyps.texts[i] for i in rows for name in names]
@@ -258,7 +259,7 @@ def scored_together(pipeline: Pipeline, batches: dict) -> dict:
                                 f"from {type(chunk.statistics).__name__}, not from a mean of its columns")
             for k, name in enumerate(names):
                 parts[metric][name].append({c: v[k::len(names)] for c, v in chunk.columns.items()})
-    out = {}
+    out: dict[str, dict[str, Chunk]] = {}
     for metric in metrics:
         out[metric.name] = {}
         for name in names:
@@ -351,9 +352,11 @@ class ScoredSystems:
         batches = {name: pipeline.batch(hyps, refs, contexts, what=f"compare_systems: systems[{name!r}]")
                    for name, hyps in systems.items()}
         together = scored_together(pipeline, batches)
-        rest = [m for m in pipeline.metrics if m.name not in together]
-        rest = Pipeline(rest, workers=pipeline.workers) if rest else None
-        corpus, statistics, epsilon = {}, {}, {}
+        unshared = [m for m in pipeline.metrics if m.name not in together]
+        rest = Pipeline(unshared, workers=pipeline.workers) if unshared else None
+        corpus: dict[str, dict[str, float]] = {}
+        statistics: dict[str, dict[str, SentenceStatistics]] = {}
+        epsilon: dict[str, frozenset] = {}
         for name, batch in batches.items():
             chunks = {**(rest.score_chunks(batch) if rest else {}),
                       **{metric: per[name] for metric, per in together.items()}}
@@ -398,7 +401,7 @@ class ScoredSystems:
 
         # Every system's resampled scores, column by column, on the same draws.
         keys = [(name, metric) for name, per_metric in statistics.items() for metric in per_metric]
-        resampled = {name: {} for name in systems}
+        resampled: dict[str, dict[str, np.ndarray]] = {name: {} for name in systems}
         for (name, metric), scores in zip(keys, bootstrap_scores([statistics[k][m] for k, m in keys], draws)):
             resampled[name].update(scores)
         others = [s for s in systems if s != baseline]

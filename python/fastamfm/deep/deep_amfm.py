@@ -103,6 +103,9 @@ FOLLOWUP_WEIGHT = 1.0 / 3.0
 # The reference-free FM formulas a DeepAMFM combines (fm.REFERENCE_FREE_FORMULAS less those that
 # ignore the context or the response's own probability).
 CONTEXT_FORMULAS = ("pmi", "pmi-total")
+# DeepAMFM.score's column names before 0.2 (the deep_amfm metric's since): readable until 0.3.
+RENAMED_COLUMNS = {"am": "deep_amfm_am", "fm": "deep_amfm_fm", "amfm": "deep_amfm",
+                   "normalized": "deep_amfm_normalized", "followup": "deep_amfm_followup"}
 # The lowest value each component's raw scale can take (cosines, FM ratios; the context PMI
 # is unbounded below), and the calibrated floor of an unbounded component: 10 calibration
 # scales below its centre. Calibrated values are clipped at their floors, so the amfm scale
@@ -403,20 +406,23 @@ class DeepAMFM:
 
     @reports_progress
     def score(self, hyps, refs=None, contexts=None, *, progress: ProgressOption = None) -> MetricResult:
-        """am, fm, amfm and normalized per response (``.sentences``) and their means
-        (``.corpus``). ``am`` and ``fm`` are the raw components (a cosine; a probability
-        ratio with references, a PMI without); ``amfm`` is on the calibrated scale (0: a
-        typical reply of the calibration text, +1: one standard deviation better; see the
-        module docstring: it may lie outside am and fm) and ``normalized`` = Phi(amfm) in [0, 1].
+        """Per response (``.sentences``) and their means (``.corpus``), the columns of
+        ``evaluate(metrics=["deep_amfm"])``: ``deep_amfm_am`` and ``deep_amfm_fm`` are the raw
+        components (a cosine; a probability ratio with references, a PMI without);
+        ``deep_amfm`` is on the calibrated scale (0: a typical reply of the calibration text,
+        +1: one standard deviation better; see the module docstring: it may lie outside am
+        and fm), ``deep_amfm_normalized`` = Phi(deep_amfm) in [0, 1], and
+        ``deep_amfm_followup`` where the mode combines the followup score.
         ``progress``: per encoder and LM forward batch (``fastamfm.progress``)."""
         mode = self.mode(refs, contexts)
         found = self.components(hyps, refs, contexts, which=self.parts(mode))
         am, fm, amfm = self.combine(found, mode)
-        columns = {"am": am, "fm": fm, "amfm": amfm, "normalized": normalized_scores(amfm)}
+        columns = {"deep_amfm_am": am, "deep_amfm_fm": fm, "deep_amfm": amfm,
+                   "deep_amfm_normalized": normalized_scores(amfm)}
         if "followup" in found:
-            columns["followup"] = found["followup"]
+            columns["deep_amfm_followup"] = found["followup"]
         return MetricResult("deep_amfm", {k: float(np.mean(v)) for k, v in columns.items()}, columns,
-                            self.signature(mode))
+                            self.signature(mode), renamed=RENAMED_COLUMNS)
 
     @reports_progress
     def reward(self, hyps, refs=None, contexts=None, *, normalized: bool = False, progress: ProgressOption = None):

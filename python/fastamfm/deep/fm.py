@@ -149,7 +149,7 @@ def default_formula(has_refs: bool) -> str:
 @reports_progress
 def deep_fm(hyps, refs=None, contexts=None, *, lm=None, formula: str | None = None,
             combine: str = "max", progress: ProgressOption = None) -> MetricResult:
-    """Deep FM per response (``.sentences``) and its mean (``.corpus``).
+    """Deep FM per response (``.sentences["deep_fm"]``) and its mean (``.corpus["deep_fm"]``).
 
     ``refs`` -> reference-based (``formula`` "dstc10" by default, or "ratio"); otherwise
     ``contexts`` -> reference-free ("pmi-total" by default, "pmi", "conditional",
@@ -176,4 +176,4 @@ def deep_fm(hyps, refs=None, contexts=None, *, lm=None, formula: str | None = No
         values, extra = reference_free_fm(lm, hyps, contexts, formula=formula)
         settings = dict(formula=formula)
     signature = make_signature("deep_fm", lm=lm.fingerprint, **settings)
-    return MetricResult("deep_fm", float(np.mean(values)), values, signature, extra)
+    return MetricResult("deep_fm", {"deep_fm": float(np.mean(values))}, {"deep_fm": values}, signature, extra)

@@ -114,7 +114,7 @@ class DeepFMMetric(Metric):
         # With references, deep_fm keeps their LM scores on the References (refs.derived).
         result = deep_fm(batch.hyps.texts, batch.refs, batch.contexts, lm=self._lm.get(), formula=self.formula,
                          combine=self.combine)
-        columns = {"deep_fm": np.asarray(result.sentences, dtype=np.float64)}
+        columns = {"deep_fm": np.asarray(result.sentences["deep_fm"], dtype=np.float64)}
         return Chunk(columns=columns, statistics=MeanStatistics.of(columns))
 
 
@@ -208,11 +208,10 @@ class DeepAMFMMetric(Metric):
         _check_inputs(batch, self.name)
         scorer = self._scorer.get()
         result = scorer.score(batch.hyps.texts, batch.refs, batch.contexts)
-        columns = {"deep_amfm_am": result.am, "deep_amfm_fm": result.fm, "deep_amfm": result.amfm,
-                   "deep_amfm_normalized": result.normalized}
+        columns = {c: result.sentences[c] for c in DeepAMFMMetric.columns}
         if "deep_amfm_followup" in self.columns:
-            if "followup" in result.sentences:      # reference-free: part of amfm
-                columns["deep_amfm_followup"] = result.sentences["followup"]
+            if "deep_amfm_followup" in result.sentences:      # reference-free: part of amfm
+                columns["deep_amfm_followup"] = result.sentences["deep_amfm_followup"]
             elif batch.contexts is not None:        # with references too: scored beside amfm
                 columns["deep_amfm_followup"] = scorer.followup_scores(batch.hyps.texts, batch.contexts)
             else:

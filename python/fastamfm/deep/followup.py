@@ -1,7 +1,7 @@
 """Follow-up likelihood: a reply judged by how the conversation would go on.
 
     scorer = FollowupScorer()                           # the packaged SmolLM2-135M-Instruct
-    scorer.score(hyps, contexts=contexts).sentences     # followup per reply
+    scorer.score(hyps, contexts=contexts).sentences["followup"]     # per reply
     scorer.reward(hyps, contexts=contexts)              # float32 torch tensor on the LM's device
 
 For each (context, reply), a causal LM reads the dialogue with the reply as the next turn
@@ -157,13 +157,13 @@ class FollowupScorer:
     @refs_before_contexts
     @reports_progress
     def score(self, hyps, refs=None, contexts=None, *, progress: ProgressOption = None) -> MetricResult:
-        """followup per reply (``.sentences``), its mean (``.corpus``); ``.extra``: the log-probs;
+        """followup per reply (``.sentences["followup"]``), its mean (``.corpus["followup"]``); ``.extra``: the log-probs;
         ``progress``: per forward batch (``fastamfm.progress``)."""
         _reference_free(refs)
         log_probs = self.log_probs(hyps, contexts)
         values = self.scores_from(log_probs)
-        return MetricResult("followup", float(np.mean(values)) if len(values) else float("nan"), values,
-                            self.signature(), {"log_probs": log_probs, "followups": self.followups})
+        corpus = float(np.mean(values)) if len(values) else float("nan")
+        return MetricResult("followup", {"followup": corpus}, {"followup": values}, self.signature(), {"log_probs": log_probs, "followups": self.followups})
 
     @refs_before_contexts
     @reports_progress

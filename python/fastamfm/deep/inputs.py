@@ -25,7 +25,7 @@ class ReferenceTexts:
         if isinstance(refs, References):
             if len(refs) != n_hyps:
                 raise ValueError(f"{what}: {n_hyps} hypotheses but References holds {len(refs)} segments")
-            self.references = refs
+            self.references: References | None = refs
             self.flat = refs.flat_texts
             offsets = refs.segment_offsets
         else:

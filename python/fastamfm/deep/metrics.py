@@ -105,6 +105,7 @@ class BERTScore(_EncoderMetric):
 
     name = "bertscore"
     columns = ("bertscore_precision", "bertscore_recall", "bertscore_f1")
+    renamed_columns = {"precision": "bertscore_precision", "recall": "bertscore_recall", "f1": "bertscore_f1"}
     aliases = ("bert_score", "bert-score")
 
     def __init__(self, *, encoder=DEFAULT_MODEL, layer: int | None = None, idf: bool = False, baseline=None,
@@ -131,12 +132,4 @@ class BERTScore(_EncoderMetric):
                                                     self.batch_size, self.peer_batch)
         columns = {f"bertscore_{c}": v for c, v in scores.items()}
         return Chunk(columns=columns, statistics=MeanStatistics.of(columns))
-
-    def result(self, chunk: Chunk, corpus: dict) -> MetricResult:
-        """``bertscore()``'s result: columns ``precision``, ``recall``, ``f1``."""
-        def short(column: str) -> str:
-            return column.removeprefix("bertscore_")
-
-        return MetricResult("bertscore", {short(c): v for c, v in corpus.items()},
-                            {short(c): v for c, v in chunk.columns.items()}, self.signature())
 

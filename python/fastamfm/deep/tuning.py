@@ -57,6 +57,7 @@ def tune_deep(systems: Mapping, human, *, refs=None, contexts=None, scorer: Deep
     lams = [float(x) for x in ([lams] if isinstance(lams, (int, float)) else lams)]
     if not lams or any(not 0 <= x <= 1 for x in lams):
         raise ValueError(f"lams must be numbers in [0, 1], got {lams}")
+    own: tuple[str, ...]
     if scorer.hybrid:
         own = (scorer.fm_formula,)
     else:

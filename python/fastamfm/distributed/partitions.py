@@ -174,7 +174,7 @@ def _batch(records, require_refs: bool, workers: int) -> tuple:
 class Inputs:
     """``score``'s ``data`` checked: file items or one Dask collection."""
 
-    def __init__(self, data):
+    def __init__(self, data) -> None:
         self.collection = None
         self.items: list = []
         if _is_collection(data):

@@ -25,6 +25,7 @@ import dataclasses
 import functools
 import inspect
 import operator
+from typing import Any
 
 import numpy as np
 
@@ -109,7 +110,8 @@ def write_statistics_file(path, statistics: dict, run: str) -> None:
     """Write ``statistics`` ({metric: Statistics}) of the run ``run`` (a digest of its
     identity) as a ``checked_file``: document frequencies as their key and count arrays,
     any other statistics as their ``to_json`` and exact class name."""
-    header, arrays = {"run": run, "metrics": {}}, {}
+    header: dict[str, Any] = {"run": run, "metrics": {}}
+    arrays: dict[str, np.ndarray] = {}
     for name, value in statistics.items():
         if isinstance(value, DocumentFrequencies):
             keys, counts = value.table.entries()

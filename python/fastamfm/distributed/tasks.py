@@ -37,7 +37,7 @@ def first_pass(spec: MetricSpec, partition: Partition, reference: bool, data=Non
     return len(hyps), (pipeline.reference_statistics(refs) if reference and hyps else None)
 
 
-def add_reference_statistics(*results) -> dict:
+def add_reference_statistics(*results) -> dict | None:
     """The sum of ``first_pass`` reference statistics (empty partitions have none)."""
     return add_all([statistics for _, statistics in results])
 
@@ -83,7 +83,7 @@ def load_partition(spec: MetricSpec, out: str, partition: Partition) -> dict:
     return pipeline.statistics_from_json(record["statistics"])
 
 
-def add_statistics(*statistics) -> dict:
+def add_statistics(*statistics) -> dict | None:
     return add_all(list(statistics))
 
 

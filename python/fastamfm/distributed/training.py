@@ -129,7 +129,7 @@ def _plan(client, corpus, partition_size: int) -> tuple:
             raise FileNotFoundError(f"corpus[{i}]: {path!r} is not a file (corpus: text files or a dask.bag of str)")
     paths = [os.path.abspath(os.fspath(p)) for p in paths]
     indexes = client.gather(client.map(index_file, paths, every=partition_size, pure=False))
-    partitions = []
+    partitions: list[Partition] = []
     first_line = 0
     for path, (offsets, lines) in zip(paths, indexes):
         for k, offset in enumerate(offsets):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import Counter, OrderedDict
+from typing import cast
 
 from distributed import WorkerPlugin, get_worker
 
@@ -124,7 +125,7 @@ def worker_models(worker=None) -> WorkerModels:
     except ValueError:  # not running in a Dask worker
         plugin = None
     if plugin is not None:
-        return plugin
+        return cast(WorkerModels, plugin)   # the plugin registered under PLUGIN_NAME
     with _process_lock:
         if _process_models is None:
             _process_models = WorkerModels()

@@ -4,7 +4,7 @@ given their dialogue contexts (and references, when there are some).
     ev = Evaluator.load("evaluator-dir")                # checksums verified first
     res = ev.score(hyps, contexts=ctx)                  # reference-free
     res = ev.score(hyps, refs=refs, contexts=ctx)       # with references too
-    res.sentences["evaluator"], res.sentences["relevance"], ...
+    res.sentences["evaluator"], res.sentences["evaluator_relevance"], ...
     ev.reward(hyps, contexts=ctx)                       # float32 torch tensor, thread-safe
 
 Columns (every one on the scale 0..1, higher is better):
@@ -45,6 +45,15 @@ from .turn_vectors import TurnVectors
 # The frozen encoder's own sub-score beside the head's.
 COHERENCE = "coherence"
 COLUMNS = ("evaluator",) + SUB_SCORES + (COHERENCE, "reference")
+
+
+def result_column(component: str) -> str:
+    """A component's column in a result: the evaluator's own score, or ``evaluator_<component>``."""
+    return component if component == "evaluator" else f"evaluator_{component}"
+
+
+# Evaluator.score's column names before 0.2 (the evaluator metric's since): readable until 0.3.
+RENAMED_COLUMNS = {c: result_column(c) for c in COLUMNS if c != "evaluator"}
 
 
 class DialogueEncoder:
@@ -181,13 +190,13 @@ class Evaluator:
     @refs_before_contexts
     @reports_progress
     def score(self, hyps, refs=None, contexts=None, *, progress: ProgressOption = None) -> MetricResult:
-        """Every column per response; corpus scores: the columns' means; ``progress``: per
-        encoder batch (``fastamfm.progress``)."""
-        columns = self.components(hyps, refs=refs, contexts=contexts)
-        order = [c for c in COLUMNS if c in columns]
-        return MetricResult("evaluator", {c: float(columns[c].mean()) if len(columns[c]) else float("nan")
-                                          for c in order},
-                            {c: columns[c] for c in order}, self.signature(references=refs is not None))
+        """Every column per response, named as ``evaluate(metrics=["evaluator"])`` names them
+        (``evaluator``, ``evaluator_relevance``, ...; ``evaluator_reference`` with references);
+        corpus scores: the columns' means; ``progress``: per encoder batch (``fastamfm.progress``)."""
+        found = self.components(hyps, refs=refs, contexts=contexts)
+        columns = {result_column(c): found[c] for c in COLUMNS if c in found}
+        return MetricResult("evaluator", {c: float(v.mean()) if len(v) else float("nan") for c, v in columns.items()},
+                            columns, self.signature(references=refs is not None), renamed=RENAMED_COLUMNS)
 
     @refs_before_contexts
     @reports_progress

@@ -34,8 +34,9 @@ def build_head(dim: int, *, projection: int = 128, hidden: int = 256):
     (seed torch before calling for a reproducible initialisation)."""
     from ..runtime import import_torch
 
-    torch = import_torch()
-    nn = torch.nn
+    import_torch()   # an ImportError naming the extra when torch is missing
+    import torch
+    from torch import nn
 
     class EvaluatorHead(nn.Module):
         def __init__(self):

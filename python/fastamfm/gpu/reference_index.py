@@ -230,4 +230,4 @@ class ReferenceIndex:
         signature = make_signature("am_reference_index", kind=self.kind, nlist=self.nlist,
                                    nprobe=self.nprobe if self.kind == "ivf" else None, pool=len(self),
                                    dims=self.dims, device=self._device)
-        return MetricResult("AM", float(sentences.mean()), sentences, signature)
+        return MetricResult("am", {"AM": float(sentences.mean())}, {"AM": sentences}, signature)

@@ -57,7 +57,30 @@ def metric(metrics, **options) -> "RegistryMetric":
     """A ``torchmetrics.Metric`` computing registry ``metrics`` (a name, column or alias,
     or a list of them), configured as ``fastamfm.evaluate`` configures them (``model=``,
     ``vectors=``, ``encoder=``, a dict per metric...); torchmetrics' own options
-    (``sync_on_compute``, ``process_group``, ``compute_on_cpu``...) pass to it."""
+    (``sync_on_compute``, ``process_group``, ``compute_on_cpu``...) pass to it.
+
+    Parameters
+    ----------
+    metrics : str or sequence of str
+        Registry names, columns or aliases.
+    **options
+        The metrics' settings and torchmetrics' own options.
+
+    Returns
+    -------
+    RegistryMetric
+        A ``torchmetrics.Metric``: ``update(preds, target=None, contexts=None)``, then
+        ``compute()`` gives the corpus scores of everything it was updated with (after a
+        sync, of every process), equal to one ``fastamfm.evaluate`` over all of it.
+
+    Examples
+    --------
+    >>> from fastamfm.integrations.torchmetrics import metric
+    >>> bleu = metric("Bleu_4")
+    >>> bleu.update(["the cat sat on the mat"], [["the cat sat on the mat"]])
+    >>> round(float(bleu.compute()), 6)
+    1.0
+    """
     return RegistryMetric(metrics, **options)
 
 
@@ -70,6 +93,7 @@ class RegistryMetric(Metric):
     is_differentiable = False
     higher_is_better = True
     full_state_update = False
+    records: list[torch.Tensor]   # the "cat" list state that add_state creates in __init__
 
     def __init__(self, metrics, **options):
         own = {k: options.pop(k) for k in TORCHMETRICS_OPTIONS if k in options}

@@ -61,7 +61,44 @@ PROMPT = "prompt"
 def reward_function(metrics, *, weights=None, references: str | None = DEFAULT_REFERENCES,
                     contexts: str | None = PROMPT, name: str | None = None, **options) -> "RewardFunction":
     """A TRL reward function over registry ``metrics`` (see the module docstring):
-    a name, column or alias, a list of them, or a mapping {metric: weight}."""
+    a name, column or alias, a list of them, or a mapping {metric: weight}.
+
+    Parameters
+    ----------
+    metrics : str, sequence of str or mapping
+        Registry names, columns or aliases; a mapping {metric: weight} adds weighted terms.
+    weights : sequence of float, optional
+        The terms' weights when ``metrics`` is a list.
+    references : str or None
+        The dataset column holding each prompt's references (``None``: reference-free).
+    contexts : str or None
+        Where the dialogue comes from for reference-free metrics (default: the prompt).
+    name : str, optional
+        The name TRL logs the reward under (``rewards/<name>/mean``); default
+        ``fastamfm_<metrics>``.
+    **options
+        The metrics' settings, as for ``fastamfm.evaluate``.
+
+    Returns
+    -------
+    RewardFunction
+        A callable with TRL's ``reward_funcs`` signature, returning one float per completion.
+
+    Raises
+    ------
+    TypeError
+        ``references=`` or ``contexts=`` that is not a column name or None.
+    ValueError
+        A metric that cannot run here (the error says how to enable it): a reward term is
+        never dropped silently.
+
+    Examples
+    --------
+    >>> from fastamfm.integrations.trl import reward_function
+    >>> reward = reward_function("Bleu_2")
+    >>> reward.__name__
+    'fastamfm_Bleu_2'
+    """
     return RewardFunction(metrics, weights=weights, references=references, contexts=contexts, name=name, **options)
 
 

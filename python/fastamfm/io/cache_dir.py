@@ -81,7 +81,7 @@ def cache_entries(kinds=None, directory=None) -> list:
     """The ``CacheEntry`` of every cache of ``kinds`` (default: all) in ``directory``
     (default: ``cache_dir()``), largest first within a kind."""
     root = Path(directory) if directory is not None else cache_dir()
-    out = []
+    out: list[CacheEntry] = []
     if not root.is_dir():
         return out
     for kind in _check_kinds(kinds):
@@ -126,7 +126,7 @@ def clear_cache(kinds=None, directory=None) -> tuple:
     return len(entries), freed
 
 
-def describe_size(n: int) -> str:
+def describe_size(n: float) -> str:
     for unit in ("B", "KB", "MB", "GB"):
         if n < 1024 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"

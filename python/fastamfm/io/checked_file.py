@@ -55,7 +55,8 @@ def write_checked_file(path, magic: bytes, version: int, header: dict, arrays: d
     with AtomicWriter(path, "wb") as f:
         pieces = [_PREFIX.pack(magic, version, len(header_bytes)), header_bytes]
         for piece in pieces + [a.reshape(-1).view(np.uint8) for a in data]:
-            digest.update(piece)
+            # ndarray has the buffer protocol; numpy's stubs declare its __buffer__ only on Python >= 3.12
+            digest.update(piece)  # type: ignore[arg-type,unused-ignore]
             f.write(piece)
         f.write(digest.digest())
 

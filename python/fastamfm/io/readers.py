@@ -11,6 +11,7 @@ line (or record) and column.
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -62,7 +63,7 @@ def iter_parallel_chunks(paths, chunk_lines: int = DEFAULT_CHUNK_LINES, *,
         sizes = {len(c) for c in chunks}
         if len(sizes) > 1:
             # Finish counting so the message gives the true line counts.
-            counts = [r.line_number + sum(len(x) for x in iter(lambda r=r: r.read_chunk(chunk_lines), []))
+            counts = [r.line_number + sum(len(x) for x in iter(functools.partial(r.read_chunk, chunk_lines), []))
                       for r in readers]
             detail = ", ".join(f"{p}: {c} lines" for p, c in zip(paths, counts))
             raise ValueError(f"line counts differ between parallel files ({detail})")
@@ -172,7 +173,7 @@ def iter_jsonl_records(path, chunk_records: int = DEFAULT_CHUNK_LINES, *,
     hyps: list = []
     refs: list = []
     contexts: list = []
-    shape = None
+    shape: tuple[bool, bool] | None = None
     for line_no, record in iter_json_lines(path):
         hyp, rs, context = check_record(path, line_no, record, require_refs)
         if shape is None:
@@ -187,13 +188,14 @@ def iter_jsonl_records(path, chunk_records: int = DEFAULT_CHUNK_LINES, *,
         if len(hyps) == chunk_records:
             yield hyps, (refs if shape[0] else None), (contexts if shape[1] else None)
             hyps, refs, contexts = [], [], []
-    if hyps:
+    if hyps and shape is not None:   # shape is set by the first record
         yield hyps, (refs if shape[0] else None), (contexts if shape[1] else None)
 
 
 def iter_jsonl_chunks(path, chunk_records: int = DEFAULT_CHUNK_LINES) -> Iterator[tuple[list[str], list[list[str]]]]:
     """Stream jsonl records ``{"hyp", "refs"}`` as (hyps, refs) chunks."""
     for hyps, refs, _ in iter_jsonl_records(path, chunk_records, require_refs=True):
+        assert refs is not None   # require_refs=True
         yield hyps, refs
 
 

@@ -74,9 +74,9 @@ class AdemModel:
         """Scores from encoder vectors (None for an input the model does not use)."""
         h = reduce(self.pca, response)
         raw = np.zeros(len(h))
-        if self.uses_context:
+        if self.context_weights is not None:     # uses_context
             raw += np.einsum("ni,ij,nj->n", reduce(self.pca, context), self.context_weights, h)
-        if self.uses_references:
+        if self.reference_weights is not None:   # uses_references
             raw += np.einsum("ni,ij,nj->n", reduce(self.pca, reference), self.reference_weights, h)
         return (raw - self.alpha) / self.beta
 

@@ -118,6 +118,7 @@ def metric_columns(names: Sequence[str], hyps: list, refs=None, contexts=None, *
         last_turns = [[context[-1] if context else ""] for context in contexts]
         out.update(_registry_columns(in_context, hyps, last_turns, None, options))
     if "LM" in names:
+        assert scorer is not None   # resolved above: "LM" is a context column
         out["LM"] = _lm_column(scorer.lm, hyps)
     return {n: np.asarray(out[n], dtype=np.float64) for n in names}
 

@@ -99,7 +99,8 @@ def ridge(x, y, *, penalty="auto", prior=None) -> LinearFit:
 
 def _leave_one_out_penalty(projected, eigenvalues, rhs, target, n: int) -> float:
     scale = max(float(eigenvalues.mean()), np.finfo(float).tiny)
-    best, best_error = None, np.inf
+    best: float | None = None
+    best_error = np.inf
     squared = projected * projected
     for factor in AUTO_RIDGE_GRID:
         penalty = factor * scale
@@ -110,6 +111,8 @@ def _leave_one_out_penalty(projected, eigenvalues, rhs, target, n: int) -> float
         error = float(np.mean((residual / np.clip(1.0 - leverage, 1e-12, None)) ** 2))
         if error < best_error:
             best, best_error = penalty, error
+    if best is None:   # every error NaN or infinite (was a TypeError further on)
+        raise ValueError("ridge: no penalty gives a finite leave-one-out error; x and y must be finite")
     return best
 
 

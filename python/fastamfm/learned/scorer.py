@@ -319,7 +319,8 @@ class LearnedScorer:
         if bad.size:
             raise ValueError(f"the learned scorer gives {values[bad[0]]} for hyps[{bad[0]}]: its weights are too "
                              f"extreme for these inputs (was the file edited?)")
-        return MetricResult(name="learned", corpus=float(values.mean()), sentences=values, signature=self.signature)
+        return MetricResult(name="learned", corpus={"Learned": float(values.mean())}, sentences={"Learned": values},
+                            signature=self.signature, renamed={"learned": "Learned"})
 
     # --- files -----------------------------------------------------------------------------
     def _arrays(self) -> dict:

@@ -14,21 +14,15 @@ pyproject.toml (``fastamfm.registry.plugins``), not of the imports below.
 """
 from __future__ import annotations
 
-from .bleu import BleuStatistics, bleu
-from .chrf import chrf
-from .cider import DocumentFrequencies, cider
-from .distinct import distinct
+# The functions of the metrics whose module has the same name (bleu, chrf, ...) are
+# ``fastamfm.bleu`` etc., not names of this package: here ``fastamfm.metrics.bleu`` is the module.
+from .bleu import BleuStatistics
+from .cider import DocumentFrequencies
 from .embedding import embedding_average, greedy_matching, vector_extrema
-from .meteor import meteor
 from .mbr import MbrSelection, mbr_select
-from .pairwise import pairwise
-from .self_similarity import self_similarity
 from .rouge import rouge_l
-from .rouge_score import rouge
-from .sacrebleu import SacreBleuStatistics, sacrebleu
-from .self_bleu import self_bleu
+from .sacrebleu import SacreBleuStatistics
 from .token_ids import token_bleu, token_rouge
 
-__all__ = ["BleuStatistics", "DocumentFrequencies", "MbrSelection", "SacreBleuStatistics", "bleu", "chrf", "cider",
-           "distinct", "embedding_average", "greedy_matching", "mbr_select", "meteor", "pairwise", "rouge", "rouge_l",
-           "sacrebleu", "self_bleu", "self_similarity", "token_bleu", "token_rouge", "vector_extrema"]
+__all__ = ["BleuStatistics", "DocumentFrequencies", "MbrSelection", "SacreBleuStatistics", "embedding_average",
+           "greedy_matching", "mbr_select", "rouge_l", "token_bleu", "token_rouge", "vector_extrema"]

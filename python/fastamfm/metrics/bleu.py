@@ -14,7 +14,7 @@ from .. import _core
 from .._validation import check_choice, check_int, check_workers
 from ..registry import Chunk, Metric, SentenceStatistics, Statistics, register
 from ..result import MetricResult, make_signature
-from ..tokenize import make_tokenizer, prepare_texts
+from ..tokenization import make_tokenizer, prepare_texts
 
 REF_LENGTHS = ("closest", "shortest", "average")
 SMOOTHING = ("none", "floor", "add-k", "exp")
@@ -71,6 +71,7 @@ class Bleu(Metric):
 
     name = "bleu"
     columns = ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4")
+    renamed_columns = {f"bleu_{k}": f"Bleu_{k}" for k in range(1, 10)}
     default = True
 
     def __init__(self, *, max_order: int = 4, ref_length: str = "closest", smooth: str | None = None,
@@ -164,9 +165,8 @@ class Bleu(Metric):
     def statistics_from_json(self, data: dict) -> BleuStatistics:
         return BleuStatistics.from_json(data)
 
-    def result(self, chunk: Chunk, corpus: dict) -> MetricResult:
-        return MetricResult("bleu", np.array([corpus[c] for c in self.columns]), chunk.extra["sentences"],
-                            self.signature(), {"statistics": chunk.statistics, "segments": chunk.extra["segments"]})
+    def result_extra(self, chunk: Chunk) -> dict:
+        return {"statistics": chunk.statistics, "segments": chunk.extra["segments"]}
 
 
 def bleu(hyps, refs, *, max_order: int = 4, ref_length: str = "closest", smooth: str | None = None,
@@ -177,7 +177,7 @@ def bleu(hyps, refs, *, max_order: int = 4, ref_length: str = "closest", smooth:
     Default: exactly pycocoevalcap 1.2's ``Bleu`` (nlg-eval's Bleu_1..Bleu_4): clipped
     n-gram counts against the maximum count in any reference, the reference length
     closest to the hypothesis (ties: the shorter), precisions ``(correct + 1e-15) /
-    (guess + 1e-9)``. ``.corpus[k-1]`` is BLEU-k; ``.sentences[i, k-1]`` is
+    (guess + 1e-9)``. ``.corpus["Bleu_k"]`` is BLEU-k; ``.sentences["Bleu_k"][i]`` is
     pycocoevalcap's per-segment BLEU-k (its second return value).
 
     ``ref_length``: "closest" (pycocoevalcap's Bleu), "shortest" or "average" (the other
@@ -186,7 +186,7 @@ def bleu(hyps, refs, *, max_order: int = 4, ref_length: str = "closest", smooth:
     ``smooth`` (not pycocoevalcap): when given, ``.sentences`` holds sacrebleu's
     ``sentence_bleu`` on a 0..1 scale with that smoothing: "none", "floor" (value 0.1),
     "add-k" (value 1) or "exp" (sacrebleu's default), effective order, brevity penalty
-    ``exp(1 - ref/hyp)``; column k-1 uses n-gram orders 1..k. ``.corpus`` stays
+    ``exp(1 - ref/hyp)``; column Bleu_k uses n-gram orders 1..k. ``.corpus`` stays
     pycocoevalcap's corpus BLEU. ``smooth_value`` overrides the floor/add-k value.
 
     ``hyps``/``refs`` may be ``fastamfm.Hypotheses``/``fastamfm.References`` reused

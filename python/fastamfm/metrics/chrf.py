@@ -15,7 +15,7 @@ from .. import _core
 from .._validation import check_int, check_workers
 from ..registry import Chunk, Metric, SentenceStatistics, Statistics, register
 from ..result import MetricResult, make_signature
-from ..tokenize import make_tokenizer, prepare_texts
+from ..tokenization import make_tokenizer, prepare_texts
 from .sacrebleu import format_signature, nrefs_text
 
 
@@ -67,6 +67,7 @@ class Chrf(Metric):
 
     name = "chrf"
     columns = ("chrF",)
+    renamed_columns = {"chrf": "chrF"}
     WORD_ORDER = 0
 
     def __init__(self, *, char_order: int = 6, word_order: int | None = None, beta: float = 2,
@@ -144,11 +145,9 @@ class Chrf(Metric):
     def statistics_from_json(self, data: dict) -> ChrfStatistics:
         return ChrfStatistics.from_json(data)
 
-    def result(self, chunk: Chunk, corpus: dict) -> MetricResult:
-        column = self.columns[0]
-        return MetricResult(self.name, corpus[column], chunk.columns[column], self.signature(),
-                            {"statistics": chunk.statistics, "segments": chunk.extra["segments"],
-                             "sacrebleu_signature": self.sacrebleu_signature(chunk.statistics)})
+    def result_extra(self, chunk: Chunk) -> dict:
+        return {"statistics": chunk.statistics, "segments": chunk.extra["segments"],
+                "sacrebleu_signature": self.sacrebleu_signature(chunk.statistics)}
 
     def pairwise(self, candidates: list, references: list) -> np.ndarray:
         """Sentence chrF of every candidate against every reference alone: float32 [n, m]."""
@@ -162,6 +161,7 @@ class ChrfPlusPlus(Chrf):
 
     name = "chrf_plus"
     columns = ("chrF++",)
+    renamed_columns = {"chrf_plus": "chrF++"}
     aliases = ("chrf++", "chrfpp")
     WORD_ORDER = 2
 
@@ -169,8 +169,9 @@ class ChrfPlusPlus(Chrf):
 def chrf(hyps, refs, *, char_order: int = 6, word_order: int = 0, beta: float = 2, lowercase: bool = False,
          whitespace: bool = False, eps_smoothing: bool = False, workers: int = -1,
          layout: str | None = None) -> MetricResult:
-    """sacrebleu's chrF (0..100): ``.corpus`` = ``CHRF(...).corpus_score(hyps, refs).score``,
-    ``.sentences[i]`` = ``CHRF(...).sentence_score(hyps[i], refs[i]).score``.
+    """sacrebleu's chrF (0..100): ``.corpus["chrF"]`` (``"chrF++"`` with ``word_order=2``) =
+    ``CHRF(...).corpus_score(hyps, refs).score``, ``.sentences["chrF"][i]`` =
+    ``CHRF(...).sentence_score(hyps[i], refs[i]).score``.
 
     ``word_order=2`` is chrF++ (also the registry metric ``chrf_plus``, alias ``chrf++``);
     ``char_order`` (6), ``beta`` (2), ``lowercase``, ``whitespace`` (keep whitespace in
@@ -180,5 +181,7 @@ def chrf(hyps, refs, *, char_order: int = 6, word_order: int = 0, beta: float = 
     references of response i; sacrebleu's reference streams need ``layout="streams"``.
     ``extra["sacrebleu_signature"]``: the signature sacrebleu prints.
     """
-    return Chrf(char_order=char_order, word_order=word_order, beta=beta, lowercase=lowercase, whitespace=whitespace,
-                eps_smoothing=eps_smoothing, workers=workers).score(hyps, refs, layout=layout)
+    # word_order=2 is the registered chrf_plus: its result is named and keyed as evaluate's.
+    metric = ChrfPlusPlus if word_order == ChrfPlusPlus.WORD_ORDER else Chrf
+    return metric(char_order=char_order, word_order=word_order, beta=beta, lowercase=lowercase, whitespace=whitespace,
+                  eps_smoothing=eps_smoothing, workers=workers).score(hyps, refs, layout=layout)

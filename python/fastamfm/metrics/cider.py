@@ -17,7 +17,7 @@ from .._validation import check_int, check_positive, check_workers
 from ..references import References
 from ..registry import Chunk, MeanStatistics, Metric, Statistics, register
 from ..result import MetricResult, make_signature
-from ..tokenize import make_tokenizer
+from ..tokenization import make_tokenizer
 
 
 class DocumentFrequencies(Statistics):
@@ -108,6 +108,7 @@ class Cider(Metric):
 
     name = "cider"
     columns = ("CIDEr",)
+    renamed_columns = {"cider_d": "CIDEr"}
     aliases = ("cider_d", "cider-d")
     default = True
     reference_pass = True
@@ -180,8 +181,6 @@ class Cider(Metric):
         columns = {"CIDEr": sentences}
         return Chunk(columns, MeanStatistics.of(columns))
 
-    def result(self, chunk: Chunk, corpus: dict) -> MetricResult:
-        return MetricResult("cider_d", corpus["CIDEr"], chunk.columns["CIDEr"], self.signature())
 
 
 def cider(hyps, refs, *, sigma: float = 6.0, max_order: int = 4,

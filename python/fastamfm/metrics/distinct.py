@@ -10,7 +10,7 @@ from .. import _core
 from .._validation import check_workers
 from ..registry import Chunk, Metric, SentenceStatistics, Statistics, register
 from ..result import MetricResult, make_signature
-from ..tokenize import make_tokenizer
+from ..tokenization import make_tokenizer
 
 
 def _ratio(unique: np.ndarray, total: np.ndarray) -> np.ndarray:
@@ -126,24 +126,24 @@ class Distinct(Metric):
     def statistics_from_json(self, data: dict) -> DistinctStatistics:
         return DistinctStatistics.from_json(data)
 
-    def result(self, chunk: Chunk, corpus: dict) -> MetricResult:
+    def result_extra(self, chunk: Chunk) -> dict:
         counts = chunk.extra["counts"]
-        sentences = chunk.extra["sentences"]
-        # The keys of the dict distinct() returned before MetricResult, still readable as res[key].
+        # The keys of the dict distinct() returned before MetricResult, still readable as res[key]:
+        # "distinct_<n>" the corpus score of order n, "sentences" the [n, k] array.
+        corpus = self.compute(chunk.statistics)
         extra = {f"distinct_{n}": corpus[c] for n, c in zip(self.orders, self.columns)}
-        extra.update(sentences=sentences, orders=self.orders, unique=counts["unique"], total=counts["total"],
-                     corpus_unique=counts["corpus_unique"], corpus_total=counts["corpus_total"],
-                     signature=self.signature())
-        return MetricResult("distinct", np.array([corpus[c] for c in self.columns]), sentences, self.signature(),
-                            extra)
+        extra.update(sentences=chunk.extra["sentences"], orders=self.orders, unique=counts["unique"],
+                     total=counts["total"], corpus_unique=counts["corpus_unique"],
+                     corpus_total=counts["corpus_total"], signature=self.signature())
+        return extra
 
 
 def distinct(hyps, *, orders=(1, 2), tokenize: str = "whitespace", lowercase: bool = False,
              workers: int = -1) -> MetricResult:
-    """Distinct-n over all responses (``.corpus[k]`` for ``orders[k]``: distinct n-grams
-    over all responses / all n-grams; 0 when there is none) and per response
-    (``.sentences[i, k]``: the same ratio within response i, 0 for a response shorter
-    than n). ``.extra`` holds the raw counts: ``unique``/``total`` per response,
+    """Distinct-n over all responses (``.corpus["Distinct_<n>"]`` for each n of ``orders``:
+    distinct n-grams over all responses / all n-grams; 0 when there is none) and per
+    response (``.sentences["Distinct_<n>"][i]``: the same ratio within response i, 0 for a
+    response shorter than n). ``.extra`` holds the raw counts: ``unique``/``total`` per response,
     ``corpus_unique``/``corpus_total``, and the keys of the dict this function returned
     before (``res["distinct_2"]``, ``res["sentences"]``, ...)."""
     return Distinct(orders=orders, tokenize=tokenize, lowercase=lowercase, workers=workers).score(hyps)

@@ -40,7 +40,7 @@ from ..references import References
 from ..registry import Chunk, MeanStatistics, Metric, register
 from ..result import make_signature
 from ..runtime import cuda_module, is_cuda, resolve_device
-from ..tokenize import prepare_texts
+from ..tokenization import prepare_texts
 from .vectors import WordVectors
 
 EMPTY_POLICIES = ("error", "zero")
@@ -56,7 +56,7 @@ def cuda_inputs(hyps, refs, vectors: WordVectors, what: str):
     raise the same errors as the CPU path (only ``empty="error"`` runs on CUDA).
     """
     from .. import gpu
-    from ..tokenize import tokenize
+    from ..tokenization import tokenize
 
     refs = References.of(refs, len(hyps), what=what)
     index = {word: row for row, word in enumerate(vectors.vocabulary)}
@@ -190,18 +190,18 @@ _KINDS = {cls.name: cls.kind for cls in (EmbeddingAverage, VectorExtrema, Greedy
 
 def embedding_average(hyps, refs, *, vectors: WordVectors, workers: int = -1, empty: str = "error",
                       device: str = "cpu", layout: str | None = None):
-    """nlg-eval's EmbeddingAverageCosineSimilarity: ``.corpus`` float, ``.sentences`` [n]."""
+    """nlg-eval's EmbeddingAverageCosineSimilarity: column ``EmbeddingAverageCosineSimilarity``."""
     return EmbeddingAverage(vectors=vectors, empty=empty, device=device, workers=workers).score(
         hyps, refs, layout=layout)
 
 
 def vector_extrema(hyps, refs, *, vectors: WordVectors, workers: int = -1, empty: str = "error",
                    device: str = "cpu", layout: str | None = None):
-    """nlg-eval's VectorExtremaCosineSimilarity: ``.corpus`` float, ``.sentences`` [n]."""
+    """nlg-eval's VectorExtremaCosineSimilarity: column ``VectorExtremaCosineSimilarity``."""
     return VectorExtrema(vectors=vectors, empty=empty, device=device, workers=workers).score(hyps, refs, layout=layout)
 
 
 def greedy_matching(hyps, refs, *, vectors: WordVectors, workers: int = -1, empty: str = "error",
                     device: str = "cpu", layout: str | None = None):
-    """nlg-eval's GreedyMatchingScore: ``.corpus`` float, ``.sentences`` [n]."""
+    """nlg-eval's GreedyMatchingScore: column ``GreedyMatchingScore``."""
     return GreedyMatching(vectors=vectors, empty=empty, device=device, workers=workers).score(hyps, refs, layout=layout)

@@ -158,9 +158,8 @@ class Meteor(Metric):
     def statistics_from_json(self, data: dict) -> MeteorStatistics:
         return MeteorStatistics.from_json(data)
 
-    def result(self, chunk: Chunk, corpus: dict) -> MetricResult:
-        return MetricResult("METEOR", corpus["METEOR"], chunk.columns["METEOR"], self.signature(),
-                            {"stats": chunk.extra["stats"]})
+    def result_extra(self, chunk: Chunk) -> dict:
+        return {"stats": chunk.extra["stats"]}
 
 
 def meteor(hyps, refs, *, resources="auto", stages=None, workers: int = -1, layout: str | None = None) -> MetricResult:

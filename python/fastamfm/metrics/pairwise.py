@@ -62,7 +62,7 @@ def pairwise(candidates, references=None, *, metric: str = "chrf", workers: int 
 
 
 def _prepared(texts, tokenizer, what):
-    from ..tokenize import prepare_texts
+    from ..tokenization import prepare_texts
 
     return prepare_texts(texts, tokenizer, what)
 

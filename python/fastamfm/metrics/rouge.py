@@ -5,7 +5,7 @@ from .. import _core
 from .._validation import check_choice, check_positive, check_workers
 from ..registry import Chunk, MeanStatistics, Metric, register
 from ..result import MetricResult, make_signature
-from ..tokenize import make_tokenizer, prepare_texts
+from ..tokenization import make_tokenizer, prepare_texts
 
 MULTI_REF = ("max-pr", "max-f")
 
@@ -16,6 +16,7 @@ class RougeL(Metric):
 
     name = "rouge_l"
     columns = ("ROUGE_L",)
+    renamed_columns = {"rouge_l": "ROUGE_L"}
     # "rougeL" names rouge-score's column (metric "rouge"), a different number.
     aliases = ("rouge-l",)
     default = True
@@ -55,8 +56,6 @@ class RougeL(Metric):
         columns = {"ROUGE_L": sentences}
         return Chunk(columns, MeanStatistics.of(columns))
 
-    def result(self, chunk: Chunk, corpus: dict) -> MetricResult:
-        return MetricResult("rouge_l", corpus["ROUGE_L"], chunk.columns["ROUGE_L"], self.signature())
 
 
 def rouge_l(hyps, refs, *, beta: float = 1.2, multi_ref: str = "max-pr", tokenize: str = "whitespace",

@@ -23,7 +23,7 @@ from .. import _core
 from .._validation import check_workers
 from ..registry import Chunk, MeanStatistics, Metric, register
 from ..result import MetricResult, make_signature
-from ..tokenize import make_tokenizer, prepare_texts
+from ..tokenization import make_tokenizer, prepare_texts
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 _NGRAM_TYPE = re.compile(r"rouge([1-9])$")

@@ -16,7 +16,7 @@ from .. import _core
 from .._validation import check_choice, check_int, check_workers
 from ..registry import Chunk, Metric, SentenceStatistics, Statistics, register
 from ..result import MetricResult, make_signature
-from ..tokenize import make_tokenizer, prepare_texts
+from ..tokenization import make_tokenizer, prepare_texts
 
 # The sacrebleu release whose numbers and signature format these are (the tests compare).
 SACREBLEU_VERSION = "2.6.0"
@@ -101,6 +101,7 @@ class SacreBleu(Metric):
 
     name = "sacrebleu"
     columns = ("sacreBLEU",)
+    renamed_columns = {"sacrebleu": "sacreBLEU"}
     aliases = ("sacre_bleu",)
 
     def __init__(self, *, tokenize: str = "13a", lowercase: bool = False, smooth_method: str = "exp",
@@ -193,19 +194,18 @@ class SacreBleu(Metric):
     def statistics_from_json(self, data: dict) -> SacreBleuStatistics:
         return SacreBleuStatistics.from_json(data)
 
-    def result(self, chunk: Chunk, corpus: dict) -> MetricResult:
+    def result_extra(self, chunk: Chunk) -> dict:
         stats = chunk.statistics
-        return MetricResult("sacrebleu", corpus["sacreBLEU"], chunk.columns["sacreBLEU"], self.signature(),
-                            {"statistics": stats, "segments": chunk.extra["segments"],
-                             "sacrebleu_signature": self.sacrebleu_signature(stats),
-                             "sentence_signature": self.sacrebleu_signature(stats, sentence=True)})
+        return {"statistics": stats, "segments": chunk.extra["segments"],
+                "sacrebleu_signature": self.sacrebleu_signature(stats),
+                "sentence_signature": self.sacrebleu_signature(stats, sentence=True)}
 
 
 def sacrebleu(hyps, refs, *, tokenize: str = "13a", lowercase: bool = False, smooth_method: str = "exp",
               smooth_value: float | None = None, max_ngram_order: int = 4, effective_order: bool | None = None,
               workers: int = -1, layout: str | None = None) -> MetricResult:
-    """sacrebleu's BLEU (0..100): ``.corpus`` = ``BLEU(...).corpus_score(hyps, refs).score``
-    and ``.sentences[i]`` = ``BLEU(...).sentence_score(hyps[i], refs[i]).score``.
+    """sacrebleu's BLEU (0..100): ``.corpus["sacreBLEU"]`` = ``BLEU(...).corpus_score(hyps, refs).score``
+    and ``.sentences["sacreBLEU"][i]`` = ``BLEU(...).sentence_score(hyps[i], refs[i]).score``.
 
     ``refs[i]``: the references of response i (any count; sacrebleu's ``None`` padding of
     missing references is a shorter list here; an empty string is a reference of length 0).

@@ -22,7 +22,7 @@ from .. import _core
 from .._validation import check_int, check_workers
 from ..registry import Chunk, MeanStatistics, Metric, register
 from ..result import MetricResult, make_signature
-from ..tokenize import make_tokenizer, prepare_texts
+from ..tokenization import make_tokenizer, prepare_texts
 
 
 @register
@@ -31,6 +31,7 @@ class SelfBleu(Metric):
 
     name = "self_bleu"
     columns = ("Self-BLEU",)
+    renamed_columns = {"self_bleu": "Self-BLEU"}
     aliases = ("selfbleu",)
     needs_references = False
     # The score of a response depends on every other response of the call.
@@ -59,13 +60,12 @@ class SelfBleu(Metric):
         columns = {"Self-BLEU": scores}
         return Chunk(columns, MeanStatistics.of(columns))
 
-    def result(self, chunk: Chunk, corpus: dict) -> MetricResult:
-        return MetricResult("self_bleu", corpus["Self-BLEU"], chunk.columns["Self-BLEU"], self.signature())
 
 
 def self_bleu(responses, *, max_order: int = 4, epsilon: float = 0.1, tokenize: str = "whitespace",
               lowercase: bool = False, workers: int = -1) -> MetricResult:
-    """Self-BLEU of a set of responses (see the module docstring): ``.sentences[i]`` each
-    response's BLEU against the others, ``.corpus`` their mean (0..1; lower is more diverse)."""
+    """Self-BLEU of a set of responses (see the module docstring): ``.sentences["Self-BLEU"][i]``
+    each response's BLEU against the others, ``.corpus["Self-BLEU"]`` their mean (0..1; lower
+    is more diverse)."""
     return SelfBleu(max_order=max_order, epsilon=epsilon, tokenize=tokenize, lowercase=lowercase,
                     workers=workers).score(responses)

@@ -34,4 +34,5 @@ def self_similarity(responses, *, metric: str = "chrf", workers: int = -1, **opt
     sentences = matrix.sum(axis=1) / (len(responses) - 1)
     settings = {key: repr(value) for key, value in options.items()}
     signature = make_signature(f"self_{name}", of=name, refs="each-other-alone", **settings)
-    return MetricResult(f"self_{name}", float(sentences.mean()), sentences, signature)
+    return MetricResult(f"self_{name}", {f"self_{name}": float(sentences.mean())}, {f"self_{name}": sentences},
+                        signature)

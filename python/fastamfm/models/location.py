@@ -27,7 +27,7 @@ def _package_files(distribution: str) -> list[Path]:
         dist = importlib.metadata.distribution(distribution)
     except importlib.metadata.PackageNotFoundError:
         return []
-    return [Path(dist.locate_file(f)) for f in (dist.files or [])]
+    return [Path(str(dist.locate_file(f))) for f in (dist.files or [])]
 
 
 def model_directory(model) -> Path:

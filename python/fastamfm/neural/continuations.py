@@ -33,6 +33,7 @@ given its context, before the follow-ups of that reply) is evaluated once for bo
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,7 +100,7 @@ def score_with_plain(engine, plain: list, requests: list, *, method: str = "auto
     return _flattened(engine, requests, (), shared=True, plain=plain)
 
 
-def _flattened(engine, requests: list, candidates: tuple, *, shared: bool, plain: list = ()) -> tuple:
+def _flattened(engine, requests: list, candidates: tuple, *, shared: bool, plain: Sequence = ()) -> tuple:
     """Every continuation (and every candidate after it) as a ``ScoringRequest`` of the engine,
     after the ``plain`` ones: (their scores as the engine gives them, ``ContinuationScores``)."""
     flat = list(plain)

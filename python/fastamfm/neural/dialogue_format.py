@@ -110,7 +110,7 @@ def normalize_contexts(contexts, n: int) -> list | None:
     contexts = list(contexts)
     if len(contexts) != n:
         raise ValueError(f"{n} responses but {len(contexts)} contexts")
-    out = []
+    out: list[list[str]] = []
     for i, context in enumerate(contexts):
         if context is None:
             out.append([])
@@ -219,7 +219,7 @@ class DialogueFormat:
         self._tokenizer = tokenizer
         self._max_length = max_length
         if settings.style == "chat":
-            self._chat = ChatTemplate(tokenizer, settings.system_prompt)
+            self._chat: ChatTemplate | None = ChatTemplate(tokenizer, settings.system_prompt)
             end = self._chat.end_of_turn
         else:
             self._chat = None
@@ -324,6 +324,7 @@ class DialogueFormat:
     def _split_render(self, messages: list, generation_prompt: bool) -> tuple:
         """(text before, text after) the content of the last message, whose content is
         ``_OPEN`` (the place a continuation goes)."""
+        assert self._chat is not None   # the chat style's prompts only
         text = self._chat.render(messages, generation_prompt)
         at = text.find(_OPEN)
         if at < 0:
@@ -398,10 +399,11 @@ class DialogueFormat:
         for answer in answers:
             ids = tuple(self._tokenizer.encode_batch([opening + space + answer], special=True)[0])
             rests.append(ids[len(base):] if ids[:len(base)] == base else None)
-        if all(r is not None and len(r) == 1 for r in rests):
-            return (), tuple(r[0] for r in rests)
-        if all(r is not None and len(r) == 2 and r[0] == rests[0][0] for r in rests):
-            return (rests[0][0],), tuple(r[1] for r in rests)      # a space token of its own, then the answer
+        found = [r for r in rests if r is not None]
+        if len(found) == len(rests) and all(len(r) == 1 for r in found):
+            return (), tuple(r[0] for r in found)
+        if len(found) == len(rests) and all(len(r) == 2 and r[0] == found[0][0] for r in found):
+            return (found[0][0],), tuple(r[1] for r in found)      # a space token of its own, then the answer
         raise ValueError(f"NeuralLM: the answers {list(answers)} are not one token each after {opening[-20:]!r} "
                          f"for this tokenizer")
 

@@ -146,7 +146,8 @@ class LlamaCppEngine:
             groups.setdefault(r.prefix, []).append(i)
         units = []
         for prefix, members in groups.items():
-            current, size = [], len(prefix)
+            current: list[int] = []
+            size = len(prefix)
             for i in members:
                 need = max(len(requests[i].target) - 1, 0)
                 if current and (size + need > self.batch_tokens or len(current) == self.max_sequences):
@@ -168,7 +169,9 @@ class LlamaCppEngine:
             if len(request.prefix) + len(request.target) - 1 > self.batch_tokens:
                 raise ValueError(f"request {r}: {len(request.prefix) + len(request.target)} tokens exceed the "
                                  f"llama.cpp batch of {self.batch_tokens} (raise batch_tokens=)")
-        batches, batch, tokens, sequences = [], [], 0, 0
+        batches: list[list] = []
+        batch: list = []
+        tokens, sequences = 0, 0
         for unit in self._units(requests):
             size, seqs = self._unit_size(unit, requests), len(unit[1])
             if batch and (tokens + size > self.batch_tokens or sequences + seqs > self.max_sequences):

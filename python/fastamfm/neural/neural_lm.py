@@ -22,6 +22,7 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -40,6 +41,10 @@ from ..progress import ProgressOption, reports_progress, waiting
 from ..runtime import import_torch, resolve_torch_device
 from .bounded_template import ChatTemplateError
 from .dialogue_format import DialogueFormat, FormatSettings, normalize_contexts
+
+if TYPE_CHECKING:
+    from .llama_cpp_engine import LlamaCppEngine
+    from .transformers_engine import TransformersEngine
 
 ENGINES = ("transformers", "llama.cpp")
 log = logging.getLogger(__name__)
@@ -137,6 +142,7 @@ class NeuralLM:
         is_gguf = location.is_file()
         log.info("loading the language model %s (%s)", model if isinstance(model, str) and not os.path.exists(model)
                  else location, engine)
+        runner: LlamaCppEngine | TransformersEngine
         if engine == "llama.cpp":
             if not is_gguf:
                 raise ValueError(f"NeuralLM: engine='llama.cpp' needs a GGUF file; {location} is a directory")
@@ -254,6 +260,8 @@ class NeuralLM:
 
         replies = as_text_list(replies, "replies")
         turns = normalize_contexts(contexts, len(replies))
+        if turns is None:   # was a TypeError from zip() deep in DialogueFormat
+            raise TypeError("NeuralLM: follow-ups continue a dialogue: contexts must be given (per reply its turns)")
         with self._lock:
             plain = self.requests(replies, turns) if with_replies else []
             requests = self._format.followup_requests(replies, turns, list(followups))
@@ -273,7 +281,11 @@ class NeuralLM:
         with self._lock:
             requests, answer_ids = self._format.prompt_requests(list(items), list(tails), list(answers), cue=cue)
             scores = score_continuations(self._engine, requests, candidates=answer_ids, method=method)
-        out = np.stack(scores.candidates) if requests else np.zeros((0, len(tails), len(answers)))
+        if requests:
+            assert scores.candidates is not None   # set: candidates were given
+            out = np.stack(scores.candidates)
+        else:
+            out = np.zeros((0, len(tails), len(answers)))
         self._refuse_non_finite([out])
         return out
 

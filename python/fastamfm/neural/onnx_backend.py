@@ -37,7 +37,9 @@ def missing_reason() -> str | None:
 
 
 def _export(directory: Path, layer: int, target: Path) -> None:
-    torch = import_torch()
+    import_torch()   # an ImportError naming the extra when torch is missing
+    import torch
+
     transformers = import_transformers()
     # The eager attention exports as plain operators, which ONNX Runtime fuses.
     model = from_pretrained(transformers.AutoModel, directory, "encoder", weights=True,

@@ -99,7 +99,9 @@ class TokenTrie:
                 units.append(node)
             else:
                 stack.extend(reversed(list(self.children[node].values())))
-        rows, current, members = [], [], set()
+        rows: list[PackedRow] = []
+        current: list[int] = []
+        members: set[int] = set()
         for unit in units:
             wanted = self._ancestors(unit) + self._subtree(unit)
             new = [n for n in wanted if n not in members]
@@ -130,8 +132,8 @@ class TokenTrie:
         return out
 
     def _row(self, nodes: list, rank: np.ndarray) -> PackedRow:
-        nodes = np.array(sorted(nodes, key=lambda n: rank[n]), dtype=np.int64)
-        where = {int(n): i for i, n in enumerate(nodes)}
-        parents = np.array([where[self.parent[n]] if self.parent[n] >= 0 else -1 for n in nodes], dtype=np.int64)
-        return PackedRow(nodes, np.array([self.token[n] for n in nodes], dtype=np.int64),
-                         np.array([self.depth[n] for n in nodes], dtype=np.int64), parents)
+        ordered = np.array(sorted(nodes, key=lambda n: rank[n]), dtype=np.int64)
+        where = {int(n): i for i, n in enumerate(ordered)}
+        parents = np.array([where[self.parent[n]] if self.parent[n] >= 0 else -1 for n in ordered], dtype=np.int64)
+        return PackedRow(ordered, np.array([self.token[n] for n in ordered], dtype=np.int64),
+                         np.array([self.depth[n] for n in ordered], dtype=np.int64), parents)

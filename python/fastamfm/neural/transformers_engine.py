@@ -129,16 +129,17 @@ class TransformersEngine:
         positions = np.zeros((len(rows), width), dtype=np.int64)
         allowed = np.zeros((len(rows), 1, width, width), dtype=bool)
         allowed[:, 0, np.arange(width), np.arange(width)] = True       # padding attends to itself only
-        parent_at, node_at = [], []
+        parent_parts: list[np.ndarray] = []
+        node_parts: list[np.ndarray] = []
         for b, row in enumerate(rows):
             n = len(row)
             ids[b, :n], positions[b, :n] = row.tokens, row.positions
             allowed[b, 0, :n, :n] = row.ancestor_mask()
             scored = np.nonzero(needed[row.nodes] & (row.parents >= 0))[0]
             needed[row.nodes[scored]] = False
-            parent_at.append(b * width + row.parents[scored])
-            node_at.append(row.nodes[scored])
-        parent_at, node_at = np.concatenate(parent_at), np.concatenate(node_at)
+            parent_parts.append(b * width + row.parents[scored])
+            node_parts.append(row.nodes[scored])
+        parent_at, node_at = np.concatenate(parent_parts), np.concatenate(node_parts)
         if len(node_at) == 0:
             return
         hidden = self._body(input_ids=torch.from_numpy(ids).to(self.device),

@@ -78,6 +78,9 @@ class Metric(ABC):
     # that several systems answer once (the prefix tree of ``NeuralLM``). Only for metrics whose
     # chunk is per-response columns and their means (``MeanStatistics``), so it splits back exactly.
     scores_systems_together: ClassVar[bool] = False
+    # {column name before 0.2: column}: the names this metric's function gave its columns
+    # before the one naming rule, readable with a DeprecationWarning until 0.3.
+    renamed_columns: ClassVar[dict] = {}
 
     # --- configuration ------------------------------------------------------------
     @classmethod
@@ -185,9 +188,11 @@ class Metric(ABC):
         return metric.result(chunk, metric.compute(chunk.statistics))
 
     def result(self, chunk: Chunk, corpus: dict) -> MetricResult:
-        """The ``MetricResult`` of one call: a single column as an ndarray and a float,
-        several as mappings."""
-        if len(chunk.columns) == 1:
-            (column, values), = chunk.columns.items()
-            return MetricResult(self.name, corpus[column], values, self.signature())
-        return MetricResult(self.name, dict(corpus), dict(chunk.columns), self.signature())
+        """The ``MetricResult`` of one call: every column under the name ``evaluate`` gives it,
+        with the metric's supplementary outputs (``result_extra``)."""
+        return MetricResult(self.name, dict(corpus), dict(chunk.columns), self.signature(), self.result_extra(chunk),
+                            renamed=self.renamed_columns)
+
+    def result_extra(self, chunk: Chunk) -> dict:
+        """A one-call result's ``extra`` (e.g. BLEU's summable statistics); none by default."""
+        return {}

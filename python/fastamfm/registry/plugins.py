@@ -27,6 +27,7 @@ An installed fastamfm elsewhere on the path (another version) is never mixed in.
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 METRICS = "fastamfm.metrics"
@@ -65,9 +66,9 @@ def _checkout_entry_points(group: str) -> list:
             f"fastamfm at {_PACKAGE_DIR} is neither installed (no installed metadata for this copy: "
             f"pip install .) nor inside a source checkout (no {_CHECKOUT_PYPROJECT}); its built-in "
             f"metrics are declared as entry points of group {group!r} in pyproject.toml")
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ImportError:  # pragma: no cover - Python < 3.11
+    else:  # pragma: no cover - Python < 3.11
         try:
             import tomli as tomllib
         except ImportError:
@@ -87,7 +88,7 @@ def _group_entry_points(group: str) -> list:
     except TypeError:  # pragma: no cover - Python 3.9: entry_points() takes no selection
         return [(d.metadata["Name"] or "", ep) for d in importlib.metadata.distributions()
                 for ep in d.entry_points if ep.group == group]
-    return [(ep.dist.metadata["Name"] or "", ep) for ep in found]
+    return [((ep.dist.metadata["Name"] if ep.dist is not None else "") or "", ep) for ep in found]
 
 
 def _own_entry_points(group: str) -> list:

@@ -11,12 +11,17 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 
 from .. import _core
+
+
+
+_S = TypeVar("_S", bound="Statistics")
 
 
 class Statistics(ABC):
@@ -24,7 +29,7 @@ class Statistics(ABC):
     ``to_json``/``from_json`` let chunk state be written to disk or sent between processes."""
 
     @abstractmethod
-    def __add__(self, other: "Statistics") -> "Statistics": ...
+    def __add__(self: _S, other: _S) -> _S: ...   # statistics of the same kind
 
     @abstractmethod
     def to_json(self) -> dict: ...
@@ -104,8 +109,10 @@ class SentenceStatistics:
     (``aligned``) before their rows are mixed.
     """
 
-    values: object
-    corpus: object          # callable (sums [R, k], keys) -> {column: ndarray [R]}
+    # ndarray [n, k] or scipy.sparse matrix: Any, since their operators mix (``a - b``,
+    # ``weights @ values``) in ways neither package's stubs express
+    values: Any
+    corpus: Callable[[np.ndarray, Any], dict]          # (sums [R, k], keys) -> {column: ndarray [R]}
     keys: np.ndarray | None = None
 
     @classmethod
@@ -141,13 +148,15 @@ class SentenceStatistics:
         return self._on_keys(keys), other._on_keys(keys)
 
     def _on_keys(self, keys: np.ndarray) -> "SentenceStatistics":
-        if len(keys) == len(self.keys) and np.array_equal(keys, self.keys):
+        own = self.keys
+        assert own is not None, "aligned() puts keyed statistics only on keys"
+        if len(keys) == len(own) and np.array_equal(keys, own):
             return self
         import scipy.sparse
 
         # keys is a sorted superset of self.keys: each old column moves to its new place.
-        moved = np.searchsorted(keys, self.keys)
-        values = scipy.sparse.csr_matrix(self.values).tocoo()
-        values = scipy.sparse.csr_matrix((values.data, (values.row, moved[values.col])),
-                                         shape=(values.shape[0], len(keys)))
+        moved = np.searchsorted(keys, own)
+        coo = scipy.sparse.csr_matrix(self.values).tocoo()
+        values = scipy.sparse.csr_matrix((coo.data, (coo.row, moved[coo.col])),
+                                         shape=(coo.shape[0], len(keys)))
         return SentenceStatistics(values, self.corpus, keys)

@@ -18,6 +18,7 @@ import os
 import threading
 import warnings
 from collections.abc import Iterable
+from typing import TypeVar
 
 from . import plugins
 from .metric import Metric
@@ -25,11 +26,13 @@ from .metric import Metric
 # ``model="default"`` names the model shipped in the package: the AM-FM model of am/fm/amfm.
 DEFAULT_MODEL_KIND = "amfm"
 
-_REGISTRY: dict[str, type] = {}
+_REGISTRY: dict[str, type[Metric]] = {}
 _ALIASES: dict[str, str] = {}
 
+_M = TypeVar("_M", bound="type[Metric]")
 
-def register(cls: type) -> type:
+
+def register(cls: _M) -> _M:
     """Class decorator: add a ``Metric`` subclass to the registry under its name, its
     columns (lower-cased) and its aliases."""
     if not cls.name or not cls.columns:
@@ -64,11 +67,11 @@ def _load_plugins() -> None:
             return
         _plugins = "loading"
         try:
-            order = [_load_plugin(distribution, entry_point) for distribution, entry_point in plugins.entry_points()]
+            loaded = [_load_plugin(distribution, entry_point) for distribution, entry_point in plugins.entry_points()]
         except BaseException:
             _plugins = "unloaded"
             raise
-        order = [name for name in order if name is not None]
+        order = [name for name in loaded if name is not None]
         listed = {name: _REGISTRY[name] for name in order + [n for n in _REGISTRY if n not in order]}
         _REGISTRY.clear()
         _REGISTRY.update(listed)
@@ -110,7 +113,7 @@ def default_names() -> tuple:
     return tuple(n for n, cls in _REGISTRY.items() if cls.default)
 
 
-def metric_class(name: str) -> type:
+def metric_class(name: str) -> type[Metric]:
     _load_plugins()
     key = _ALIASES.get(name.strip().lower()) if isinstance(name, str) else None
     if key is None:

@@ -74,12 +74,16 @@ from .blocklist import Blocklist, default_blocklist_path, utterance_hash
 from .corpus import CorpusCounts, Dialogue, DialogueCorpus
 from .corpus_formats import FORMATS, corpus_format, read_dialogues
 from .dialogue_hashes import DialogueHashSet, dialogue_hash
-from .provenance import provenance, versions
+from .provenance import versions
 from .settings import TrainingSettings
 from .task import TrainingTask
 from .trainer import TrainingRun, set_seed, train
 
 __all__ = ["Blocklist", "CHECKSUMS", "CorpusCounts", "Dialogue", "DialogueCorpus", "DialogueHashSet", "FORMATS",
            "PROVENANCE", "TrainingRun", "TrainingSettings", "TrainingTask", "corpus_format", "default_blocklist_path",
-           "dialogue_hash", "provenance", "read_dialogues", "set_seed", "train", "utterance_hash",
+           "dialogue_hash", "read_dialogues", "set_seed", "train", "utterance_hash",
            "verify_directory", "versions", "write_checksums", "write_provenance"]
+
+from .. import _deprecated  # noqa: E402   (after the submodules it makes callable)
+
+_deprecated.install_former_paths()

@@ -155,6 +155,7 @@ class Blocklist:
             return blocklist
         if blocklist is False:
             return cls.empty()
+        extra: list[str | os.PathLike]
         if blocklist is None:
             extra = [os.environ[ENV_VARIABLE]] if os.environ.get(ENV_VARIABLE) else []
         elif isinstance(blocklist, (str, os.PathLike)):

@@ -27,7 +27,8 @@ def calibration_replies(corpus, *, limit: int, seed: int | None = None, context_
     reply (None: all). ``top_up``: when the held-out slice gives fewer replies, take up to
     this many from the training dialogues. ``source``: how many came from each."""
     rng = random.Random(seed) if seed is not None else None
-    contexts, replies = [], []
+    contexts: list[list[str]] = []
+    replies: list[str] = []
 
     def take(dialogues, until: int) -> int:
         before = len(replies)

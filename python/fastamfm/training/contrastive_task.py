@@ -109,6 +109,7 @@ class ContrastiveTask:
             best = torch.where(eligible, draws, torch.full_like(draws, -1.0)).argmax(1)
             chosen[empty, best[empty]] = True
             labels = torch.where(chosen, ids, torch.full_like(ids, -100))
+            assert self.mask_id is not None, "MLM needs a tokenizer with a mask token"   # set when mlm
             batch["mlm_ids"] = torch.where(chosen, torch.full_like(ids, self.mask_id), ids)
             batch["mlm_mask"], batch["mlm_labels"] = mask, labels
             tokens += int(mask.sum())

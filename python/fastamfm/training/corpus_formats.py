@@ -65,7 +65,7 @@ def _lines(path) -> Iterator[tuple]:
                                    column=exc.start + 1) from None
 
 
-def _check_dialogue(path, turns: list, line: int) -> tuple:
+def _check_dialogue(path, turns: list, line: int | None) -> tuple:
     if len(turns) < 2:
         raise format_error(path, f"a dialogue of {len(turns)} turn(s); a dialogue needs at least two (a blank line "
                                  f"separates dialogues)", line=line)

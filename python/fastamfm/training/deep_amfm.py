@@ -139,7 +139,7 @@ class DeepAMFMRecipe(Recipe):
             stage_lm = _Stage(run.work, "lm")
             runs["lm"] = stage_lm.done()
             left = run.minutes_left(reserve=RESERVE * max_minutes) if max_minutes is not None else None
-            lm_minutes = None if left is None else max(left, (1 - RESERVE - ENCODER_SHARE) * max_minutes / 4)
+            lm_minutes = None if left is None or max_minutes is None else max(left, (1 - RESERVE - ENCODER_SHARE) * max_minutes / 4)
             lm_settings = {**common, **budget(lm_minutes), "max_context_tokens": TRAINING_CONTEXT_TOKENS,
                            **(lm_options or {})}
             settings["lm"] = {**lm_settings, "lora_rank": lora_rank}

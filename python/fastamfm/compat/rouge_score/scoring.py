@@ -52,7 +52,7 @@ class BootstrapAggregator:
             raise ValueError(f"BootstrapAggregator: n_samples must be positive, got {n_samples!r}")
         self._n_samples = n_samples
         self._confidence_interval = confidence_interval
-        self._scores = collections.defaultdict(list)
+        self._scores: collections.defaultdict[str, list[tuple]] = collections.defaultdict(list)   # namedtuples
 
     def add_scores(self, scores: dict) -> None:
         """Add one example's {score type: Score} (any namedtuple of numbers)."""

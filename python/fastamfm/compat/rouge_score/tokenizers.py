@@ -6,7 +6,7 @@ from __future__ import annotations
 import abc
 
 from ...metrics.rouge_score import rouge_tokenizer
-from ...tokenize import prepare_texts
+from ...tokenization import prepare_texts
 
 
 class Tokenizer(abc.ABC):

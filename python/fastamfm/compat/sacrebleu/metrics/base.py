@@ -16,6 +16,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import numpy as np
 
@@ -24,6 +25,12 @@ from ....batch import make_batch
 from ....references import References
 from .._streams import VARIABLE_REFS, check_hypotheses, references_per_response
 from ..version import __version__
+
+if TYPE_CHECKING:
+    from ....batch import Batch
+    from ....metrics.chrf import Chrf
+    from ....metrics.sacrebleu import SacreBleu
+    from ....registry import Chunk
 
 # sacrebleu's logger name, so that logging set up for sacrebleu applies to its warnings here.
 logger = logging.getLogger("sacrebleu")
@@ -80,7 +87,7 @@ class Score:
         if is_json:
             if self._verbose:
                 record["verbose_score"] = self._verbose
-            record.update(pair.split(":", 1) for pair in signature.split("|") if pair)
+            record.update(dict(pair.split(":", 1) for pair in signature.split("|") if pair))
             return json.dumps(record, indent=1, ensure_ascii=False)
         line = f"{self.name}|{signature}" if signature else self.name
         line += f" = {number}"
@@ -141,15 +148,19 @@ class Signature:
     __repr__ = __str__
 
 
+# The score object a metric builds (BLEUScore, CHRFScore).
+_S = TypeVar("_S", bound=Score)
+
+
 @dataclass
-class Evaluation:
+class Evaluation(Generic[_S]):
     """One system scored by a metric: its ``Score`` and, on demand, the per-segment rows
     that resampled corpus scores are computed from."""
 
-    score: Score
-    metric: "Metric"
-    batch: object
-    chunk: object
+    score: _S
+    metric: "Metric[_S]"
+    batch: Batch
+    chunk: Chunk
 
     @cached_property
     def rows(self):
@@ -163,12 +174,13 @@ class Evaluation:
         return bootstrap_scores([self.rows], draws)[0][self.metric._native.columns[0]]
 
 
-class Metric:
+class Metric(Generic[_S]):
     """Base of ``BLEU`` and ``CHRF``: sacrebleu's ``corpus_score``, ``sentence_score`` and
     ``get_signature`` on top of a fastamfm metric (``self._native``), with the score
     object each subclass builds from the summed statistics (``_score_of``)."""
 
     _SIGNATURE_TYPE = Signature
+    _native: SacreBleu | Chrf   # the fastamfm metric, set by the subclass
 
     def __init__(self):
         self._ref_cache = None       # fastamfm References of the streams given at construction
@@ -197,7 +209,7 @@ class Metric:
         return self._ref_cache
 
     # --- scoring ------------------------------------------------------------------------
-    def _evaluate(self, hypotheses, references) -> Evaluation:
+    def _evaluate(self, hypotheses, references) -> Evaluation[_S]:
         what = type(self).__name__
         hyps = check_hypotheses(hypotheses, what)
         self._check_tokenized(hyps)
@@ -211,11 +223,11 @@ class Metric:
     def _check_tokenized(self, hyps: list) -> None:
         """Hook for BLEU's warning about tokenized input."""
 
-    def _score_of(self, statistics) -> Score:
+    def _score_of(self, statistics) -> _S:
         """The subclass's score object from the summed fastamfm statistics."""
         raise NotImplementedError
 
-    def corpus_score(self, hypotheses, references, n_bootstrap: int = 1) -> Score:
+    def corpus_score(self, hypotheses, references, n_bootstrap: int = 1) -> _S:
         """The corpus score of ``hypotheses`` against reference streams.
 
         ``references``: ``refs[j][i]`` is the j-th reference of hypothesis i (``None``
@@ -236,7 +248,7 @@ class Metric:
             score._set_confidence(evaluation.resampled(draws))
         return score
 
-    def sentence_score(self, hypothesis: str, references) -> Score:
+    def sentence_score(self, hypothesis: str, references) -> _S:
         """The score of one hypothesis against its references (a list of str; ``None``
         entries are skipped)."""
         what = type(self).__name__

@@ -101,7 +101,7 @@ def _brevity_penalty(sys_len: int, ref_len: int) -> float:
     return math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
 
 
-class BLEU(Metric):
+class BLEU(Metric[BLEUScore]):
     """sacrebleu's BLEU.
 
     ``lowercase``; ``force`` (no warning about input that looks tokenized);

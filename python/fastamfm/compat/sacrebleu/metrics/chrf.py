@@ -29,7 +29,7 @@ class CHRFScore(Score):
         super().__init__(f"chrF{beta}" + "+" * word_order, score)
 
 
-class CHRF(Metric):
+class CHRF(Metric[CHRFScore]):
     """sacrebleu's chrF / chrF++.
 
     ``char_order`` (6) and ``word_order`` (0; 2 is chrF++) n-gram orders; ``beta`` (2):

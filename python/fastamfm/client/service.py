@@ -1,0 +1,94 @@
+"""``Client``: a ``fastamfm serve`` server called like the library (``score`` as
+``fastamfm.evaluate``, ``reward`` as a reward function), synchronously; ``AsyncClient``:
+the same from asyncio code (each call on a thread, so the event loop never blocks)."""
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+import numpy as np
+
+from .transport import Transport
+
+
+@dataclass(frozen=True)
+class ServedScores:
+    """What ``/v1/score`` answers, shaped as ``fastamfm.evaluate``'s table: ``sentences``
+    {column: ndarray[n]} (NaN where the server sent null), ``corpus`` {column: float},
+    ``signatures`` {metric: signature}, ``signature``."""
+
+    sentences: dict
+    corpus: dict
+    signatures: dict
+    signature: str
+
+    @classmethod
+    def from_json(cls, data: dict) -> ServedScores:
+        def number(v):
+            return float("nan") if v is None else v
+
+        sentences = {c: np.array([number(v) for v in values], dtype=np.float64)
+                     for c, values in data["columns"].items()}
+        return cls(sentences, {c: number(v) for c, v in data["corpus"].items()}, data["signatures"],
+                   data["signature"])
+
+
+class Client:
+    """A fastamfm server at ``url`` (``http://127.0.0.1:8000``). ``retries``/``backoff``:
+    how 429 (queue full) and 503 (shutting down, restarting) are retried (``Transport``)."""
+
+    def __init__(self, url: str, *, timeout: float = 300.0, retries: int = 5, backoff: float = 0.25):
+        self.transport = Transport(url, timeout=timeout, retries=retries, backoff=backoff)
+
+    def __repr__(self) -> str:
+        return f"Client({self.transport.url!r})"
+
+    def score(self, hyps, refs=None, metrics=None, *, contexts=None, **options) -> ServedScores:
+        """The numbers ``fastamfm.evaluate(hyps, refs, metrics, contexts=contexts, **options)``
+        gives, computed by the server (``refs``: per response a list of references)."""
+        payload: dict = {"hyps": list(hyps)}
+        if refs is not None:
+            payload["refs"] = [list(r) for r in refs]
+        if contexts is not None:
+            payload["contexts"] = [c if isinstance(c, str) else list(c) for c in contexts]
+        if metrics is not None:
+            payload["metrics"] = metrics if isinstance(metrics, str) else list(metrics)
+        if options:
+            payload["options"] = options
+        return ServedScores.from_json(self.transport.request("POST", "/v1/score", payload))
+
+    def reward(self, completions, references=None, *, contexts=None, metric=None, **options) -> np.ndarray:
+        """One float per completion (float64), as ``fastamfm.integrations.trl.reward_function(metric,
+        **options)`` computes it; ``metric`` None: the server's ``--reward-metric``;
+        ``references``: per completion a list of references or one string."""
+        payload: dict = {"completions": list(completions)}
+        if references is not None:
+            payload["references"] = [r if isinstance(r, str) else list(r) for r in references]
+        if contexts is not None:
+            payload["contexts"] = [c if isinstance(c, str) else list(c) for c in contexts]
+        if metric is not None:
+            payload["metric"] = metric
+        if options:
+            payload["options"] = options
+        rewards = self.transport.request("POST", "/v1/reward", payload)["rewards"]
+        return np.array([float("nan") if r is None else r for r in rewards], dtype=np.float64)
+
+    def metrics(self) -> list:
+        """The server's registry: per metric its columns, needs and whether it runs there."""
+        return self.transport.request("GET", "/v1/metrics")["metrics"]
+
+    def health(self) -> dict:
+        return self.transport.request("GET", "/healthz")
+
+
+class AsyncClient:
+    """``Client``'s calls as coroutines, for asyncio code (TRL's async reward functions)."""
+
+    def __init__(self, url: str, **settings):
+        self.client = Client(url, **settings)
+
+    async def score(self, hyps, refs=None, **kwargs) -> ServedScores:
+        return await asyncio.to_thread(self.client.score, hyps, refs, **kwargs)
+
+    async def reward(self, completions, references=None, **kwargs) -> np.ndarray:
+        return await asyncio.to_thread(self.client.reward, completions, references, **kwargs)
