@@ -16,6 +16,7 @@ from __future__ import annotations
 import numbers
 import operator
 import warnings
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,7 +30,7 @@ def warn_legacy(what: str, instead: str, stacklevel: int = 3) -> None:
                   DeprecationWarning, stacklevel=stacklevel)
 
 
-class _Scores(dict):
+class _Scores(dict, ABC):
     """A mapping of column -> scores that still reads old column names and the old value
     (``_legacy``: what the attribute held before 0.2), with a warning."""
 
@@ -39,11 +40,13 @@ class _Scores(dict):
         self._renamed = dict(renamed)
         self._owner = owner
 
+    @abstractmethod
     def _legacy(self) -> Any:
-        raise NotImplementedError
+        """What the attribute held before 0.2: a float, or an array."""
 
+    @abstractmethod
     def _attribute(self) -> str:
-        raise NotImplementedError
+        """The result attribute this mapping is (``corpus`` or ``sentences``), for messages."""
 
     def __getitem__(self, key):
         if isinstance(key, str):
