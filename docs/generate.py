@@ -28,6 +28,8 @@ import argparse
 import ast
 import functools
 import importlib
+import importlib.machinery
+import importlib.util
 import inspect
 import io
 import json
@@ -43,14 +45,45 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def use_checkout() -> None:
-    """Document this checkout's package, not an installed fastamfm: its python/ first on the
-    path (at call time: MkDocs restores sys.path after loading a hook)."""
+    """Document this checkout's package. Built in place (its compiled core beside its sources in
+    python/fastamfm, a development checkout), python/ goes first on the path — at call time, as
+    MkDocs restores sys.path after loading a hook. Not built in place (a fresh clone installed
+    with ``pip install .``, as CI does), the installed fastamfm is documented, and only if its
+    Python sources are the checkout's: a stale install would document other code."""
+    package = REPO / "python" / "fastamfm"
+    if not any((package / f"_core{suffix}").is_file() for suffix in importlib.machinery.EXTENSION_SUFFIXES):
+        _import_installed(package)
+        return
     path = str(REPO / "python")
     if sys.path[:1] != [path]:
         sys.path.insert(0, path)
     module = sys.modules.get("fastamfm")
     if module is not None and not str(module.__file__).startswith(path):
         raise RuntimeError(f"docs/generate.py: fastamfm was imported from {module.__file__}, not {path}")
+
+
+def _import_installed(package: Path) -> None:
+    """Import the installed fastamfm, whatever puts python/ on the path (mkdocstrings does, to
+    read the sources), after checking that its Python sources are the checkout's."""
+    if "fastamfm" in sys.modules:
+        return
+    checkout = (REPO / "python").resolve()
+    path = sys.path[:]
+    sys.path[:] = [entry for entry in path if Path(entry or ".").resolve() != checkout]
+    try:
+        spec = importlib.util.find_spec("fastamfm")
+        if spec is None or spec.origin is None:
+            raise RuntimeError("docs/generate.py: fastamfm is neither built in python/ nor installed: "
+                               "pip install \".[docs]\" first")
+        installed = Path(spec.origin).parent
+        for source in sorted(package.rglob("*.py")):
+            copy = installed / source.relative_to(package)
+            if not copy.is_file() or copy.read_bytes() != source.read_bytes():
+                raise RuntimeError(f"docs/generate.py: the installed fastamfm ({installed}) differs from "
+                                   f"this checkout at {source.relative_to(REPO)}: reinstall it (pip install .)")
+        importlib.import_module("fastamfm")
+    finally:
+        sys.path[:] = path
 
 
 use_checkout()
@@ -590,12 +623,13 @@ API_GROUPS = (   # page title, the modules whose names it holds (prefixes of __m
     ("Neural metrics and judges", ("fastamfm.neural", "fastamfm.deep", "fastamfm.evaluator", "fastamfm.training")),
     ("Analysis and learned scorers", ("fastamfm.analysis", "fastamfm.learned")),
     ("GPU", ("fastamfm.gpu",)),
+    ("Scoring as a service", ("fastamfm.client",)),
 )
 # The public subpackages, one page each (their __all__).
 API_SUBPACKAGES = ("fastamfm.registry", "fastamfm.io", "fastamfm.limits", "fastamfm.progress",
                    "fastamfm.integrations", "fastamfm.integrations.trl", "fastamfm.integrations.trl_token_ids",
                    "fastamfm.integrations.torchmetrics", "fastamfm.distributed", "fastamfm.gpu",
-                   "fastamfm.training", "fastamfm.compat.sacrebleu", "fastamfm.compat.rouge_score")
+                   "fastamfm.training", "fastamfm.client", "fastamfm.compat.sacrebleu", "fastamfm.compat.rouge_score")
 # Names of fastamfm.__all__ that are not a class or function defined in a module.
 API_VALUES = {"__version__": "fastamfm._version", "HAS_CUDA": None, "TOKENIZER_PRESETS": None,
               "io": "fastamfm.io", "limits": "fastamfm.limits", "registry": "fastamfm.registry"}

@@ -44,6 +44,7 @@ from .tokenization import PRESETS as TOKENIZER_PRESETS
 from .tokenization import tokenize
 
 if TYPE_CHECKING:   # the names imported on first use (``_LAZY`` below), typed for checkers
+    from .client.service import Client
     from .deep.bertscore import bertscore
     from .deep.deep_am import deep_am
     from .deep.deep_amfm import DeepAMFM
@@ -64,6 +65,7 @@ __all__ = [
     "AMFM",
     "AmbiguousReferencesWarning",
     "BleuStatistics",
+    "Client",
     "DocumentFrequencies",
     "FormatError",
     "HAS_CUDA",
@@ -149,13 +151,14 @@ _LAZY = {
     "LMJudge": ("fastamfm.deep.lm_judge", "LMJudge"),
     "Evaluator": ("fastamfm.evaluator.evaluator", "Evaluator"),
     "train_evaluator": ("fastamfm.training.evaluator", "train_evaluator"),
+    "Client": ("fastamfm.client.service", "Client"),
 }
 
 
 # Subpackages reachable as attributes after a plain ``import fastamfm`` (imported on first
 # use, as ``import fastamfm.integrations`` would): ``fastamfm.integrations.evaluate_module_path()``.
-_SUBPACKAGES = ("amfm", "analysis", "deep", "distributed", "evaluator", "gpu", "integrations", "learned", "metrics",
-                "models", "neural", "training")
+_SUBPACKAGES = ("amfm", "analysis", "client", "deep", "distributed", "evaluator", "gpu", "integrations", "learned",
+                "metrics", "models", "neural", "training")
 
 _deprecated.install()
 _deprecated.install_former_paths()

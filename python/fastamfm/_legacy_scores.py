@@ -129,14 +129,14 @@ def _unary(op):
     return apply
 
 
-for _name, _op in (("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
-                   ("truediv", operator.truediv), ("pow", operator.pow)):
-    setattr(_Scores, f"__{_name}__", _numeric(_op))
-    setattr(_Scores, f"__r{_name}__", _numeric(_op, reflected=True))
-for _name, _op in (("lt", operator.lt), ("le", operator.le), ("gt", operator.gt), ("ge", operator.ge)):
-    setattr(_Scores, f"__{_name}__", _numeric(_op))
-for _name, _op in (("neg", operator.neg), ("abs", operator.abs)):
-    setattr(_Scores, f"__{_name}__", _unary(_op))
+for _name, _binary in (("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
+                       ("truediv", operator.truediv), ("pow", operator.pow)):
+    setattr(_Scores, f"__{_name}__", _numeric(_binary))
+    setattr(_Scores, f"__r{_name}__", _numeric(_binary, reflected=True))
+for _name, _binary in (("lt", operator.lt), ("le", operator.le), ("gt", operator.gt), ("ge", operator.ge)):
+    setattr(_Scores, f"__{_name}__", _numeric(_binary))
+for _name, _single in (("neg", operator.neg), ("abs", operator.abs)):
+    setattr(_Scores, f"__{_name}__", _unary(_single))
 # ``dict | dict`` merges: a mapping keeps that meaning, so no __or__ here.
 
 

@@ -40,9 +40,13 @@ import time
 import traceback
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .cli_streams import HelpFormatter, InputFiles
 from .progress import stderr_is_terminal
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 log = logging.getLogger("fastamfm")
 # Seconds a run must last before its progress bar shows (a quick run prints none).
@@ -65,7 +69,7 @@ class _Progress:
         self.total, self.done, self.last = total, 0, 0.0
         self.enabled, self.unit = enabled, unit
         self.draws = enabled and stderr_is_terminal()
-        self.bar = None
+        self.bar: tqdm | None = None
         self.inside = ""
         self.start = time.perf_counter()
 

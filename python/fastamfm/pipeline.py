@@ -28,7 +28,34 @@ log = logging.getLogger(__name__)
 
 
 class Pipeline:
-    """Registered metrics scored together; see the module docstring."""
+    """Registered metrics scored together; see the module docstring.
+
+    Usually built with ``Pipeline.from_names``; ``score`` is then one ``evaluate`` call,
+    and ``batch``/``score_batch``/``add``/``corpus`` score a corpus batch by batch.
+
+    Parameters
+    ----------
+    metrics : iterable of Metric
+        Configured metric instances (at least one).
+    workers : int, default -1
+        Threads (-1: every core).
+
+    Raises
+    ------
+    ValueError
+        No metric, or a bad ``workers``.
+
+    Examples
+    --------
+    >>> from fastamfm import Pipeline
+    >>> pipeline = Pipeline.from_names(["bleu", "rouge_l"], bleu={"max_order": 2})
+    >>> pipeline.names, pipeline.columns
+    (['bleu', 'rouge_l'], ['Bleu_1', 'Bleu_2', 'ROUGE_L'])
+    >>> res = pipeline.score(["the cat sat on the mat", "a dog ran"],
+    ...                      [["the cat sat on a mat", "a cat was on the mat"], ["the dog ran away"]])
+    >>> {column: round(score, 6) for column, score in res.corpus.items()}
+    {'Bleu_1': 0.695986, 'Bleu_2': 0.730633, 'ROUGE_L': 0.695205}
+    """
 
     def __init__(self, metrics, *, workers: int = -1):
         self.metrics: list[Metric] = list(metrics)
@@ -48,7 +75,36 @@ class Pipeline:
         ``vectors=``), which is expected there.
         With ``strict=True`` (a reward or a training-time metric, where a silently missing
         term would change what is optimised) it is a ValueError saying the same. An option
-        no chosen metric reads is a TypeError."""
+        no chosen metric reads is a TypeError.
+
+        Parameters
+        ----------
+        names : str or sequence of str, optional
+            Registry names, nlg-eval keys or aliases; None: nlg-eval's default set.
+        warn : bool, default True
+            Warn (or log) about the metrics left out.
+        strict : bool, default False
+            A metric that cannot run is an error, not left out.
+        what : str, default "evaluate"
+            The name errors and warnings start with.
+        defaults : bool, optional
+            Whether ``names`` is a default set; None: when ``names`` is None.
+        **options
+            ``workers`` and the metrics' settings; a dict under a metric's name sets that one.
+
+        Returns
+        -------
+        Pipeline
+            The metrics that can run here, configured.
+
+        Raises
+        ------
+        TypeError
+            An option no chosen metric reads.
+        ValueError
+            An unknown metric, a setting a metric rejects, a metric that cannot run with
+            ``strict=True``, or none of the metrics able to run.
+        """
         if defaults is None:
             defaults = names is None
         names = registry.resolve(names)
@@ -62,7 +118,9 @@ class Pipeline:
             unknown += [f"{name}[{k!r}]" for k in settings if k not in registry.metric_class(name).option_names()]
         if unknown:
             raise TypeError(f"{what}: unknown option(s) {unknown} for metrics {names}; accepted: {sorted(known)}")
-        metrics, left_out, expected = [], {}, {}
+        metrics: list[Metric] = []
+        left_out: dict[str, list[str]] = {}     # why -> the columns left out for it
+        expected: dict[str, list[str]] = {}     # those of left_out that only lack an option nobody gave
         for name in names:
             metric_class = registry.metric_class(name)
             settings = {**shared, **own.get(name, {})}
@@ -178,7 +236,36 @@ class Pipeline:
               layout: str | None = None, progress: ProgressOption = None) -> MetricResult:
         """Every metric on one batch: a table ``MetricResult`` (``.sentences`` column ->
         ndarray, ``.corpus`` column -> float); ``layout`` of ``refs``: see ``References.of``;
-        ``progress``: per metric and, inside the neural ones, per forward batch (``fastamfm.progress``)."""
+        ``progress``: per metric and, inside the neural ones, per forward batch (``fastamfm.progress``).
+
+        Parameters
+        ----------
+        hyps : sequence of str or Hypotheses
+            The n responses.
+        refs : sequence of sequences of str, or References, optional
+            ``refs[i]``: the references of ``hyps[i]``; None for metrics that need none.
+        contexts : sequence, optional
+            Per response the dialogue before it, for the reference-free metrics.
+        what : str, default "evaluate"
+            The result's name, and the name errors start with.
+        layout : {None, "responses", "streams"}, optional
+            How a plain list ``refs`` is laid out.
+        progress : bool or callable, optional
+            ``fastamfm.progress``'s option.
+
+        Returns
+        -------
+        MetricResult
+            Every metric's columns, named ``what``; the signature joins the metrics' signatures.
+
+        Raises
+        ------
+        ValueError
+            Lengths that do not match, empty input, references or contexts missing for a
+            metric that needs them.
+        TypeError
+            Inputs that are not strings or sequences of strings.
+        """
         batch = self.batch(hyps, refs, contexts, what=what, layout=layout)
         pipeline = self
         if self.needs_reference_pass:

@@ -77,6 +77,42 @@ class References(DerivedState):
     ``tokenize``/``lowercase``/``max_order`` name the default encoding (``.encoded``),
     the one the nlg-eval metrics use by default; like every other encoding a metric
     needs, it is built on first use (``encode=True``: at construction).
+
+    Parameters
+    ----------
+    refs : sequence of sequences of str
+        ``refs[i]``: the references of hypothesis i (at least one each). For sacrebleu's
+        reference streams use ``from_streams``; for parallel files ``from_files``.
+    tokenize : str, default "whitespace"
+        The tokenizer preset of the default encoding (``fastamfm.TOKENIZER_PRESETS``).
+    lowercase : bool, default False
+        Lowercase in the default encoding.
+    max_order : int, default 4
+        The n-gram orders counted in the default encoding.
+    workers : int, default -1
+        Threads for what is built from the references (-1: every core).
+    encode : bool, default False
+        Build the default encoding now rather than on first use.
+
+    Raises
+    ------
+    ValueError
+        ``refs`` empty or a segment without references; an unknown ``tokenize``.
+    TypeError
+        ``refs`` (or ``refs[i]``) a single string, or references that are not strings.
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> refs = fastamfm.References([["the cat sat on a mat", "a cat was on the mat"], ["the dog ran away"]])
+    >>> len(refs), refs.num_references, refs[1]
+    (2, 3, ['the dog ran away'])
+    >>> round(fastamfm.bleu(["the cat sat on the mat", "a dog ran"], refs).corpus["Bleu_4"], 6)
+    0.540729
+    >>> round(fastamfm.rouge_l(["a cat sat", "the dog ran"], refs).corpus["ROUGE_L"], 6)
+    0.62743
+    >>> refs
+    References(2 segments, 3 references, encoded with ['tok:whitespace'])
     """
 
     def __init__(self, refs, *, tokenize: str = "whitespace", lowercase: bool = False, max_order: int = 4,
@@ -130,7 +166,40 @@ class References(DerivedState):
         """sacrebleu's (and nlg-eval's ``ref_list``) layout: m reference streams of n entries
         each, ``streams[j][i]`` the j-th reference of hypothesis i. ``None`` marks a missing
         reference (sacrebleu's padding for a varying count); ``""`` is an empty reference,
-        as in sacrebleu 2.6. ``options`` as for ``References``."""
+        as in sacrebleu 2.6. ``options`` as for ``References``.
+
+        Parameters
+        ----------
+        streams : sequence of sequences of str or None
+            m streams of n entries each (at least one stream).
+        what : str, default "References.from_streams"
+            The name errors start with.
+        workers : int, default -1
+            Threads (-1: every core).
+        **options
+            ``tokenize``, ``lowercase``, ``max_order``, ``encode``, as for ``References``.
+
+        Returns
+        -------
+        References
+            n segments, segment i holding the entries of column i that are not None.
+
+        Raises
+        ------
+        ValueError
+            No stream, streams of different lengths or of none, a segment that is None in
+            every stream.
+        TypeError
+            ``streams`` or a stream not a sequence, an entry that is neither a str nor None.
+
+        Examples
+        --------
+        >>> import fastamfm
+        >>> refs = fastamfm.References.from_streams([["the cat sat on a mat", "the dog ran away"],
+        ...                                          ["a cat was on the mat", None]])
+        >>> list(refs)
+        [['the cat sat on a mat', 'a cat was on the mat'], ['the dog ran away']]
+        """
         per_response = transpose_streams(streams, what)
         try:
             return cls(per_response, workers=workers, **options)
@@ -160,7 +229,48 @@ class References(DerivedState):
 
         ``layout``: None (default) or "responses": ``refs[i]`` holds the references of
         hypothesis i; "streams": sacrebleu's ``refs[j][i]`` (see ``from_streams``). With
-        None, lists that fit both layouts warn (``AmbiguousReferencesWarning``)."""
+        None, lists that fit both layouts warn (``AmbiguousReferencesWarning``).
+
+        Parameters
+        ----------
+        refs : References or sequence of sequences of str
+            The references, in the given ``layout``.
+        n_hyps : int, optional
+            The number of hypotheses they must match.
+        what : str, default "metric"
+            The name errors and warnings start with.
+        workers : int, default -1
+            Threads (-1: every core).
+        layout : {None, "responses", "streams"}, optional
+            How plain lists are laid out.
+
+        Returns
+        -------
+        References
+            ``refs`` itself, or new references marked for one call (``reusable`` False).
+
+        Raises
+        ------
+        ValueError
+            ``refs`` None or empty, an unknown ``layout``, a length other than ``n_hyps``, a
+            segment without references.
+        TypeError
+            ``refs`` a single string, or references that are not strings.
+
+        Warns
+        -----
+        AmbiguousReferencesWarning
+            With ``layout=None``: n lists of n references for n >= 2 hypotheses.
+
+        Examples
+        --------
+        >>> import fastamfm
+        >>> list(fastamfm.References.of([["a", "b"], ["c", "d"]], 2, layout="streams"))
+        [['a', 'c'], ['b', 'd']]
+        >>> refs = fastamfm.References([["a"], ["b"]])
+        >>> fastamfm.References.of(refs, 2) is refs
+        True
+        """
         check_choice(layout, "layout", LAYOUTS, what)
         if isinstance(refs, References):
             if n_hyps is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -39,6 +39,41 @@ class MetricResult:
     ``renamed``: {column name before 0.2: column}, still readable (with a
     ``DeprecationWarning``) for one release, as are the 0.1 forms of ``corpus`` (a float
     or an array) and ``sentences`` (an ndarray): see ``fastamfm._legacy_scores``.
+
+    Parameters
+    ----------
+    name : str
+        The metric's registry name (or the table's).
+    corpus : mapping of str to float
+        Column -> corpus score.
+    sentences : mapping of str to numpy.ndarray
+        Column -> per-response scores [n].
+    signature : str
+        Every setting that changes the numbers (``make_signature``).
+    extra : dict, optional
+        The metric's supplementary outputs.
+    renamed : mapping of str to str, optional
+        Column names before 0.2 -> columns.
+
+    Raises
+    ------
+    KeyError
+        ``res[key]`` for a key that is neither a column nor in ``extra``.
+    AttributeError
+        ``res.name_of_no_column``.
+    TypeError
+        ``float(res)`` of a result with more than one column.
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> res = fastamfm.rouge_l(["the cat sat on the mat", "a dog ran"], [["the cat sat on a mat"], ["the dog ran away"]])
+    >>> res.name, res.columns, len(res)
+    ('rouge_l', ('ROUGE_L',), 2)
+    >>> res["ROUGE_L"].round(6).tolist(), res.rouge_l.round(6).tolist()
+    ([0.833333, 0.557078], [0.833333, 0.557078])
+    >>> round(res.corpus["ROUGE_L"], 6), round(float(res), 6)
+    (0.695205, 0.695205)
     """
 
     name: str
@@ -68,6 +103,11 @@ class MetricResult:
 
     # --- columns --------------------------------------------------------------------
     @property
+    def _stored_sentences(self) -> SentenceScores:
+        # What __post_init__ stored, read past its own lookups (which warn for the 0.1 forms).
+        return cast(SentenceScores, self.sentences)
+
+    @property
     def columns(self) -> tuple[str, ...]:
         """The column names, in order."""
         return tuple(self.sentences)
@@ -75,17 +115,18 @@ class MetricResult:
     def __getitem__(self, key: str) -> Any:
         """A column's per-response scores; else an entry of ``extra`` (where metrics that
         returned dicts before keep their old keys, e.g. Distinct-n's ``"distinct_2"``)."""
-        if dict.__contains__(self.sentences, key):
-            return dict.__getitem__(self.sentences, key)
+        stored = self._stored_sentences
+        if dict.__contains__(stored, key):
+            return dict.__getitem__(stored, key)
         if key in self.renamed and key not in self.extra:
             warn_legacy(f"{self.name}[{key!r}]", f"[{self.renamed[key]!r}]")
-            return dict.__getitem__(self.sentences, self.renamed[key])
+            return dict.__getitem__(stored, self.renamed[key])
         if key in self.extra:
             return self.extra[key]
         if key == self.name:
             warn_legacy(f"{self.name}[{key!r}] (the metric's name as a column)",
                         f"a column of {list(self.columns)}")
-            return SentenceScores._legacy(self.sentences)
+            return stored._legacy()
         raise KeyError(f"{self.name} has no column {key!r}; columns: {list(self.columns)}")
 
     def __iter__(self) -> Iterator[str]:
@@ -107,7 +148,7 @@ class MetricResult:
             renamed = self.__dict__.get("renamed", {})
             if renamed.get(attribute) in sentences:
                 warn_legacy(f"{self.__dict__.get('name')}.{attribute}", f"[{renamed[attribute]!r}]")
-                return dict.__getitem__(sentences, renamed[attribute])
+                return dict.__getitem__(cast(SentenceScores, sentences), renamed[attribute])
         raise AttributeError(f"{type(self).__name__} {self.__dict__.get('name')!r} has no attribute {attribute!r}")
 
     def __len__(self) -> int:

@@ -263,6 +263,64 @@ def score_files(out, *, hyp=None, refs=(), contexts=None, jsonl=None, metrics=DE
     inside a chunk per metric and forward batch; the first pass over the references (CIDEr's
     document frequencies) per chunk too. Returns the corpus summary (also written to
     ``out + ".summary.json"``).
+
+    Parameters
+    ----------
+    out : path or None
+        The per-response scores file (one row per response, ``id`` then the columns); None:
+        the summary only.
+    hyp : path, optional
+        The responses, one a line.
+    refs : path or sequence of paths, default ()
+        Reference files line-aligned with ``hyp`` (line i of each: a reference of response i).
+    contexts : path, optional
+        The dialogue contexts, line-aligned with ``hyp`` (turns separated by tabs).
+    jsonl : path, optional
+        Instead of ``hyp``/``refs``/``contexts``: records ``{"hyp": ..., "refs": [...]}``.
+    metrics : str or sequence of str, default ("am", "fm", "amfm")
+        Registry names, nlg-eval keys or aliases.
+    format : {"jsonl", "tsv"}, optional
+        The format of ``out``; None: "tsv" for a ``.tsv`` name, else "jsonl".
+    chunk_size : int, default 20000
+        Responses per chunk: memory stays bounded, and an interrupted run resumes at the
+        first chunk not written.
+    progress : bool or callable, optional
+        ``fastamfm.progress``'s option.
+    **options
+        The metrics' settings, as for ``evaluate``.
+
+    Returns
+    -------
+    dict
+        The summary: ``responses`` (count), ``corpus`` {column: score}, ``metrics``,
+        ``signatures``, ``format`` and ``inputs`` (the paths read).
+
+    Raises
+    ------
+    ValueError
+        A bad ``format`` or ``chunk_size``; ``jsonl`` with ``hyp``/``refs``/``contexts``, or
+        neither; metrics that need references without ``refs``, or that cannot be scored
+        chunk by chunk (Self-BLEU); files of different lengths, no response, other bad input.
+    FileNotFoundError
+        An input file that does not exist.
+    IsADirectoryError
+        ``out`` is a directory.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import fastamfm
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     folder = pathlib.Path(folder)
+    ...     _ = (folder / "hyp.txt").write_text("the cat sat on the mat\\na dog ran\\n")
+    ...     _ = (folder / "ref.txt").write_text("the cat sat on a mat\\nthe dog ran away\\n")
+    ...     summary = fastamfm.score_files(folder / "scores.jsonl", hyp=folder / "hyp.txt", refs=folder / "ref.txt",
+    ...                                    metrics=["rouge_l"], progress=False)
+    ...     rows = (folder / "scores.jsonl").read_text().splitlines()
+    >>> summary["responses"], round(summary["corpus"]["ROUGE_L"], 6)
+    (2, 0.695205)
+    >>> rows[0]
+    '{"id": 0, "ROUGE_L": 0.833333333}'
     """
     out = None if out is None else Path(out)
     if format is None:

@@ -108,5 +108,50 @@ def adequacy(hyps, refs, model: LsiModel, *, dims: Optional[int] = None, combine
     ``dims``: how many of the model's dimensions to use (default: all).
     ``device``: "cpu", "cuda" (cosines over the references on the GPU; projection stays
     in the C++ core) or "auto". "centroid" has no CUDA kernel.
+
+    Parameters
+    ----------
+    hyps : sequence of str or Hypotheses
+        The n responses.
+    refs : sequence of sequences of str, or References
+        ``refs[i]``: the references of ``hyps[i]`` (any count >= 1).
+    model : LsiModel
+        The LSI model (``LsiModel.train``/``load``, or an ``AMFM``'s ``.lsi``).
+    dims : int, optional
+        The first ``dims`` dimensions (1..the model's); None: all.
+    combine : {"max", "mean", "centroid"}, default "max"
+        How the cosines with the references combine (see the module docstring).
+    workers : int, default -1
+        Threads (-1: every core).
+    device : str, default "cpu"
+        "cpu", "cuda", "cuda:N" or "auto" (``fastamfm.resolve_device``).
+
+    Returns
+    -------
+    MetricResult
+        Column ``AM``: ``.sentences["AM"]`` (float64 [n] in [0, 1]) and their mean ``.corpus["AM"]``.
+
+    Raises
+    ------
+    TypeError
+        ``model`` not an ``LsiModel``; ``hyps`` or ``refs`` not a sequence of strings.
+    ValueError
+        ``dims`` out of range, an unknown ``combine``, "centroid" on CUDA; ``hyps`` empty, of
+        another length than ``refs``, or a response without references.
+    RuntimeError
+        A CUDA ``device`` asked for where CUDA is unavailable.
+
+    Examples
+    --------
+    A toy model trained on five sentences (real ones come from ``AMFM.default()`` or ``LsiModel.load``):
+
+    >>> import fastamfm
+    >>> corpus = ["the cat sat on the mat", "a cat was on the mat", "the dog ran away",
+    ...           "a dog ran in the park", "the cat ran"]
+    >>> lsi = fastamfm.LsiModel.train(corpus, dims=2, progress=False)
+    >>> res = fastamfm.adequacy(["the cat sat on the mat", "a dog ran"],
+    ...                         [["the cat sat on a mat", "a cat was on the mat"], ["the dog ran away"]], lsi)
+    >>> res.sentences["AM"].round(4).tolist()
+    [0.9993, 0.9682]
     """
     return Adequacy(lsi=model, dims=dims, combine=combine, device=device, workers=workers).score(hyps, refs, what="adequacy")

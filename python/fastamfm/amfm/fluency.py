@@ -102,6 +102,50 @@ def fluency(hyps, refs, lm: NgramLM, *, normalization: str = "per-word", combine
     references' probabilities are kept on it per LM and setting). ``.extra`` holds
     ``hyp_prob`` (per hypothesis) and ``ref_prob`` (per reference, flattened)
     normalised probabilities.
+
+    Parameters
+    ----------
+    hyps : sequence of str or Hypotheses
+        The n responses.
+    refs : sequence of sequences of str, or References
+        ``refs[i]``: the references of ``hyps[i]`` (any count >= 1).
+    lm : NgramLM
+        The language model (``NgramLM.train``/``load``, or an ``AMFM``'s ``.lm``).
+    normalization : {"per-word", "inverse-perplexity"}, default "per-word"
+        How a sentence's probability is normalised for length (see the module docstring).
+    combine : {"mean", "max", "maxmin"}, default "mean"
+        How the ratios with the references combine.
+    oov : {"skip", "score"}, default "skip"
+        What unknown words do.
+    workers : int, default -1
+        Threads (-1: every core).
+
+    Returns
+    -------
+    MetricResult
+        Column ``FM``: ``.sentences["FM"]`` (float64 [n] in [0, 1]) and their mean
+        ``.corpus["FM"]``; ``.extra["hyp_prob"]`` and ``.extra["ref_prob"]``.
+
+    Raises
+    ------
+    TypeError
+        ``lm`` not an ``NgramLM``; ``hyps`` or ``refs`` not a sequence of strings.
+    ValueError
+        An unknown ``normalization``, ``combine`` or ``oov``; ``hyps`` empty, of another length
+        than ``refs``, or a response without references.
+
+    Examples
+    --------
+    A toy bigram model trained on five sentences (real ones: ``AMFM.default()`` or ``NgramLM.load``):
+
+    >>> import fastamfm
+    >>> corpus = ["the cat sat on the mat", "a cat was on the mat", "the dog ran away",
+    ...           "a dog ran in the park", "the cat ran"]
+    >>> lm = fastamfm.NgramLM.train(corpus, order=2)
+    >>> res = fastamfm.fluency(["the cat sat on the mat", "a dog ran"],
+    ...                        [["the cat sat on a mat", "a cat was on the mat"], ["the dog ran away"]], lm)
+    >>> res.sentences["FM"].round(4).tolist()
+    [0.751, 0.872]
     """
     return Fluency(lm=lm, normalization=normalization, combine=combine, oov=oov,
                    workers=workers).score(hyps, refs, what="fluency")

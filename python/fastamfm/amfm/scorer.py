@@ -24,7 +24,6 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import registry
 from .._validation import as_text_list
 from .._version import __version__
 from ..references import References
@@ -47,7 +46,36 @@ DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[1] / "data" / "default_mode
 
 
 def combine_scores(am, fm, lam: float = 0.5, mean: str = "arithmetic") -> np.ndarray:
-    """Per-response AM-FM from AM and FM arrays (values in [0, 1])."""
+    """Per-response AM-FM from AM and FM arrays (values in [0, 1]).
+
+    Parameters
+    ----------
+    am, fm : array_like
+        AM and FM scores of the same shape.
+    lam : float, default 0.5
+        The weight of AM (0..1); FM gets ``1 - lam``.
+    mean : {"arithmetic", "geometric", "harmonic"}, default "arithmetic"
+        ``lam * am + (1 - lam) * fm``, ``am ** lam * fm ** (1 - lam)`` or the weighted
+        harmonic mean (0 where a part with weight > 0 is 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, the shape of ``am``.
+
+    Raises
+    ------
+    ValueError
+        ``lam`` outside [0, 1], an unknown ``mean``, or ``am`` and ``fm`` of different shapes.
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> fastamfm.combine_scores([0.5, 1.0], [1.0, 0.0]).tolist()
+    [0.75, 0.5]
+    >>> fastamfm.combine_scores([0.5, 1.0], [1.0, 0.0], mean="harmonic").round(6).tolist()
+    [0.666667, 0.0]
+    """
     _check_lam(lam)
     if mean not in MEANS:
         raise ValueError(f"mean must be one of {MEANS}, got {mean!r}")
@@ -161,11 +189,11 @@ class AMFM:
             if isinstance(corpus, bytes):
                 raise TypeError("corpus must be a path or an iterable of str, not bytes")
             corpus = as_text_list(corpus, "corpus")  # read once, used by both trainers
-        tok = dict(tokenize=tokenize, lowercase=lowercase)
         lsi = LsiModel.train(corpus, dims=dims, weighting=weighting, min_count=min_count, max_vocab=max_vocab,
-                             seed=seed, workers=workers, **tok, **dict(lsi_options or {}))
-        lm = NgramLM.train(corpus, order=order, smoothing=smoothing, prune=prune, workers=workers, **tok,
-                           **dict(lm_options or {}))
+                             seed=seed, workers=workers, tokenize=tokenize, lowercase=lowercase,
+                             **dict(lsi_options or {}))
+        lm = NgramLM.train(corpus, order=order, smoothing=smoothing, prune=prune, workers=workers,
+                           tokenize=tokenize, lowercase=lowercase, **dict(lm_options or {}))
         return cls(lsi, lm, workers=workers, **settings)
 
     @classmethod
@@ -301,8 +329,12 @@ class AMFM:
     # --- scoring ------------------------------------------------------------------
     def metrics(self, *, workers: int | None = None) -> list:
         """The registry metrics ``am``, ``fm`` and ``amfm`` with this scorer's models and settings."""
+        from .adequacy import Adequacy
+        from .fluency import Fluency
+        from .metric import AMFMScore      # (they import this module)
+
         w = self._workers if workers is None else workers
-        return [registry.metric_class(name).of_scorer(self, workers=w) for name in ("am", "fm", "amfm")]
+        return [Adequacy.of_scorer(self, workers=w), Fluency.of_scorer(self, workers=w), AMFMScore.of_scorer(self, workers=w)]
 
     def references(self, refs) -> References:
         """``refs`` as a ``References`` to reuse across systems (what AM and FM derive

@@ -406,6 +406,56 @@ def correlate(scores, human, *, level: str = "system", systems=None,
     the metric has one, else the mean of its sentence scores) or "mean" (the mean of the
     sentence scores for every metric); see the module docstring. Sentence scores given
     as plain arrays have no corpus score: their mean is taken either way.
+
+    Parameters
+    ----------
+    scores : mapping, array, DataFrame or mapping of str to MetricResult
+        The metric scores (see the module docstring for every form).
+    human : array or mapping of str to float
+        The human judgements, aligned with ``scores``, or ``{system: rating}``.
+    level : {"system", "utterance"}, default "system"
+        One point per system or per response.
+    systems : sequence, optional
+        Per response its system, to group per-response arrays into systems.
+    methods : sequence of str, default ("pearson", "spearman", "kendall")
+        The coefficients computed.
+    bootstrap : int, default 0
+        Resamples for percentile confidence intervals (0: none).
+    confidence : float, default 0.95
+        The level of the intervals, in (0, 1).
+    seed : int, default 0
+        The seed of the bootstrap draws.
+    system_score : {"corpus", "mean"}, default "corpus"
+        How a system's score is formed at system level.
+
+    Returns
+    -------
+    CorrelationTable
+        One ``Correlation`` (``coefficient``, ``p_value``, ``ci_low``, ``ci_high``, ``n``) per
+        metric and method: ``table["bleu", "pearson"]``; ``str(table)`` prints them.
+
+    Raises
+    ------
+    ValueError
+        An unknown level, method or ``system_score``, a bad ``bootstrap`` or ``confidence``,
+        misaligned inputs, a scored system without a rating, fewer than 3 points.
+    TypeError
+        ``scores`` as one ``MetricResult``, or per system while ``human`` is an array.
+    ImportError
+        scipy not installed (the ``analysis`` extra).
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> scores = {"bleu": {"A": 0.21, "B": 0.25, "C": 0.30, "D": 0.28},
+    ...           "rouge_l": {"A": 0.40, "B": 0.38, "C": 0.47, "D": 0.45}}
+    >>> human = {"A": 3.1, "B": 3.4, "C": 3.9, "D": 3.6}
+    >>> table = fastamfm.correlate(scores, human, methods=["pearson", "kendall"])
+    >>> [(row.metric, row.method, round(row.coefficient, 4)) for row in table]  # doctest: +NORMALIZE_WHITESPACE
+    [('bleu', 'pearson', 0.9862), ('bleu', 'kendall', 1.0),
+     ('rouge_l', 'pearson', 0.8245), ('rouge_l', 'kendall', 0.6667)]
+    >>> round(table["bleu", "pearson"].p_value, 4)
+    0.0138
     """
     rule = _check_system_score(system_score)
     methods = _check_methods(methods)

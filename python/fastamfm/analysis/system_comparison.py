@@ -473,6 +473,65 @@ def compare_systems(systems, refs=None, contexts=None, *, metrics=None, baseline
     the full reference set (see the module docstring). To test against several
     baselines without scoring again: ``ScoredSystems.score(...).compare(...)``.
     ``progress``: per metric, forward batch and block of resamples (``fastamfm.progress``).
+
+    Parameters
+    ----------
+    systems : mapping of str to sequence of str
+        ``{name: responses}``: at least two systems, each with the same n >= 2 responses.
+    refs : sequence of sequences of str, or References, optional
+        The references, shared by every system (as for ``evaluate``).
+    contexts : sequence, optional
+        The dialogue contexts, for reference-free metrics.
+    metrics : str or sequence of str, optional
+        Registry names, nlg-eval keys or aliases; None: nlg-eval's set.
+    baseline : str, optional
+        The system the others are compared with; None: the first.
+    method : {"bootstrap", "randomization"}, default "bootstrap"
+        Paired bootstrap resampling or paired approximate randomization.
+    resamples : int, default 1000
+        How many resamples (a positive integer).
+    seed : int, default 0
+        The seed of ``numpy.random.default_rng`` (a non-negative integer).
+    correction : {"holm", "bonferroni", "none"}, default "holm"
+        The multiple-comparison correction over the systems, per metric column.
+    confidence : float, default 0.95
+        The level of the intervals, in (0, 1).
+    alpha : float, default 0.05
+        Adjusted p-values below it are significant, in (0, 1).
+    min_difference : float, optional
+        A difference smaller than this (>= 0) is never significant; default: the printed
+        table's precision.
+    progress : bool or callable, optional
+        ``fastamfm.progress``'s option.
+    **options
+        The metrics' settings, as for ``evaluate``.
+
+    Returns
+    -------
+    SystemComparison
+        One ``SystemDifference`` per system and metric column (``table["S_2", "Bleu_4"]``,
+        ``table.p_value(...)``); ``str(table)`` is the printed table.
+
+    Raises
+    ------
+    TypeError
+        ``systems`` not a mapping, or a system's responses not a sequence.
+    ValueError
+        Fewer than two systems or two responses, systems of different lengths, an unknown
+        ``baseline``, a setting out of range, or what ``evaluate`` rejects.
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> refs = [["the cat sat on the mat"], ["a dog ran in the park"], ["it is raining"],
+    ...         ["we are going home"], ["i like green tea"]] * 6
+    >>> systems = {"base": ["the cat sat", "a dog ran", "it rains", "we go home", "i like tea"] * 6,
+    ...            "new": ["the cat sat on the mat", "a dog ran in the park", "it is raining",
+    ...                    "we are going home", "i like tea"] * 6}
+    >>> table = fastamfm.compare_systems(systems, refs, metrics=["rouge_l"], resamples=200, progress=False)
+    >>> row = table["new", "ROUGE_L"]
+    >>> round(row.difference, 6), round(row.p_value, 6), row.significant
+    (0.359823, 0.004975, True)
     """
     systems = _check_systems(systems)
     _check_settings(method, resamples, seed, confidence, correction, alpha)

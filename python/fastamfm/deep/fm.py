@@ -95,14 +95,19 @@ def reference_free_fm(lm, hyps: list, contexts, *, formula: str = "pmi", conditi
     unconditional = lm.token_scores(hyps) if formula != "conditional" else None
     extra = {k: v.mean() for k, v in (("conditional_log_prob", conditional), ("hyp_log_prob", unconditional))
              if v is not None}
+    # Each formula reads the scores computed for it above (the asserts say so to a type checker).
     if formula == "conditional":
+        assert conditional is not None
         values = np.nan_to_num(conditional.mean(), nan=-np.inf)
     elif formula == "unconditional":
+        assert unconditional is not None
         values = np.exp(np.nan_to_num(unconditional.mean(), nan=-np.inf))
-    elif formula == "pmi":
-        values = np.nan_to_num(conditional.mean() - unconditional.mean(), nan=0.0)
     else:
-        values = conditional.sum() - unconditional.sum()
+        assert conditional is not None and unconditional is not None
+        if formula == "pmi":
+            values = np.nan_to_num(conditional.mean() - unconditional.mean(), nan=0.0)
+        else:
+            values = conditional.sum() - unconditional.sum()
     return np.where(empty_responses(hyps), EMPTY_SCORES[formula], values), extra
 
 
@@ -158,6 +163,39 @@ def deep_fm(hyps, refs=None, contexts=None, *, lm=None, formula: str | None = No
     (``fastamfm.progress``).
     ``.extra`` holds the mean ln p per token of the hypotheses (``hyp_log_prob``), of the
     references (``ref_log_prob``) or given the contexts (``conditional_log_prob``).
+
+    Parameters
+    ----------
+    hyps : sequence of str
+        The n responses.
+    refs : sequence of sequences of str, or References, optional
+        ``refs[i]``: the references of ``hyps[i]``; given, the score is reference-based
+        (``contexts`` is then not read).
+    contexts : sequence, optional
+        Per response the dialogue before it, for the reference-free formulas.
+    lm : NeuralLM, optional
+        The language model; None: the packaged SmolLM2.
+    formula : str, optional
+        "ratio" or "dstc10" with references, "pmi", "pmi-total", "conditional" or
+        "unconditional" without (see the module docstring); None: "dstc10" / "pmi-total".
+    combine : {"max", "maxmin", "mean"}, default "max"
+        How the ratios with the references combine.
+    progress : bool or callable, optional
+        ``fastamfm.progress``'s option.
+
+    Returns
+    -------
+    MetricResult
+        Column ``deep_fm``: ``.sentences["deep_fm"]`` (float64 [n]) and their mean
+        ``.corpus["deep_fm"]``; the log-probabilities in ``.extra``.
+
+    Raises
+    ------
+    ValueError
+        A formula that does not fit (references or not), an unknown ``combine``, a
+        context-based formula without ``contexts``; inputs of different lengths.
+    TypeError
+        ``lm`` not a ``NeuralLM``; ``hyps`` not a sequence of strings.
     """
     from ..neural.neural_lm import NeuralLM, load_lm
 

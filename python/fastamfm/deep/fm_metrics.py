@@ -128,7 +128,7 @@ class DeepAMFMMetric(Metric):
     the column ``deep_amfm_followup``)."""
 
     name = "deep_amfm"
-    columns = ("deep_amfm_am", "deep_amfm_fm", "deep_amfm", "deep_amfm_normalized")
+    columns: tuple[str, ...] = ("deep_amfm_am", "deep_amfm_fm", "deep_amfm", "deep_amfm_normalized")
     column_notes = {"deep_amfm": "DeepAMFM's calibrated scale: 0 = a typical reply of the calibration text, "
                                  "+1 = one standard deviation better; may exceed deep_amfm_am and deep_amfm_fm",
                     "deep_amfm_normalized": "Phi(deep_amfm), in [0, 1]; 0.5 = a typical calibration reply"}

@@ -39,7 +39,7 @@ class Followup(Metric):
     (``followup_positive_1``..., ``followup_negative_1``...: its mean ln p per token)."""
 
     name = "followup"
-    columns = ("followup",)
+    columns: tuple[str, ...] = ("followup",)
     aliases = ("follow_up", "follow-up")
     scores_systems_together = True
     needs_references = False
@@ -75,7 +75,7 @@ class Followup(Metric):
     def update(self, batch: Batch) -> Chunk:
         scorer = self.scorer
         log_probs = scorer.log_probs(batch.hyps.texts, _contexts(batch, self.name))
-        columns = {"followup": scorer.scores_from(log_probs)}
+        columns: dict[str, np.ndarray] = {"followup": scorer.scores_from(log_probs)}
         if self.per_followup:
             for k, column in enumerate(self.columns[1:]):
                 columns[column] = log_probs[:, k]
@@ -90,7 +90,7 @@ class LMJudgeMetric(Metric):
     never)."""
 
     name = "lm_judge"
-    columns = ("lm_judge",) + tuple(f"lm_judge_{a}" for a in ASPECTS)   # an instance: those of its aspects
+    columns: tuple[str, ...] = ("lm_judge",) + tuple(f"lm_judge_{a}" for a in ASPECTS)   # an instance: those of its aspects
     aliases = ("lm-judge", "lmjudge", "llm_judge")
     scores_systems_together = True
     needs_references = False

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _core
 from .._validation import check_choice, check_int, check_workers
-from ..registry import Chunk, Metric, SentenceStatistics, Statistics, register
+from ..registry import Chunk, Metric, SentenceStatistics, Statistics, register, statistics_of
 from ..result import MetricResult, make_signature
 from ..tokenization import make_tokenizer, prepare_texts
 
@@ -70,7 +70,7 @@ class Bleu(Metric):
     """BLEU-1..max_order: pycocoevalcap's ``Bleu`` by default (see ``bleu``)."""
 
     name = "bleu"
-    columns = ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4")
+    columns: tuple[str, ...] = ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4")
     renamed_columns = {f"bleu_{k}": f"Bleu_{k}" for k in range(1, 10)}
     default = True
 
@@ -126,8 +126,9 @@ class Bleu(Metric):
         columns = {c: sentences[:, k] for k, c in enumerate(self.columns)}
         return Chunk(columns, BleuStatistics.of_segments(segments), {"sentences": sentences, "segments": segments})
 
-    def compute(self, statistics: BleuStatistics) -> dict:
-        return {c: float(v) for c, v in zip(self.columns, statistics.score())}
+    def compute(self, statistics: Statistics) -> dict:
+        scores = statistics_of(BleuStatistics, statistics, self.name).score()
+        return {c: float(v) for c, v in zip(self.columns, scores)}
 
     def sentence_statistics(self, batch, chunk: Chunk) -> SentenceStatistics:
         """Rows: hypothesis length, effective reference length, then per order the
@@ -149,11 +150,11 @@ class Bleu(Metric):
 
         return SentenceStatistics(values, corpus)
 
-    def epsilon_columns(self, statistics: BleuStatistics) -> frozenset:
+    def epsilon_columns(self, statistics: Statistics) -> frozenset:
         """Bleu_k for every k at or above the first n-gram order with no match: its
         precision is then pycocoevalcap's 1e-15 / (guess + 1e-9), and the score an artefact
         of those constants (at most 1e-15 ** (1/k))."""
-        for order, correct in enumerate(statistics.correct, 1):
+        for order, correct in enumerate(statistics_of(BleuStatistics, statistics, self.name).correct, 1):
             if correct == 0:
                 return frozenset(self.columns[order - 1:])
         return frozenset()
@@ -192,6 +193,53 @@ def bleu(hyps, refs, *, max_order: int = 4, ref_length: str = "closest", smooth:
     ``hyps``/``refs`` may be ``fastamfm.Hypotheses``/``fastamfm.References`` reused
     across calls. ``extra["statistics"]``: the corpus ``BleuStatistics``;
     ``extra["segments"]``: the per-segment statistics as arrays.
+
+    Parameters
+    ----------
+    hyps : sequence of str or Hypotheses
+        The n responses.
+    refs : sequence of sequences of str, or References
+        ``refs[i]``: the references of ``hyps[i]`` (any count >= 1).
+    max_order : int, default 4
+        The highest n-gram order (1..16): columns ``Bleu_1`` .. ``Bleu_<max_order>``.
+    ref_length : {"closest", "shortest", "average"}, default "closest"
+        The effective reference length of the brevity penalty.
+    smooth : {None, "none", "floor", "add-k", "exp"}, default None
+        None: pycocoevalcap's per-segment BLEU; otherwise sacrebleu's sentence BLEU with
+        that smoothing in ``.sentences``.
+    smooth_value : float, optional
+        The value of "floor" (default 0.1) or "add-k" (default 1); only with those.
+    tokenize : str, default "whitespace"
+        A tokenizer preset (``fastamfm.TOKENIZER_PRESETS``).
+    lowercase : bool, default False
+        Lowercase before tokenizing.
+    workers : int, default -1
+        Threads (-1: every core).
+    layout : {None, "responses", "streams"}, optional
+        How a plain list ``refs`` is laid out (see ``References.of``).
+
+    Returns
+    -------
+    MetricResult
+        ``.corpus["Bleu_k"]`` and ``.sentences["Bleu_k"]`` (float64 [n]) for k = 1..max_order.
+
+    Raises
+    ------
+    ValueError
+        An option out of range or unknown; ``hyps`` empty, of another length than ``refs``,
+        or a response without references.
+    TypeError
+        ``hyps`` or ``refs`` not a sequence of strings (of sequences of strings).
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> res = fastamfm.bleu(["the cat sat on the mat", "a dog ran"],
+    ...                     [["the cat sat on a mat", "a cat was on the mat"], ["the dog ran away"]])
+    >>> round(res.corpus["Bleu_4"], 6)
+    0.540729
+    >>> res.sentences["Bleu_2"].round(6).tolist()
+    [0.912871, 0.41369]
     """
     return Bleu(max_order=max_order, ref_length=ref_length, smooth=smooth, smooth_value=smooth_value,
                 tokenize=tokenize, lowercase=lowercase, workers=workers).score(hyps, refs, layout=layout)

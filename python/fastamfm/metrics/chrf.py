@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _core
 from .._validation import check_int, check_workers
-from ..registry import Chunk, Metric, SentenceStatistics, Statistics, register
+from ..registry import Chunk, Metric, SentenceStatistics, Statistics, register, statistics_of
 from ..result import MetricResult, make_signature
 from ..tokenization import make_tokenizer, prepare_texts
 from .sacrebleu import format_signature, nrefs_text
@@ -99,7 +99,7 @@ class Chrf(Metric):
                                  "eff": "no" if self.eps_smoothing else "yes", "nc": self.char_order,
                                  "nw": self.word_order, "space": "yes" if self.whitespace else "no"})
 
-    def _options(self) -> tuple:
+    def _options(self) -> tuple[int, int, float, bool, bool, bool]:
         return (self.char_order, self.word_order, float(self.beta), self.whitespace, self.eps_smoothing,
                 self.lowercase)
 
@@ -125,8 +125,8 @@ class Chrf(Metric):
     def _score(self, values) -> float:
         return _core.chrf_corpus(list(values), self.char_order, self.word_order, float(self.beta), self.eps_smoothing)
 
-    def compute(self, statistics: ChrfStatistics) -> dict:
-        return {self.columns[0]: self._score(statistics.values)}
+    def compute(self, statistics: Statistics) -> dict:
+        return {self.columns[0]: self._score(statistics_of(ChrfStatistics, statistics, self.name).values)}
 
     def sentence_statistics(self, batch, chunk: Chunk) -> SentenceStatistics:
         """Rows: each segment's [hypothesis, reference, matched] counts per order; a
@@ -147,7 +147,8 @@ class Chrf(Metric):
 
     def result_extra(self, chunk: Chunk) -> dict:
         return {"statistics": chunk.statistics, "segments": chunk.extra["segments"],
-                "sacrebleu_signature": self.sacrebleu_signature(chunk.statistics)}
+                "sacrebleu_signature": self.sacrebleu_signature(
+                    statistics_of(ChrfStatistics, chunk.statistics, self.name))}
 
     def pairwise(self, candidates: list, references: list) -> np.ndarray:
         """Sentence chrF of every candidate against every reference alone: float32 [n, m]."""
@@ -180,6 +181,54 @@ def chrf(hyps, refs, *, char_order: int = 6, word_order: int = 0, beta: float = 
     statistics of its best reference (first on ties), as sacrebleu does. ``refs[i]``: the
     references of response i; sacrebleu's reference streams need ``layout="streams"``.
     ``extra["sacrebleu_signature"]``: the signature sacrebleu prints.
+
+    Parameters
+    ----------
+    hyps : sequence of str or Hypotheses
+        The n responses.
+    refs : sequence of sequences of str, or References
+        ``refs[i]``: the references of ``hyps[i]`` (any count >= 1).
+    char_order : int, default 6
+        The highest character n-gram order (0..16).
+    word_order : int, default 0
+        The highest word n-gram order (0..16); 2 is chrF++. Not both orders 0.
+    beta : float, default 2
+        The weight of recall in the F-score (a number >= 0).
+    lowercase : bool, default False
+        Lowercase first.
+    whitespace : bool, default False
+        Keep whitespace in the character n-grams.
+    eps_smoothing : bool, default False
+        chrF++.py's epsilon smoothing instead of the effective order.
+    workers : int, default -1
+        Threads (-1: every core).
+    layout : {None, "responses", "streams"}, optional
+        How a plain list ``refs`` is laid out (see ``References.of``).
+
+    Returns
+    -------
+    MetricResult
+        Column ``chrF`` (``chrF++`` with ``word_order=2``), 0..100: ``.sentences`` (float64 [n])
+        and the corpus score ``.corpus``.
+
+    Raises
+    ------
+    ValueError
+        An order out of range, both orders 0, a negative ``beta``; ``hyps`` empty, of another
+        length than ``refs``, or a response without references.
+    TypeError
+        ``hyps`` or ``refs`` not a sequence of strings (of sequences of strings).
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> hyps = ["the cat sat on the mat", "a dog ran"]
+    >>> refs = [["the cat sat on a mat", "a cat was on the mat"], ["the dog ran away"]]
+    >>> res = fastamfm.chrf(hyps, refs)
+    >>> round(res.corpus["chrF"], 4), res.sentences["chrF"].round(4).tolist()
+    (57.42, [72.0848, 36.965])
+    >>> round(fastamfm.chrf(hyps, refs, word_order=2).corpus["chrF++"], 4)
+    58.4128
     """
     # word_order=2 is the registered chrf_plus: its result is named and keyed as evaluate's.
     metric = ChrfPlusPlus if word_order == ChrfPlusPlus.WORD_ORDER else Chrf

@@ -15,7 +15,7 @@ import numpy as np
 from .. import _core
 from .._validation import check_int, check_positive, check_workers
 from ..references import References
-from ..registry import Chunk, MeanStatistics, Metric, Statistics, register
+from ..registry import Chunk, MeanStatistics, Metric, Statistics, register, statistics_of
 from ..result import MetricResult, make_signature
 from ..tokenization import make_tokenizer
 
@@ -165,8 +165,9 @@ class Cider(Metric):
                              f"({self.tokenizer.describe()})")
         return frequencies
 
-    def with_reference_statistics(self, statistics: DocumentFrequencies) -> "Cider":
-        return Cider(sigma=self.sigma, max_order=self.max_order, document_frequencies=statistics,
+    def with_reference_statistics(self, statistics: Statistics) -> "Cider":
+        return Cider(sigma=self.sigma, max_order=self.max_order,
+                     document_frequencies=statistics_of(DocumentFrequencies, statistics, self.name),
                      tokenize=self.tokenizer.preset, lowercase=self.tokenizer.lowercase, workers=self.workers)
 
     def update(self, batch) -> Chunk:
@@ -197,6 +198,55 @@ def cider(hyps, refs, *, sigma: float = 6.0, max_order: int = 4,
 
     ``document_frequencies``: counts from a larger corpus (see ``DocumentFrequencies``)
     for chunked scoring; by default they come from ``refs`` themselves.
+
+    Parameters
+    ----------
+    hyps : sequence of str or Hypotheses
+        The n responses.
+    refs : sequence of sequences of str, or References
+        ``refs[i]``: the references of ``hyps[i]`` (any count >= 1).
+    sigma : float, default 6.0
+        The width of the Gaussian length penalty (a positive number).
+    max_order : int, default 4
+        The highest n-gram order (1..16).
+    document_frequencies : DocumentFrequencies, optional
+        Document frequencies counted elsewhere, with the same ``max_order`` and tokenizer;
+        None: counted over ``refs``.
+    tokenize : str, default "whitespace"
+        A tokenizer preset (``fastamfm.TOKENIZER_PRESETS``).
+    lowercase : bool, default False
+        Lowercase before tokenizing.
+    workers : int, default -1
+        Threads (-1: every core).
+    layout : {None, "responses", "streams"}, optional
+        How a plain list ``refs`` is laid out (see ``References.of``).
+
+    Returns
+    -------
+    MetricResult
+        Column ``CIDEr``: ``.sentences["CIDEr"]`` (float64 [n]) and its mean ``.corpus["CIDEr"]``.
+
+    Raises
+    ------
+    ValueError
+        An option out of range or unknown; ``document_frequencies`` of another order or
+        tokenizer, or empty; ``hyps`` empty, of another length than ``refs``, or a response
+        without references.
+    TypeError
+        ``document_frequencies`` that is not a ``DocumentFrequencies``; ``hyps`` or ``refs``
+        not a sequence of strings (of sequences of strings).
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> res = fastamfm.cider(["the cat sat on the mat", "a dog ran"],
+    ...                      [["the cat sat on a mat", "a cat was on the mat"], ["the dog ran away"]])
+    >>> res.sentences["CIDEr"].round(6).tolist()
+    [4.560726, 2.650222]
+    >>> round(res.corpus["CIDEr"], 6)
+    3.605474
+    >>> fastamfm.cider(["a dog ran"], [["the dog ran away"]]).corpus["CIDEr"]  # one segment: idf log(1) = 0
+    0.0
     """
     return Cider(sigma=sigma, max_order=max_order, document_frequencies=document_frequencies, tokenize=tokenize,
                  lowercase=lowercase, workers=workers).score(hyps, refs, layout=layout)

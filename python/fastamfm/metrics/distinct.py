@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _core
 from .._validation import check_workers
-from ..registry import Chunk, Metric, SentenceStatistics, Statistics, register
+from ..registry import Chunk, Metric, SentenceStatistics, Statistics, register, statistics_of
 from ..result import MetricResult, make_signature
 from ..tokenization import make_tokenizer
 
@@ -54,7 +54,7 @@ class Distinct(Metric):
     """Distinct-n per response (``Distinct_<n>`` columns) and over the corpus."""
 
     name = "distinct"
-    columns = ("Distinct_1", "Distinct_2")
+    columns: tuple[str, ...] = ("Distinct_1", "Distinct_2")
     aliases = ("distinct-n",)
     needs_references = False
 
@@ -82,7 +82,8 @@ class Distinct(Metric):
                                         tuple(int(t) for t in counts["corpus_total"]))
         return Chunk(columns, statistics, {"sentences": sentences, "counts": counts})
 
-    def compute(self, statistics: DistinctStatistics) -> dict:
+    def compute(self, statistics: Statistics) -> dict:
+        statistics = statistics_of(DistinctStatistics, statistics, self.name)
         return {c: float(r) for c, r in zip(self.columns, statistics.ratios())}
 
     def sentence_statistics(self, batch, chunk: Chunk) -> SentenceStatistics:
@@ -93,7 +94,8 @@ class Distinct(Metric):
         import scipy.sparse
 
         encoded = batch.hyps.encoded(self.tokenizer)
-        rows, keys = [], []
+        rows: list[int] = []
+        keys: list[str] = []
         for i in range(len(batch)):
             tokens = encoded.tokens(i)
             for n in self.orders:
@@ -145,5 +147,41 @@ def distinct(hyps, *, orders=(1, 2), tokenize: str = "whitespace", lowercase: bo
     response (``.sentences["Distinct_<n>"][i]``: the same ratio within response i, 0 for a
     response shorter than n). ``.extra`` holds the raw counts: ``unique``/``total`` per response,
     ``corpus_unique``/``corpus_total``, and the keys of the dict this function returned
-    before (``res["distinct_2"]``, ``res["sentences"]``, ...)."""
+    before (``res["distinct_2"]``, ``res["sentences"]``, ...).
+
+    Parameters
+    ----------
+    hyps : sequence of str or Hypotheses
+        The responses (no references: Distinct-n is reference-free).
+    orders : int or sequence of int, default (1, 2)
+        The n-gram orders (each in 1..16): one column ``Distinct_<n>`` each.
+    tokenize : str, default "whitespace"
+        A tokenizer preset (``fastamfm.TOKENIZER_PRESETS``).
+    lowercase : bool, default False
+        Lowercase before tokenizing.
+    workers : int, default -1
+        Threads (-1: every core).
+
+    Returns
+    -------
+    MetricResult
+        ``.corpus["Distinct_<n>"]`` over all responses and ``.sentences["Distinct_<n>"]``
+        (float64 [n]) within each response; the raw counts in ``.extra``.
+
+    Raises
+    ------
+    ValueError
+        ``orders`` empty or out of range, an unknown ``tokenize``; ``hyps`` empty.
+    TypeError
+        ``hyps`` not a sequence of strings.
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> res = fastamfm.distinct(["the cat sat on the mat", "a dog ran", "the cat ran"])
+    >>> {column: round(score, 6) for column, score in res.corpus.items()}
+    {'Distinct_1': 0.666667, 'Distinct_2': 0.888889}
+    >>> res.sentences["Distinct_1"].round(6).tolist()
+    [0.833333, 1.0, 1.0]
+    """
     return Distinct(orders=orders, tokenize=tokenize, lowercase=lowercase, workers=workers).score(hyps)

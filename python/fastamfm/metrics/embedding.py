@@ -190,18 +190,161 @@ _KINDS = {cls.name: cls.kind for cls in (EmbeddingAverage, VectorExtrema, Greedy
 
 def embedding_average(hyps, refs, *, vectors: WordVectors, workers: int = -1, empty: str = "error",
                       device: str = "cpu", layout: str | None = None):
-    """nlg-eval's EmbeddingAverageCosineSimilarity: column ``EmbeddingAverageCosineSimilarity``."""
+    """nlg-eval's EmbeddingAverageCosineSimilarity: column ``EmbeddingAverageCosineSimilarity``.
+
+    The cosine of the summed token vectors of the response and of a reference, the best
+    reference per response, the mean over responses (see the module docstring).
+
+    Parameters
+    ----------
+    hyps : sequence of str or Hypotheses
+        The n responses.
+    refs : sequence of sequences of str, or References
+        ``refs[i]``: the references of ``hyps[i]`` (any count >= 1).
+    vectors : WordVectors or path
+        The word vectors (``WordVectors.load``, ``WordVectors.from_arrays``, ...) or a path to load.
+    workers : int, default -1
+        Threads (-1: every core).
+    empty : {"error", "zero"}, default "error"
+        A text without tokens: raise (as nlg-eval fails) or score it 0.
+    device : str, default "cpu"
+        "cpu", "cuda", "cuda:N" or "auto" (``fastamfm.resolve_device``); CUDA only with ``empty="error"``.
+    layout : {None, "responses", "streams"}, optional
+        How a plain list ``refs`` is laid out (see ``References.of``).
+
+    Returns
+    -------
+    MetricResult
+        ``.sentences["EmbeddingAverageCosineSimilarity"]`` (float64 [n]) and its mean in ``.corpus``.
+
+    Raises
+    ------
+    ValueError
+        A text without tokens under ``empty="error"`` (named: ``hyps[3]``, ``refs[3][0]``), an
+        unknown ``empty``, ``empty="zero"`` on CUDA; ``hyps`` empty, of another length than
+        ``refs``, or a response without references.
+    TypeError
+        ``vectors`` not a ``WordVectors`` or path; ``hyps`` or ``refs`` not a sequence of strings.
+    RuntimeError
+        A CUDA ``device`` asked for where CUDA is unavailable.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import fastamfm
+    >>> vectors = fastamfm.WordVectors.from_arrays(
+    ...     ["cat", "dog", "mat", "sat"], np.array([[1, 0.2], [0.8, 0.6], [0.1, 1], [0.6, 0.8]]))
+    >>> res = fastamfm.embedding_average(["cat sat", "dog"], [["cat sat mat", "dog sat"], ["cat"]], vectors=vectors)
+    >>> res.sentences["EmbeddingAverageCosineSimilarity"].round(6).tolist()
+    [0.974391, 0.902134]
+    """
     return EmbeddingAverage(vectors=vectors, empty=empty, device=device, workers=workers).score(
         hyps, refs, layout=layout)
 
 
 def vector_extrema(hyps, refs, *, vectors: WordVectors, workers: int = -1, empty: str = "error",
                    device: str = "cpu", layout: str | None = None):
-    """nlg-eval's VectorExtremaCosineSimilarity: column ``VectorExtremaCosineSimilarity``."""
+    """nlg-eval's VectorExtremaCosineSimilarity: column ``VectorExtremaCosineSimilarity``.
+
+    The cosine of the per-dimension extrema (the value of largest magnitude) of the token
+    vectors, the best reference per response, the mean over responses (see the module
+    docstring).
+
+    Parameters
+    ----------
+    hyps : sequence of str or Hypotheses
+        The n responses.
+    refs : sequence of sequences of str, or References
+        ``refs[i]``: the references of ``hyps[i]`` (any count >= 1).
+    vectors : WordVectors or path
+        The word vectors (``WordVectors.load``, ``WordVectors.from_arrays``, ...) or a path to load.
+    workers : int, default -1
+        Threads (-1: every core).
+    empty : {"error", "zero"}, default "error"
+        A text without tokens: raise (as nlg-eval fails) or score it 0.
+    device : str, default "cpu"
+        "cpu", "cuda", "cuda:N" or "auto" (``fastamfm.resolve_device``); CUDA only with ``empty="error"``.
+    layout : {None, "responses", "streams"}, optional
+        How a plain list ``refs`` is laid out (see ``References.of``).
+
+    Returns
+    -------
+    MetricResult
+        ``.sentences["VectorExtremaCosineSimilarity"]`` (float64 [n]) and its mean in ``.corpus``.
+
+    Raises
+    ------
+    ValueError
+        A text without tokens under ``empty="error"`` (named: ``hyps[3]``, ``refs[3][0]``), an
+        unknown ``empty``, ``empty="zero"`` on CUDA; ``hyps`` empty, of another length than
+        ``refs``, or a response without references.
+    TypeError
+        ``vectors`` not a ``WordVectors`` or path; ``hyps`` or ``refs`` not a sequence of strings.
+    RuntimeError
+        A CUDA ``device`` asked for where CUDA is unavailable.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import fastamfm
+    >>> vectors = fastamfm.WordVectors.from_arrays(
+    ...     ["cat", "dog", "mat", "sat"], np.array([[1, 0.2], [0.8, 0.6], [0.1, 1], [0.6, 0.8]]))
+    >>> res = fastamfm.vector_extrema(["cat sat", "dog"], [["cat sat mat", "dog sat"], ["cat"]], vectors=vectors)
+    >>> res.sentences["VectorExtremaCosineSimilarity"].round(6).tolist()
+    [0.993884, 0.902134]
+    """
     return VectorExtrema(vectors=vectors, empty=empty, device=device, workers=workers).score(hyps, refs, layout=layout)
 
 
 def greedy_matching(hyps, refs, *, vectors: WordVectors, workers: int = -1, empty: str = "error",
                     device: str = "cpu", layout: str | None = None):
-    """nlg-eval's GreedyMatchingScore: column ``GreedyMatchingScore``."""
+    """nlg-eval's GreedyMatchingScore: column ``GreedyMatchingScore``.
+
+    The mean, over the two directions, of the mean best token cosine of each token of one
+    text against the tokens of the other; the best reference per response, the mean over
+    responses (see the module docstring).
+
+    Parameters
+    ----------
+    hyps : sequence of str or Hypotheses
+        The n responses.
+    refs : sequence of sequences of str, or References
+        ``refs[i]``: the references of ``hyps[i]`` (any count >= 1).
+    vectors : WordVectors or path
+        The word vectors (``WordVectors.load``, ``WordVectors.from_arrays``, ...) or a path to load.
+    workers : int, default -1
+        Threads (-1: every core).
+    empty : {"error", "zero"}, default "error"
+        A text without tokens: raise (as nlg-eval fails) or score it 0.
+    device : str, default "cpu"
+        "cpu", "cuda", "cuda:N" or "auto" (``fastamfm.resolve_device``); CUDA only with ``empty="error"``.
+    layout : {None, "responses", "streams"}, optional
+        How a plain list ``refs`` is laid out (see ``References.of``).
+
+    Returns
+    -------
+    MetricResult
+        ``.sentences["GreedyMatchingScore"]`` (float64 [n]) and its mean in ``.corpus``.
+
+    Raises
+    ------
+    ValueError
+        A text without tokens under ``empty="error"`` (named: ``hyps[3]``, ``refs[3][0]``), an
+        unknown ``empty``, ``empty="zero"`` on CUDA; ``hyps`` empty, of another length than
+        ``refs``, or a response without references.
+    TypeError
+        ``vectors`` not a ``WordVectors`` or path; ``hyps`` or ``refs`` not a sequence of strings.
+    RuntimeError
+        A CUDA ``device`` asked for where CUDA is unavailable.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import fastamfm
+    >>> vectors = fastamfm.WordVectors.from_arrays(
+    ...     ["cat", "dog", "mat", "sat"], np.array([[1, 0.2], [0.8, 0.6], [0.1, 1], [0.6, 0.8]]))
+    >>> res = fastamfm.greedy_matching(["cat sat", "dog"], [["cat sat mat", "dog sat"], ["cat"]], vectors=vectors)
+    >>> res.sentences["GreedyMatchingScore"].round(6).tolist()
+    [0.975955, 0.902134]
+    """
     return GreedyMatching(vectors=vectors, empty=empty, device=device, workers=workers).score(hyps, refs, layout=layout)

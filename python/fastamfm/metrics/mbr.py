@@ -34,12 +34,52 @@ def mbr_select(candidates, references=None, *, metric: str = "chrf", exclude_sel
     ``candidates``: per source a list of candidate texts (or one list: a single source);
     ``references``: per source a list of pseudo-references (None: the candidates
     themselves); ``metric`` and ``options`` as ``fastamfm.pairwise``.
+
+    Parameters
+    ----------
+    candidates : sequence of sequences of str, or sequence of str
+        Per source its candidates; one list of strings is a single source.
+    references : sequence of sequences of str, or sequence of str, optional
+        Per source its pseudo-references (as many sources as ``candidates``); None: the
+        candidates of each source against each other.
+    metric : str, default "chrf"
+        The utility: a metric with a pairwise form (see ``fastamfm.pairwise``).
+    exclude_self : bool, default True
+        With ``references=None``, leave each candidate's score against itself out of its mean.
+    workers : int, default -1
+        Threads (-1: every core).
+    **options
+        The metric's own options, as ``fastamfm.pairwise`` takes them.
+
+    Returns
+    -------
+    MbrSelection
+        Per source (one entry for a single source): the chosen ``index``, its ``text``, its
+        expected ``utility`` and every candidate's ``utilities``; ties go to the first candidate.
+
+    Raises
+    ------
+    ValueError
+        ``candidates`` (or a source's) empty, as many sources of references as of
+        candidates not given, or what ``fastamfm.pairwise`` rejects.
+    TypeError
+        Candidates or references that are not strings.
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> selection = fastamfm.mbr_select([["the cat sat on the mat", "the cat sat on a mat", "a dog ran"],
+    ...                                  ["yes", "yes sure", "no"]])
+    >>> selection.index.tolist(), selection.text
+    ([0, 1], ['the cat sat on the mat', 'yes sure'])
+    >>> selection.utility.round(4).tolist()
+    [39.7461, 35.1182]
     """
     candidates = as_text_list(candidates, "candidates")
     single = all(isinstance(c, str) for c in candidates)
     sources = [candidates] if single else [as_text_list(c, f"candidates[{s}]") for s, c in enumerate(candidates)]
     if references is None:
-        ref_sets = [None] * len(sources)
+        ref_sets: list[list[str] | None] = [None] * len(sources)
     else:
         references = as_text_list(references, "references")
         ref_sets = [references] if single else [as_text_list(r, f"references[{s}]")

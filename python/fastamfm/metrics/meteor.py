@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _core
 from .._validation import check_workers
-from ..registry import Chunk, Metric, SentenceStatistics, Statistics, register
+from ..registry import Chunk, Metric, SentenceStatistics, Statistics, register, statistics_of
 from ..result import MetricResult, make_signature
 from . import meteor_resources
 
@@ -133,8 +133,8 @@ class Meteor(Metric):
         sentences = np.asarray(sentences)
         return Chunk({"METEOR": sentences}, MeteorStatistics(tuple(totals.tolist())), {"stats": stats})
 
-    def compute(self, statistics: MeteorStatistics) -> dict:
-        return {"METEOR": statistics.score()}
+    def compute(self, statistics: Statistics) -> dict:
+        return {"METEOR": statistics_of(MeteorStatistics, statistics, self.name).score()}
 
     def sentence_statistics(self, batch, chunk: Chunk) -> SentenceStatistics:
         """Rows: what each segment adds to the jar's 23 corpus statistics; a sample's
@@ -173,5 +173,50 @@ def meteor(hyps, refs, *, resources="auto", stages=None, workers: int = -1, layo
     labelled in the signature, which also runs without resources (then no function
     words and no nonbreaking prefixes). Returns ``.corpus`` (from summed statistics),
     ``.sentences`` and ``extra["stats"]``: the jar's 23 statistics per segment.
+
+    Parameters
+    ----------
+    hyps : sequence of str or Hypotheses
+        The n responses.
+    refs : sequence of sequences of str, or References
+        ``refs[i]``: the references of ``hyps[i]`` (any count >= 1).
+    resources : str, path, loaded resources or None, default "auto"
+        Where the jar's resource files are (see above); None: none (exact and stem stages only).
+    stages : sequence of str, optional
+        A non-empty subset of ``("exact", "stem", "synonym", "paraphrase")``; None: all four.
+    workers : int, default -1
+        Threads (-1: every core).
+    layout : {None, "responses", "streams"}, optional
+        How a plain list ``refs`` is laid out (see ``References.of``).
+
+    Returns
+    -------
+    MetricResult
+        Column ``METEOR``: ``.sentences["METEOR"]`` (float64 [n]) and ``.corpus["METEOR"]``,
+        computed from the summed statistics; the signature says whether it is METEOR 1.5.
+
+    Raises
+    ------
+    meteor_resources.MeteorResourcesNotFound
+        The synonym or paraphrase stage asked for (the default) and no resources found
+        (a ``FileNotFoundError``; the message says how to get them).
+    ValueError
+        Unknown ``stages``, or ``resources=None`` with the synonym or paraphrase stage;
+        ``hyps`` empty, of another length than ``refs``, or a response without references.
+    TypeError
+        ``hyps`` or ``refs`` not a sequence of strings (of sequences of strings).
+
+    Examples
+    --------
+    Without resources (exact and stem matches only, not METEOR 1.5):
+
+    >>> import fastamfm
+    >>> res = fastamfm.meteor(["the cat sat on the mat", "a dog ran"],
+    ...                       [["the cat sat on a mat", "a cat was on the mat"], ["the dog ran away"]],
+    ...                       resources=None, stages=("exact", "stem"))
+    >>> res.sentences["METEOR"].round(6).tolist()
+    [0.417057, 0.24814]
+    >>> round(res.corpus["METEOR"], 6)
+    0.35073
     """
     return Meteor(resources=resources, stages=stages, workers=workers).score(hyps, refs, layout=layout)

@@ -144,6 +144,52 @@ def compute_metrics(hypothesis, references, metrics=None, *, no_overlap: bool = 
     metrics' settings (``vectors=`` for the embedding metrics, ``model=`` for AM-FM,
     ``meteor_resources=``, ``tokenize=``/``lowercase=`` for the overlap metrics, or a
     dict per metric, e.g. ``bleu={"max_order": 2}``).
+
+    Parameters
+    ----------
+    hypothesis : path or sequence of str
+        A file with one response per line, or the responses.
+    references : path, sequence of paths, sequence of sequences of str, or References
+        Reference files line-aligned with a hypothesis file; per-response reference
+        lists with in-memory responses; or a ``References`` either way.
+    metrics : str or sequence of str, optional
+        nlg-eval keys (``"Bleu_4"``, ``"ROUGE_L"``), registry names or aliases; None:
+        nlg-eval's default set.
+    no_overlap : bool, default False
+        Drop the overlap metrics (BLEU, METEOR, ROUGE-L, CIDEr), as nlg-eval's switch.
+    no_skipthoughts : bool, default True
+        SkipThought is not provided; False only notes that in an INFO log line.
+    no_glove : bool, default False
+        Drop the embedding metrics.
+    layout : {None, "responses", "streams"}, optional
+        How in-memory ``references`` are laid out (see ``References.of``).
+    **options
+        ``workers`` and the metrics' settings; a dict under a metric's name sets that one.
+
+    Returns
+    -------
+    dict of str to float
+        Corpus score per key, in the order asked; a metric that cannot run here is left out.
+
+    Raises
+    ------
+    ValueError
+        An unknown metric, SkipThoughtCS or SPICE by name, files or lists of different
+        lengths, an empty reference list, a bad option.
+    TypeError
+        Reference paths mixed with other things beside a hypothesis file; inputs that are
+        not strings.
+    OSError
+        A file that cannot be read.
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> scores = fastamfm.compute_metrics(["the cat sat on the mat", "a dog ran"],
+    ...                                   [["the cat sat on a mat", "a cat was on the mat"], ["the dog ran away"]],
+    ...                                   metrics=["Bleu_1", "Bleu_2", "ROUGE_L", "CIDEr"])
+    >>> {key: round(score, 6) for key, score in scores.items()}
+    {'Bleu_1': 0.695986, 'Bleu_2': 0.730633, 'ROUGE_L': 0.695205, 'CIDEr': 3.605474}
     """
     if metrics is None:
         keys = _default_keys(no_overlap, no_glove)
@@ -166,6 +212,35 @@ def compute_individual_metrics(ref, hyp: str, **options) -> dict[str, float]:
     ``ref``: a list of reference strings (or one string, split on nlg-eval's separator
     ``"||<|>||"``). Like nlg-eval, CIDEr of a single segment is 0. Accepts ``metrics=``
     and the options of ``compute_metrics``.
+
+    Parameters
+    ----------
+    ref : sequence of str, or str
+        The references of ``hyp`` (a str: split on ``"||<|>||"``); each is stripped.
+    hyp : str
+        The response (stripped).
+    **options
+        ``metrics=`` and the other options of ``compute_metrics``.
+
+    Returns
+    -------
+    dict of str to float
+        The scores of this one segment under nlg-eval's keys.
+
+    Raises
+    ------
+    TypeError
+        ``hyp`` not a str; references that are not strings.
+    ValueError
+        As ``compute_metrics``; no reference.
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> scores = fastamfm.compute_individual_metrics(["the cat sat on a mat", "a cat was on the mat"],
+    ...                                              "the cat sat on the mat", metrics=["Bleu_1", "ROUGE_L", "CIDEr"])
+    >>> {key: round(score, 6) for key, score in scores.items()}
+    {'Bleu_1': 0.833333, 'ROUGE_L': 0.833333, 'CIDEr': 0.0}
     """
     if not isinstance(hyp, str):
         raise TypeError(f"compute_individual_metrics: hyp must be a str, got {type(hyp).__name__}")
@@ -207,8 +282,10 @@ class NLGEval:
         self.keys = _default_keys(no_overlap, no_glove, omitted)
         # Built now, as nlg-eval loads its scorers in the constructor: a bad option or a
         # missing resource is reported here, and resources load once.
-        self._pipeline, self._out_keys = _pipeline(self.keys, options, "NLGEval", defaults=True) \
-            if self.keys else (None, [])
+        self._pipeline: Pipeline | None = None
+        self._out_keys: list = []
+        if self.keys:
+            self._pipeline, self._out_keys = _pipeline(self.keys, options, "NLGEval", defaults=True)
 
     def _score(self, hyps, refs) -> dict:
         if self._pipeline is None:

@@ -23,12 +23,54 @@ from .._validation import as_text_list, check_workers
 # Metrics whose pairs run in their own kernel (each text prepared once).
 KERNELS = ("sacrebleu", "chrf", "chrf_plus", "rouge", "deep_am")
 # Metrics scored over every pair by the metric itself, and the column taken.
-GENERIC = {"bleu": None, "meteor": "METEOR", "bertscore": "bertscore_f1"}
+GENERIC: dict[str, str | None] = {"bleu": None, "meteor": "METEOR", "bertscore": "bertscore_f1"}
 
 
 def pairwise(candidates, references=None, *, metric: str = "chrf", workers: int = -1, **options) -> np.ndarray:
     """float32 [n, m]: ``metric``'s sentence score of each candidate against each reference
-    alone (``references=None``: the candidates against themselves). See the module docstring."""
+    alone (``references=None``: the candidates against themselves). See the module docstring.
+
+    Parameters
+    ----------
+    candidates : sequence of str
+        The n candidates.
+    references : sequence of str, optional
+        The m references, each used alone; None: the candidates themselves (m = n, the
+        diagonal included).
+    metric : str, default "chrf"
+        A registry name or alias with a pairwise form: sacrebleu, chrf, chrf_plus, rouge,
+        deep_am, bleu, meteor or bertscore.
+    workers : int, default -1
+        Threads (-1: every core).
+    **options
+        The metric's own options (``tokenize=``, ``word_order=``, ``rouge_type=``, ``encoder=``, ...).
+
+    Returns
+    -------
+    numpy.ndarray
+        float32 [n, m]: ``[i, j]`` the sentence score of ``candidates[i]`` against
+        ``references[j]``, on the metric's own scale.
+
+    Raises
+    ------
+    ValueError
+        An unknown metric or one without a pairwise form; ``candidates`` or ``references``
+        empty; an option the metric rejects.
+    TypeError
+        A candidate or reference that is not a str.
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> matrix = fastamfm.pairwise(["the cat sat on the mat", "the cat sat on a mat", "a dog ran"])
+    >>> matrix.dtype, matrix.shape
+    (dtype('float32'), (3, 3))
+    >>> matrix.astype(float).round(2).tolist()
+    [[100.0, 72.08, 7.41], [65.98, 100.0, 7.75], [4.44, 4.98, 100.0]]
+    >>> fastamfm.pairwise(["the cat sat", "a dog ran"], ["the cat sat on the mat"],
+    ...                   metric="sacrebleu").astype(float).round(4).tolist()
+    [[36.7879], [0.0]]
+    """
     from .. import registry
 
     check_workers(workers, "pairwise")
@@ -44,27 +86,32 @@ def pairwise(candidates, references=None, *, metric: str = "chrf", workers: int 
                 raise TypeError(f"pairwise: {what}[{i}] is {type(text).__name__}, expected str")
     if name in GENERIC:
         return _over_pairs(name, candidates, references, workers, options)
-    cls = registry.metric_class(name)
     rouge_type = options.pop("rouge_type", "rougeL")
-    scorer = cls(**options, workers=workers) if name != "deep_am" else None
     if name == "sacrebleu":
-        from .. import _core
-
-        return _core.sacrebleu_pairwise(*[_prepared(t, scorer.tokenizer, w) for t, w in
-                                          ((candidates, "candidates"), (references, "references"))],
-                                        scorer.tokenizer, scorer.max_ngram_order, scorer.smooth_method,
-                                        scorer._smooth_arg, scorer.sentence_effective_order, workers)
+        return _sacrebleu(candidates, references, workers, options)
     if name == "rouge":
-        return scorer.pairwise(candidates, references, rouge_type)
+        from .rouge_score import RougeScore
+
+        return RougeScore(**options, workers=workers).pairwise(candidates, references, rouge_type)
     if name == "deep_am":
         return _deep_am(candidates, references, workers, options)
-    return scorer.pairwise(candidates, references)
+    from .chrf import Chrf, ChrfPlusPlus
+
+    chrf = ChrfPlusPlus if name == "chrf_plus" else Chrf
+    return chrf(**options, workers=workers).pairwise(candidates, references)
 
 
-def _prepared(texts, tokenizer, what):
+def _sacrebleu(candidates: list, references: list, workers: int, options: dict) -> np.ndarray:
+    from .. import _core
     from ..tokenization import prepare_texts
+    from .sacrebleu import SacreBleu
 
-    return prepare_texts(texts, tokenizer, what)
+    scorer = SacreBleu(**options, workers=workers)
+    tokenizer = scorer.tokenizer
+    return _core.sacrebleu_pairwise(prepare_texts(candidates, tokenizer, "candidates"),
+                                    prepare_texts(references, tokenizer, "references"), tokenizer,
+                                    scorer.max_ngram_order, scorer.smooth_method, scorer._smooth_arg,
+                                    scorer.sentence_effective_order, workers)
 
 
 def _over_pairs(name: str, candidates: list, references: list, workers: int, options: dict) -> np.ndarray:
@@ -74,19 +121,16 @@ def _over_pairs(name: str, candidates: list, references: list, workers: int, opt
     hyps = [c for c in candidates for _ in range(m)]
     refs = [[r] for _ in range(n) for r in references]
     result = evaluate(hyps, refs, metrics=[name], workers=workers, **options)
-    if name == "bleu":
-        column = f"Bleu_{options.get('max_order', 4)}"
-    else:
-        column = GENERIC[name]
+    column = GENERIC[name] or f"Bleu_{options.get('max_order', 4)}"     # BLEU's: the one of its max_order
     return np.asarray(result[column], dtype=np.float32).reshape(n, m)
 
 
 def _deep_am(candidates: list, references: list, workers: int, options: dict) -> np.ndarray:
     from ..deep.deep_am import LOWEST, unit_vectors
     from ..deep.inputs import empty_responses
-    from ..registry import metric_class
+    from ..deep.metrics import DeepAM
 
-    metric = metric_class("deep_am")(mode="references", workers=workers, **options)
+    metric = DeepAM(mode="references", workers=workers, **options)
     encoder = metric.encoder
     c, r = unit_vectors(encoder, candidates), unit_vectors(encoder, references)
     scores = c @ r.T

@@ -74,6 +74,49 @@ def rouge_l(hyps, refs, *, beta: float = 1.2, multi_ref: str = "max-pr", tokeniz
     whitespace-separated tokens, an empty side scores 0). With ``beta=1`` and text that
     rouge-score's tokenizer leaves unchanged (lowercase letters and digits), it equals
     rouge-score's rougeL. The ``amfm`` preset uses its own tokens in either mode.
+
+    Parameters
+    ----------
+    hyps : sequence of str or Hypotheses
+        The n responses.
+    refs : sequence of sequences of str, or References
+        ``refs[i]``: the references of ``hyps[i]`` (any count >= 1).
+    beta : float, default 1.2
+        The weight of recall in the F-measure (a positive number).
+    multi_ref : {"max-pr", "max-f"}, default "max-pr"
+        Several references: precision and recall maximised separately (pycocoevalcap) or
+        the F of the best reference (rouge-score).
+    tokenize : str, default "whitespace"
+        A tokenizer preset (``fastamfm.TOKENIZER_PRESETS``).
+    lowercase : bool, default False
+        Lowercase before tokenizing.
+    workers : int, default -1
+        Threads (-1: every core).
+    layout : {None, "responses", "streams"}, optional
+        How a plain list ``refs`` is laid out (see ``References.of``).
+
+    Returns
+    -------
+    MetricResult
+        Column ``ROUGE_L``: ``.sentences["ROUGE_L"]`` (float64 [n]) and its mean ``.corpus["ROUGE_L"]``.
+
+    Raises
+    ------
+    ValueError
+        A ``beta`` that is not a positive number, an unknown ``multi_ref`` or ``tokenize``;
+        ``hyps`` empty, of another length than ``refs``, or a response without references.
+    TypeError
+        ``hyps`` or ``refs`` not a sequence of strings (of sequences of strings).
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> res = fastamfm.rouge_l(["the cat sat on the mat", "a dog ran"],
+    ...                        [["the cat sat on a mat", "a cat was on the mat"], ["the dog ran away"]])
+    >>> res.sentences["ROUGE_L"].round(6).tolist()
+    [0.833333, 0.557078]
+    >>> round(res.corpus["ROUGE_L"], 6)
+    0.695205
     """
     return RougeL(beta=beta, multi_ref=multi_ref, tokenize=tokenize, lowercase=lowercase,
                   workers=workers).score(hyps, refs, layout=layout)

@@ -112,6 +112,47 @@ def rouge(hyps, refs, *, rouge_types=ROUGE_TYPES, use_stemmer: bool = False, wor
 
     ``rouge_types``: any of rouge1..rouge9, rougeL, rougeLsum (lines split at "\\n", as
     rouge-score does without ``split_summaries``).
+
+    Parameters
+    ----------
+    hyps : sequence of str or Hypotheses
+        The n responses.
+    refs : sequence of sequences of str, or References
+        ``refs[i]``: the references of ``hyps[i]`` (any count >= 1; the best by F1 counts).
+    rouge_types : str or sequence of str, default ("rouge1", "rouge2", "rougeL", "rougeLsum")
+        The types to score, as a sequence or a comma-separated string.
+    use_stemmer : bool, default False
+        Porter-stem tokens longer than three characters, as rouge-score does.
+    workers : int, default -1
+        Threads (-1: every core).
+    layout : {None, "responses", "streams"}, optional
+        How a plain list ``refs`` is laid out (see ``References.of``).
+
+    Returns
+    -------
+    MetricResult
+        Per type three columns, ``<type>`` (F1), ``<type>_precision`` and ``<type>_recall``:
+        ``.sentences`` (float64 [n]) and their means in ``.corpus``.
+
+    Raises
+    ------
+    ValueError
+        An unknown or no rouge type; ``hyps`` empty, of another length than ``refs``, or a
+        response without references.
+    TypeError
+        ``hyps`` or ``refs`` not a sequence of strings (of sequences of strings).
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> res = fastamfm.rouge(["The cat sat on the mat.", "a dog ran"],
+    ...                      [["the cat sat on a mat", "a cat was on the mat"], ["the dog ran away"]],
+    ...                      rouge_types=["rouge1", "rougeL"])
+    >>> res["rougeL"].round(6).tolist()
+    [0.833333, 0.571429]
+    >>> {column: round(score, 6) for column, score in res.corpus.items()}  # doctest: +NORMALIZE_WHITESPACE
+    {'rouge1': 0.702381, 'rouge1_precision': 0.75, 'rouge1_recall': 0.666667,
+     'rougeL': 0.702381, 'rougeL_precision': 0.75, 'rougeL_recall': 0.666667}
     """
     return RougeScore(rouge_types=rouge_types, use_stemmer=use_stemmer,
                       workers=workers).score(hyps, refs, layout=layout)

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _core
 from .._validation import check_choice, check_int, check_workers
-from ..registry import Chunk, Metric, SentenceStatistics, Statistics, register
+from ..registry import Chunk, Metric, SentenceStatistics, Statistics, register, statistics_of
 from ..result import MetricResult, make_signature
 from ..tokenization import make_tokenizer, prepare_texts
 
@@ -165,7 +165,8 @@ class SacreBleu(Metric):
         columns = {"sacreBLEU": sentences}
         return Chunk(columns, SacreBleuStatistics.of_segments(segments, counts), {"segments": segments})
 
-    def compute(self, statistics: SacreBleuStatistics) -> dict:
+    def compute(self, statistics: Statistics) -> dict:
+        statistics = statistics_of(SacreBleuStatistics, statistics, self.name)
         return {"sacreBLEU": _core.sacrebleu_corpus(statistics.sys_len, statistics.ref_len, list(statistics.total),
                                                     list(statistics.correct), self.smooth_method, self._smooth_arg,
                                                     self.corpus_effective_order)}
@@ -195,7 +196,7 @@ class SacreBleu(Metric):
         return SacreBleuStatistics.from_json(data)
 
     def result_extra(self, chunk: Chunk) -> dict:
-        stats = chunk.statistics
+        stats = statistics_of(SacreBleuStatistics, chunk.statistics, self.name)
         return {"statistics": stats, "segments": chunk.extra["segments"],
                 "sacrebleu_signature": self.sacrebleu_signature(stats),
                 "sentence_signature": self.sacrebleu_signature(stats, sentence=True)}
@@ -218,6 +219,62 @@ def sacrebleu(hyps, refs, *, tokenize: str = "13a", lowercase: bool = False, smo
     True/False sets both. ``extra["sacrebleu_signature"]`` is the signature sacrebleu
     prints for the corpus score (``nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0``),
     ``extra["statistics"]`` the summable ``SacreBleuStatistics``.
+
+    Parameters
+    ----------
+    hyps : sequence of str or Hypotheses
+        The n responses.
+    refs : sequence of sequences of str, or References
+        ``refs[i]``: the references of ``hyps[i]`` (any count >= 1); reference streams with
+        ``layout="streams"``.
+    tokenize : {"13a", "intl", "char", "zh", "none"}, default "13a"
+        sacrebleu's tokenizer.
+    lowercase : bool, default False
+        Lowercase before tokenizing.
+    smooth_method : {"exp", "floor", "add-k", "none"}, default "exp"
+        sacrebleu's smoothing.
+    smooth_value : float, optional
+        The value of "floor" (default 0.1) or "add-k" (default 1); only with those.
+    max_ngram_order : int, default 4
+        The highest n-gram order (1..16).
+    effective_order : bool, optional
+        None: sacrebleu's defaults (off for the corpus, on for sentences); True/False: both.
+    workers : int, default -1
+        Threads (-1: every core).
+    layout : {None, "responses", "streams"}, optional
+        How a plain list ``refs`` is laid out (see ``References.of``).
+
+    Returns
+    -------
+    MetricResult
+        Column ``sacreBLEU`` (0..100): ``.sentences["sacreBLEU"]`` (float64 [n]) and the corpus
+        BLEU ``.corpus["sacreBLEU"]``.
+
+    Raises
+    ------
+    ValueError
+        An option out of range or unknown, ``smooth_value`` with "exp" or "none"; ``hyps``
+        empty, of another length than ``refs``, or a response without references.
+    TypeError
+        ``effective_order`` not a bool or None; ``hyps`` or ``refs`` not a sequence of
+        strings (of sequences of strings).
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> res = fastamfm.sacrebleu(["the cat sat on the mat", "a dog ran"],
+    ...                          [["the cat sat on a mat", "a cat was on the mat"], ["the dog ran away"]])
+    >>> round(res.corpus["sacreBLEU"], 4), res.sentences["sacreBLEU"].round(4).tolist()
+    (54.0729, [67.56, 39.4322])
+    >>> res.extra["sacrebleu_signature"]
+    'nrefs:var|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0'
+
+    The same references as sacrebleu's streams (``None``: no second reference):
+
+    >>> streams = [["the cat sat on a mat", "the dog ran away"], ["a cat was on the mat", None]]
+    >>> round(fastamfm.sacrebleu(["the cat sat on the mat", "a dog ran"], streams, layout="streams")
+    ...       .corpus["sacreBLEU"], 4)
+    54.0729
     """
     return SacreBleu(tokenize=tokenize, lowercase=lowercase, smooth_method=smooth_method, smooth_value=smooth_value,
                      max_ngram_order=max_ngram_order, effective_order=effective_order,

@@ -66,6 +66,44 @@ def self_bleu(responses, *, max_order: int = 4, epsilon: float = 0.1, tokenize: 
               lowercase: bool = False, workers: int = -1) -> MetricResult:
     """Self-BLEU of a set of responses (see the module docstring): ``.sentences["Self-BLEU"][i]``
     each response's BLEU against the others, ``.corpus["Self-BLEU"]`` their mean (0..1; lower
-    is more diverse)."""
+    is more diverse).
+
+    Parameters
+    ----------
+    responses : sequence of str or Hypotheses
+        The set of responses (at least 2), each scored against all the others.
+    max_order : int, default 4
+        The highest n-gram order (1..16), uniform weights.
+    epsilon : float, default 0.1
+        NLTK's method1 numerator for a precision without match (a number > 0).
+    tokenize : str, default "whitespace"
+        A tokenizer preset (``fastamfm.TOKENIZER_PRESETS``).
+    lowercase : bool, default False
+        Lowercase before tokenizing.
+    workers : int, default -1
+        Threads (-1: every core).
+
+    Returns
+    -------
+    MetricResult
+        Column ``Self-BLEU``: ``.sentences["Self-BLEU"]`` (float64 [n]) and their mean ``.corpus["Self-BLEU"]``.
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 responses, ``max_order`` out of range, ``epsilon`` not > 0, an unknown
+        ``tokenize``.
+    TypeError
+        ``responses`` not a sequence of strings.
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> res = fastamfm.self_bleu(["the cat sat on the mat", "the cat sat on a mat", "a dog ran in the park"])
+    >>> res.sentences["Self-BLEU"].round(6).tolist()
+    [0.537285, 0.562341, 0.048549]
+    >>> round(res.corpus["Self-BLEU"], 6)
+    0.382725
+    """
     return SelfBleu(max_order=max_order, epsilon=epsilon, tokenize=tokenize, lowercase=lowercase,
                     workers=workers).score(responses)

