@@ -234,3 +234,24 @@ def test_an_option_no_metric_reads_is_a_user_error(tmp_path, capsys):
     assert main(["score", "--hyp", hyp, "--ref", ref, "--metrics", "bleu", "--vectors", hyp]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("fastamfm: error: --vectors is read by embedding_average")
+
+
+def test_progress_counts_the_scored_responses_only(caplog):
+    """The bar's count is score_files' (or the partitions') responses; a model load before the
+    first chunk or CIDEr's pass over the references is what the bar says it is doing, not a
+    response scored."""
+    import logging
+
+    from fastamfm.cli import _Progress
+    from fastamfm.progress import ProgressUpdate
+
+    progress = _Progress(total=4, enabled=True)
+    progress.draws = False          # the log lines a pipe or a file gets
+    with caplog.at_level(logging.INFO, logger="fastamfm"):
+        progress(ProgressUpdate("loading the encoder", 1, 1, "step", 0))
+        progress(ProgressUpdate("reference pass (cider)", 4, 4, "resp", 0))
+        assert progress.done == 0 and progress.inside == "reference pass (cider) 4/4 resp"
+        progress(ProgressUpdate("LM forward passes", 1, 2, "batch", 1))
+        progress(ProgressUpdate("score_files", 4, 4, "resp", 0))
+    assert progress.done == 4
+    assert caplog.messages[-1].startswith("4 / 4 responses")

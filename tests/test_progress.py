@@ -75,6 +75,40 @@ def test_false_silences_every_task_inside_and_true_draws_a_bar(monkeypatch):
     assert "default" not in stderr.getvalue()
 
 
+def test_a_terminal_that_reports_no_size_still_shows_the_bar(tmp_path):
+    """A pseudo-terminal of 0 x 0 (``docker run -t``, ``script`` without a terminal): the
+    default bar is drawn at a fixed width, not at tqdm's width 0 (which draws nothing)."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    script = tmp_path / "steps.py"
+    script.write_text("from fastamfm import progress\nprogress.BAR_DELAY = 0.0\n"
+                      "with progress.task('sized', total=3, unit='step') as t:\n    t.advance(3)\n")
+    main, terminal = pty.openpty()          # a new pty reports 0 rows and 0 columns
+    try:
+        env = {**os.environ, "PYTHONPATH": str(PACKAGE.parent)}
+        subprocess.run([sys.executable, str(script)], stderr=terminal, stdout=subprocess.DEVNULL, env=env,
+                       check=True, timeout=60)
+        os.close(terminal)
+        terminal = -1
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:                  # the terminal end is closed: all is read
+                break
+            if not chunk:
+                break
+            drawn += chunk
+    finally:
+        os.close(main)
+        if terminal >= 0:
+            os.close(terminal)
+    assert b"sized" in drawn and b"3/3" in drawn, drawn
+
+
 def test_a_bad_option_is_a_clear_error():
     with pytest.raises(TypeError, match="progress must be None, True, False or a callable"):
         with reporting("yes"):
@@ -194,4 +228,6 @@ def test_every_logger_is_named_after_its_module():
                     continue
                 wrong.append(f"{relative}:{node.lineno} ({name})")
     assert not wrong, wrong
-    assert logging.getLogger("fastamfm.streaming").parent.name == "fastamfm"
+    # ... so a handler or level set on the package's logger reaches every module's records.
+    package_logger = logging.getLogger("fastamfm")
+    assert logging.getLogger("fastamfm.streaming").parent is package_logger

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .cli_streams import HelpFormatter, InputFiles
-from .progress import stderr_is_terminal
+from .progress import bar_width, stderr_is_terminal
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -51,6 +51,12 @@ if TYPE_CHECKING:
 log = logging.getLogger("fastamfm")
 # Seconds a run must last before its progress bar shows (a quick run prints none).
 BAR_DELAY = 1.0
+# Seconds between redraws of the bar for the steps inside a chunk (its postfix).
+POSTFIX_SECONDS = 0.5
+# The progress tasks whose steps are the responses scored (score_files, and
+# fastamfm.distributed.score's partitions): the bar's count. Every other task (a model load,
+# CIDEr's pass over the references, an LM forward batch inside a chunk) is its postfix.
+RESPONSE_TASKS = ("score_files", "partitions")
 # What `fastamfm score` computes without --metrics or --deep: the classic AM-FM.
 DEFAULT_SCORE_METRICS = "am,fm,amfm"
 
@@ -80,28 +86,35 @@ class _Progress:
             self.draws = False
             return
         self.bar = tqdm(total=self.total, initial=self.done, unit=self.unit, unit_scale=self.total >= 100_000,
-                        dynamic_ncols=True, file=sys.stderr, delay=BAR_DELAY, postfix=self.inside or None)
+                        file=sys.stderr, delay=BAR_DELAY, postfix=self.inside or None, **bar_width())
 
     def __call__(self, update) -> None:
-        if update.depth == 0:
+        counts = update.task in RESPONSE_TASKS
+        if counts:
             step, self.done = update.done - self.done, update.done
+            self.inside = ""
         else:
             step = 0
             total = "" if update.total is None else f"/{update.total}"
             self.inside = f"{update.task} {update.done}{total} {update.unit}"
         if self.draws and self.bar is None:
             self._open_bar()
+        now = time.perf_counter()
         if self.bar is not None:
-            self.bar.set_postfix_str(self.inside if update.depth else "", refresh=False)
             self.bar.update(step)
+            # tqdm redraws on a step of its own count only; a step inside (a forward batch) redraws
+            # the postfix here, at most every POSTFIX_SECONDS and once the bar may show.
+            redraw = not counts and now - self.last >= POSTFIX_SECONDS and now - self.start >= BAR_DELAY
+            if redraw:
+                self.last = now
+            self.bar.set_postfix_str(self.inside, refresh=redraw)
             return
         if not self.enabled and not log.isEnabledFor(logging.INFO):
             return
-        now = time.perf_counter()
-        if now - self.last >= 5 or (update.depth == 0 and self.done >= self.total):
+        if now - self.last >= 5 or (counts and self.done >= self.total):
             self.last = now
             rate = self.done / max(now - self.start, 1e-9)
-            inside = f"; {self.inside}" if update.depth else ""
+            inside = f"; {self.inside}" if self.inside else ""
             log.info("%d / %d responses (%.0f/s)%s", self.done, self.total, rate, inside)
 
     def close(self) -> None:

@@ -20,7 +20,22 @@ from ._core import FormatError
 class AmbiguousReferencesWarning(UserWarning):
     """``refs`` fits both per-response lists and sacrebleu/nlg-eval reference streams;
     scored per response. Say which: ``References.from_streams(refs)`` / ``layout="streams"``,
-    or ``layout="responses"`` / ``References(refs)``."""
+    or ``layout="responses"`` / ``References(refs)``.
+
+    Examples
+    --------
+    Two responses with two references each read two ways:
+
+    >>> import warnings
+    >>> import fastamfm
+    >>> refs = [["a b", "x y"], ["c d", "z w"]]
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = fastamfm.bleu(["a b", "c d"], refs, max_order=2)
+    ...     _ = fastamfm.bleu(["a b", "c d"], refs, max_order=2, layout="responses")  # said: no warning
+    >>> [warning.category.__name__ for warning in caught]
+    ['AmbiguousReferencesWarning']
+    """
 
 
 def format_error(path, what: str, *, line: int | None = None, column: int | None = None,

@@ -19,6 +19,39 @@ class Hypotheses(DerivedState):
     metrics. ``tokenize``/``lowercase``/``max_order`` name the encoding built up front
     (``.encoded_default``), for code that scores BLEU, ROUGE-L, CIDEr and Distinct-n on
     the same responses several times.
+
+    Parameters
+    ----------
+    hyps : sequence of str
+        The n responses (at least one). Each item is checked to be a str when it is first
+        encoded (at construction with ``tokenize=``).
+    tokenize : str, optional
+        A tokenizer preset to encode with now (``fastamfm.TOKENIZER_PRESETS``); None: nothing up front.
+    lowercase : bool, default False
+        Lowercase in that encoding.
+    max_order : int, default 4
+        The n-gram orders counted in that encoding.
+    workers : int, default -1
+        Threads (-1: every core).
+    what : str, default "hyps"
+        The name errors use.
+
+    Raises
+    ------
+    ValueError
+        ``hyps`` empty, an unknown ``tokenize``, a bad ``workers``.
+    TypeError
+        ``hyps`` a single string or not iterable; an item that is not a str (when encoded).
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> hyps = fastamfm.Hypotheses(["the cat sat on the mat", "a dog ran"], tokenize="whitespace")
+    >>> len(hyps), hyps[1], hyps.tokens(1)
+    (2, 'a dog ran', ['a', 'dog', 'ran'])
+    >>> refs = [["the cat sat on a mat", "a cat was on the mat"], ["the dog ran away"]]
+    >>> round(fastamfm.bleu(hyps, refs).corpus["Bleu_4"], 6), round(fastamfm.cider(hyps, refs).corpus["CIDEr"], 6)
+    (0.540729, 3.605474)
     """
 
     def __init__(self, hyps, *, tokenize: str | None = None, lowercase: bool = False, max_order: int = 4,

@@ -22,6 +22,7 @@ import contextlib
 import contextvars
 import functools
 import inspect
+import os
 import sys
 import threading
 import warnings
@@ -127,13 +128,24 @@ class Task:
             self._bar = None
 
 
+def bar_width() -> dict:
+    """tqdm's size options for stderr: its terminal's, followed as it resizes; a fixed 80 x 24
+    where the terminal reports no size (``docker run -t``, ``script`` without a terminal), where
+    tqdm would otherwise fit its bars into 0 columns and 0 rows, i.e. draw nothing."""
+    try:
+        size = os.get_terminal_size(sys.stderr.fileno())
+    except (AttributeError, OSError, ValueError):
+        size = os.terminal_size((0, 0))
+    return {"dynamic_ncols": True} if size.columns > 0 and size.lines > 0 else {"ncols": 80, "nrows": 24}
+
+
 def _bar(what: str, total: Optional[int], unit: str, depth: int):
     try:
         from tqdm.auto import tqdm
     except ImportError:   # tqdm is a dependency, but a bar is never worth failing a call
         return None
     return tqdm(total=total, desc=what, unit=unit, file=sys.stderr, position=depth, leave=depth == 0,
-                delay=BAR_DELAY, dynamic_ncols=True, unit_scale=bool(total and total >= 100_000))
+                delay=BAR_DELAY, unit_scale=bool(total and total >= 100_000), **bar_width())
 
 
 @contextlib.contextmanager

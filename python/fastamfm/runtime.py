@@ -98,7 +98,36 @@ def __getattr__(name: str):
 
 def resolve_device(device: str) -> str:
     """A user's ``device=`` for fastamfm's CUDA kernels -> ``"cpu"``, ``"cuda"`` (GPU 0) or
-    ``"cuda:N"``; "auto" picks the GPU when ``HAS_CUDA``. "cpu" never touches CUDA."""
+    ``"cuda:N"``; "auto" picks the GPU when ``HAS_CUDA``. "cpu" never touches CUDA.
+
+    Parameters
+    ----------
+    device : str
+        "cpu", "cuda", "cuda:N" or "auto".
+
+    Returns
+    -------
+    str
+        "cpu", "cuda" (for "cuda" and "cuda:0") or "cuda:N".
+
+    Raises
+    ------
+    ValueError
+        Anything else than those four forms.
+    RuntimeError
+        A CUDA device asked for where CUDA is unavailable (the message says why), or an
+        index beyond the devices that answer.
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> fastamfm.resolve_device("cpu")
+    'cpu'
+    >>> fastamfm.resolve_device("gpu")
+    Traceback (most recent call last):
+        ...
+    ValueError: device must be 'cpu', 'cuda', 'cuda:N' or 'auto', got 'gpu'
+    """
     kind, index = parse_device(device)
     if kind == "cpu":
         return "cpu"

@@ -80,7 +80,45 @@ def prepare_texts(texts: list, tokenizer: _core.Tokenizer, name: str = "texts") 
 
 
 def tokenize(texts, *, preset: str = "whitespace", lowercase: bool = False, workers: int = -1) -> list[list[str]]:
-    """Tokenize a batch of texts with a preset; returns one token list per text."""
+    """Tokenize a batch of texts with a preset; returns one token list per text.
+
+    The presets are the tokenizers the metrics take as ``tokenize=``: what a metric sees.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The texts (may be empty).
+    preset : str, default "whitespace"
+        One of ``fastamfm.TOKENIZER_PRESETS``: "whitespace" (``str.split``), "amfm" (the
+        AM-FM toolkit's normalisation), sacrebleu's "13a", "intl", "char" and "zh",
+        rouge-score's "rouge" and "rouge-stem" (Porter stems).
+    lowercase : bool, default False
+        Lowercase first.
+    workers : int, default -1
+        Threads (-1: every core).
+
+    Returns
+    -------
+    list of list of str
+        The tokens of each text.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``preset``.
+    TypeError
+        ``texts`` a single string, or an item that is not a str.
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> fastamfm.tokenize(["Hello, World! It's 3.5 cats."])
+    [['Hello,', 'World!', "It's", '3.5', 'cats.']]
+    >>> fastamfm.tokenize(["Hello, World! It's 3.5 cats."], preset="13a")
+    [['Hello', ',', 'World', '!', "It's", '3.5', 'cats', '.']]
+    >>> fastamfm.tokenize(["Hello, World! It's 3.5 cats."], preset="rouge-stem")
+    [['hello', 'world', 'it', 's', '3', '5', 'cat']]
+    """
     tok = make_tokenizer(preset, lowercase)
     texts = as_text_list(texts, "texts", allow_empty=True)
     return tok.tokenize_batch(prepare_texts(texts, tok), workers)

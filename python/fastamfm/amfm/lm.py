@@ -129,6 +129,34 @@ class TokenScores:
     Flat arrays over every prediction of every sentence; sentence ``i`` owns
     ``offsets[i]:offsets[i+1]``. ``ngram_length`` is the length of the n-gram whose
     probability was used (as kenlm's ``full_scores`` reports it).
+
+    Parameters
+    ----------
+    log10 : numpy.ndarray
+        float32, the log10 probability of every prediction.
+    ngram_length : numpy.ndarray
+        The length of the n-gram used for each.
+    oov : numpy.ndarray
+        bool, whether the predicted word is unknown.
+    offsets : numpy.ndarray
+        n + 1 offsets of the sentences.
+
+    Raises
+    ------
+    IndexError
+        ``scores[i]`` out of range.
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> corpus = ["the cat sat on the mat", "a cat was on the mat", "the dog ran away",
+    ...           "a dog ran in the park", "the cat ran"]
+    >>> scores = fastamfm.NgramLM.train(corpus, order=2).token_scores(["the cat sat", "a bird"])
+    >>> len(scores), scores.offsets.tolist()  # three words and </s>, two words and </s>
+    (2, [0, 4, 7])
+    >>> log10, oov = scores[1]
+    >>> oov.tolist()
+    [False, True, False]
     """
 
     log10: np.ndarray
@@ -165,7 +193,61 @@ class NgramLM:
               vocab=None, workers: int = -1, max_memory=DEFAULT_MAX_MEMORY, tokenize: str = "amfm",
               lowercase: bool = False, discount_fallback=(0.5, 1.0, 1.5), gtmin=None, gtmax=None,
               temp_dir: str | None = None) -> "NgramLM":
-        """Train on ``corpus``: a path to a text file (one sentence per line) or an iterable of str."""
+        """Train on ``corpus``: a path to a text file (one sentence per line) or an iterable of str.
+
+        Parameters
+        ----------
+        corpus : str, path or iterable of str
+            The training sentences.
+        order : int, default 3
+            The n-gram order (1..6).
+        smoothing : {"kneser-ney", "katz"}, default "kneser-ney"
+            KenLM ``lmplz``'s modified Kneser-Ney or SRILM's Katz backoff (see the module docstring).
+        prune : float, optional
+            Relative-entropy pruning threshold (>= 0), as SRILM's ``-prune``.
+        vocab : str, path or sequence of str, optional
+            A closed vocabulary (a file of words or the words); other words count as ``<unk>``.
+        workers : int, default -1
+            Threads (-1: every core).
+        max_memory : int or str, default 1 GiB
+            Counts beyond this spill to sorted runs on disk (bytes, or e.g. "512M").
+        tokenize : str, default "amfm"
+            The tokenizer preset.
+        lowercase : bool, default False
+            Lowercase first.
+        discount_fallback : tuple of float, default (0.5, 1.0, 1.5)
+            Kneser-Ney discounts D1, D2, D3+ where the counts cannot give them.
+        gtmin, gtmax : int or sequence of int, optional
+            Katz only: SRILM's per-order count cut-offs and discounting limits.
+        temp_dir : str, optional
+            Where spilled runs go (default: the system's).
+
+        Returns
+        -------
+        NgramLM
+            The model; ``training_stats`` holds the sentences, tokens and spilled runs.
+
+        Raises
+        ------
+        ValueError
+            ``order`` out of range, an unknown ``smoothing`` or ``tokenize``, a bad ``prune``,
+            ``discount_fallback`` or ``max_memory``, ``gtmin``/``gtmax`` with Kneser-Ney.
+        TypeError
+            ``corpus`` given as bytes; a ``vocab`` word that is not a str.
+        FileNotFoundError
+            A corpus path that does not exist.
+
+        Examples
+        --------
+        >>> import fastamfm
+        >>> corpus = ["the cat sat on the mat", "a cat was on the mat", "the dog ran away",
+        ...           "a dog ran in the park", "the cat ran"]
+        >>> lm = fastamfm.NgramLM.train(corpus, order=2)
+        >>> lm
+        NgramLM(order=2, smoothing=kneser-ney, 1-grams=15, 2-grams=22, tok:amfm)
+        >>> lm.score(["the cat sat", "sat the cat"]).round(4).tolist()  # log10 p, as kenlm.Model.score
+        [-3.7466, -4.4618]
+        """
         _check_order(order)
         estimation = _Estimation.of(smoothing, prune, discount_fallback, gtmin, gtmax, int(order))
         tokenizer = make_tokenizer(tokenize, lowercase)

@@ -261,27 +261,67 @@ class LsiModel:
               progress: ProgressOption = None, tokenize: str = "amfm", lowercase: bool = False) -> "LsiModel":
         """Train on ``corpus``: a path to a UTF-8 text file (one sentence per line) or any iterable of str.
 
-        dims              dimensions k kept (default 100); at most min(terms, sentences)
-        weighting         "counts" (the toolkit's default), "tfidf" (scikit-learn's
-                          TfidfVectorizer: smooth idf, rows L2-normalised) or "log-entropy"
-        min_count         drop words occurring fewer times in the whole corpus
-        max_vocab         keep only this many of the most frequent words (ties by word)
-        seed              seeds the Gaussian test matrix; same seed, same machine -> same bits
-        oversampling      extra random directions (l = dims + oversampling)
-        power_iterations  subspace iterations with A A^T, re-orthonormalised after each
-        max_memory        bytes: keep the matrix on disk (in ``tmp_dir``) in chunks of about
-                          max_memory/8 and stream them each pass. The vocabulary statistics
-                          and a few terms x l float64 blocks come on top of the chunks.
-        progress          ``fastamfm.progress``'s option (default: a bar on stderr when it is
-                          a terminal; False; True; a callable of ``ProgressUpdate``), a task
-                          per stage: "LsiModel.train: read" (sentences; total the line count
-                          of a file, None for an iterable), ": build" (0 or 1 of 1) and
-                          ": svd" (chunk passes); also logged on "fastamfm.amfm.lsi". (A
-                          callable(stage, done, total), the protocol before 0.2, still works
-                          with a DeprecationWarning until 0.3.)
-        tmp_dir           where the chunk files go with max_memory (default: the system's)
-        tokenize          tokenizer preset: "amfm" (default, the toolkit's normalisation) or
-                          "whitespace" (str.split; ``lowercase=True`` lowercases first)
+        Parameters
+        ----------
+        corpus : str, path or iterable of str
+            The training sentences (each one document of the term-document matrix).
+        dims : int, default 100
+            Dimensions k kept; at most min(terms, sentences).
+        weighting : {"counts", "tfidf", "log-entropy"}, default "counts"
+            "counts" (the toolkit's default), "tfidf" (scikit-learn's TfidfVectorizer: smooth
+            idf, rows L2-normalised) or "log-entropy".
+        min_count : int, default 1
+            Drop words occurring fewer times in the whole corpus.
+        max_vocab : int, optional
+            Keep only this many of the most frequent words (ties by word).
+        seed : int, default 0
+            Seeds the Gaussian test matrix; same seed, same machine -> same bits.
+        workers : int, default -1
+            Threads (-1: every core).
+        oversampling : int, default 10
+            Extra random directions (l = dims + oversampling).
+        power_iterations : int, default 5
+            Subspace iterations with A A^T, re-orthonormalised after each.
+        max_memory : int, optional
+            Bytes: keep the matrix on disk (in ``tmp_dir``) in chunks of about max_memory/8
+            and stream them each pass. The vocabulary statistics and a few terms x l float64
+            blocks come on top of the chunks.
+        tmp_dir : str or path, optional
+            Where the chunk files go with ``max_memory`` (default: the system's).
+        progress : bool or callable, optional
+            ``fastamfm.progress``'s option (default: a bar on stderr when it is a terminal;
+            False; True; a callable of ``ProgressUpdate``), a task per stage: "LsiModel.train:
+            read" (sentences; total the line count of a file, None for an iterable), ": build"
+            (0 or 1 of 1) and ": svd" (chunk passes); also logged on "fastamfm.amfm.lsi". (A
+            callable(stage, done, total), the protocol before 0.2, still works with a
+            DeprecationWarning until 0.3.)
+        tokenize : {"amfm", "whitespace"}, default "amfm"
+            The tokenizer preset: the toolkit's normalisation, or ``str.split``.
+        lowercase : bool, default False
+            Lowercase first.
+
+        Returns
+        -------
+        LsiModel
+            The trained model.
+
+        Raises
+        ------
+        ValueError
+            A setting out of range or unknown, ``dims`` above the rank of the term-document matrix.
+        FileNotFoundError
+            A corpus path that does not exist.
+
+        Examples
+        --------
+        >>> import fastamfm
+        >>> corpus = ["the cat sat on the mat", "a cat was on the mat", "the dog ran away",
+        ...           "a dog ran in the park", "the cat ran"]
+        >>> lsi = fastamfm.LsiModel.train(corpus, dims=2, progress=False)
+        >>> lsi
+        LsiModel(12 terms, 2 dims, weighting=counts, tok:amfm)
+        >>> lsi.components.shape, lsi.unit_vectors(["the cat sat", "a dog ran"]).shape
+        ((12, 2), (2, 2))
         """
         with stages("LsiModel.train", progress, STAGE_UNITS) as report:
             return cls._train(lambda builder, tokenizer: _read_corpus(corpus, builder, tokenizer, workers, report),

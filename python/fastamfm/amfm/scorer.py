@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import registry
 from .._validation import as_text_list
 from .._version import __version__
 from ..references import References
@@ -136,6 +137,56 @@ class AMFM:
     (``"max"`` or ``"mean"``); ``am_combine`` / ``fm_combine`` set them one by one
     (AM: max | mean | centroid, FM: mean | max | maxmin). Text is tokenized as the
     LSI model was trained (``lsi.tokenizer``); ``tokenize``, when given, must name it.
+
+    Parameters
+    ----------
+    lsi : LsiModel
+        The model of AM.
+    lm : NgramLM
+        The model of FM, tokenizing as ``lsi`` does.
+    lam : float, default 0.5
+        The weight of AM in AM-FM, in [0, 1].
+    mean : {"arithmetic", "geometric", "harmonic"}, default "arithmetic"
+        How AM and FM combine (see ``combine_scores``).
+    dims : int, optional
+        Score with the first ``dims`` LSI dimensions; None: all.
+    combine : {"max", "mean"}, optional
+        The reference combination of both AM and FM.
+    am_combine : {"max", "mean", "centroid"}, optional
+        AM's alone (default "max").
+    fm_combine : {"mean", "max", "maxmin"}, optional
+        FM's alone (default "mean").
+    fm_normalization : {"per-word", "inverse-perplexity"}, default "per-word"
+        FM's length normalisation (see ``fluency``).
+    fm_oov : {"skip", "score"}, default "skip"
+        What FM does with unknown words.
+    tokenize : str, optional
+        Must be the LSI model's preset when given.
+    workers : int, default -1
+        Threads (-1: every core).
+
+    Raises
+    ------
+    TypeError
+        ``lsi`` not an ``LsiModel``, ``lm`` not an ``NgramLM``.
+    ValueError
+        A setting out of range or unknown, ``combine`` with ``am_combine``/``fm_combine``,
+        ``tokenize`` other than the model's, models that tokenize differently.
+
+    Examples
+    --------
+    A toy scorer trained on five sentences (``AMFM.default()`` is the packaged one):
+
+    >>> import fastamfm
+    >>> corpus = ["the cat sat on the mat", "a cat was on the mat", "the dog ran away",
+    ...           "a dog ran in the park", "the cat ran"]
+    >>> scorer = fastamfm.AMFM.train(corpus, dims=2, order=2)
+    >>> scorer
+    AMFM(lam=0.5, mean='arithmetic', dims=2, am_combine='max', fm_combine='mean', vocabulary=12, lm_order=2)
+    >>> res = scorer.score(["the cat sat on the mat", "a dog ran"],
+    ...                    [["the cat sat on a mat", "a cat was on the mat"], ["the dog ran away"]])
+    >>> res.columns, res.amfm.round(4).tolist()
+    (('AM', 'FM', 'AM-FM'), [0.8751, 0.9201])
     """
 
     def __init__(self, lsi, lm, *, lam: float = 0.5, mean: str = "arithmetic", dims: int | None = None,
@@ -181,7 +232,51 @@ class AMFM:
         iterable of str) and return the scorer. ``dims``: LSI dimensions trained (scoring
         uses all; ``with_settings(dims=k)`` scores with fewer). ``tokenize``: "amfm" (the
         toolkit's normalisation, default) or "whitespace". ``settings`` are AMFM's own
-        (lam, mean, combine, am_combine, fm_combine, fm_normalization, fm_oov)."""
+        (lam, mean, combine, am_combine, fm_combine, fm_normalization, fm_oov).
+
+        Parameters
+        ----------
+        corpus : str, path or iterable of str
+            The training sentences, or a text file with one a line.
+        dims : int, default 100
+            LSI dimensions (at most min(terms, sentences)).
+        weighting : {"counts", "tfidf", "log-entropy"}, default "counts"
+            The LSI term weighting (see ``LsiModel.train``).
+        min_count : int, default 1
+            Drop words rarer than this (LSI).
+        max_vocab : int, optional
+            Keep only this many of the most frequent words (LSI).
+        order : int, default 3
+            The n-gram LM's order.
+        smoothing : str, default "kneser-ney"
+            The LM's smoothing (see ``NgramLM.train``).
+        prune : float, optional
+            The LM's pruning threshold.
+        tokenize : {"amfm", "whitespace"}, default "amfm"
+            The tokenizer of both models.
+        lowercase : bool, default False
+            Lowercase first.
+        seed : int, default 0
+            The LSI's random seed.
+        workers : int, default -1
+            Threads (-1: every core).
+        lsi_options, lm_options : mapping, optional
+            Further options of ``LsiModel.train`` / ``NgramLM.train``.
+        **settings
+            The scorer's settings (``lam``, ``mean``, ``combine``, ...).
+
+        Returns
+        -------
+        AMFM
+            The scorer of the two trained models.
+
+        Raises
+        ------
+        TypeError
+            ``corpus`` given as bytes; an unknown setting (found only once both models are trained).
+        ValueError
+            What ``LsiModel.train``, ``NgramLM.train`` or the scorer's settings reject.
+        """
         from .lm import NgramLM
         from .lsi import LsiModel
 
@@ -329,12 +424,9 @@ class AMFM:
     # --- scoring ------------------------------------------------------------------
     def metrics(self, *, workers: int | None = None) -> list:
         """The registry metrics ``am``, ``fm`` and ``amfm`` with this scorer's models and settings."""
-        from .adequacy import Adequacy
-        from .fluency import Fluency
-        from .metric import AMFMScore      # (they import this module)
-
+        # Through the registry: the metric classes import this module.
         w = self._workers if workers is None else workers
-        return [Adequacy.of_scorer(self, workers=w), Fluency.of_scorer(self, workers=w), AMFMScore.of_scorer(self, workers=w)]
+        return [registry.metric_class(name).from_options(model=self, workers=w) for name in ("am", "fm", "amfm")]
 
     def references(self, refs) -> References:
         """``refs`` as a ``References`` to reuse across systems (what AM and FM derive
@@ -345,7 +437,37 @@ class AMFM:
 
     def score(self, hyps, refs, *, workers: int | None = None) -> MetricResult:
         """AM, FM and AM-FM of every response: ``res.am``, ``res.fm``, ``res.amfm``
-        (columns ``AM``, ``FM``, ``AM-FM``); ``res.corpus`` holds their means."""
+        (columns ``AM``, ``FM``, ``AM-FM``); ``res.corpus`` holds their means.
+
+        Parameters
+        ----------
+        hyps : sequence of str or Hypotheses
+            The n responses.
+        refs : sequence of sequences of str, or References
+            ``refs[i]``: the references of ``hyps[i]`` (a ``References`` reused across calls
+            keeps the models' work on it).
+        workers : int, optional
+            Threads for this call (default: the scorer's; -1 every core).
+
+        Returns
+        -------
+        MetricResult
+            Columns ``AM``, ``FM``, ``AM-FM`` (float64 [n]) and their means in ``.corpus``.
+
+        Raises
+        ------
+        ValueError
+            ``hyps`` empty, of another length than ``refs``, or a response without references.
+        TypeError
+            ``hyps`` or ``refs`` not a sequence of strings (of sequences of strings).
+
+        Examples
+        --------
+        >>> import fastamfm
+        >>> res = fastamfm.AMFM.default().score(["i can check it"], [["let me check it"]])
+        >>> res.columns, len(res)
+        (('AM', 'FM', 'AM-FM'), 1)
+        """
         from ..pipeline import Pipeline
 
         w = self._workers if workers is None else workers

@@ -193,6 +193,66 @@ def tune(systems: Mapping, refs, human, *, corpus=None, model: AMFM | None = Non
     (``level="utterance"``). Give either ``model`` (an ``AMFM``: its LSI is truncated
     to each ``dims``; its LM is the only order) or ``corpus`` to train one LSI with
     ``max(dims)`` dimensions and one LM per order.
+
+    Parameters
+    ----------
+    systems : mapping of str to sequence of str
+        ``{name: responses}``, every system answering the same inputs.
+    refs : sequence of sequences of str, or References
+        The references shared by all systems.
+    human : mapping of str to float, or of str to sequence of float
+        ``{name: rating}`` (system level) or ``{name: per-response ratings}`` (utterance level).
+    corpus : str, path or iterable of str, optional
+        Sentences to train the models on; give this or ``model``.
+    model : AMFM, optional
+        A scorer to tune around; give this or ``corpus``.
+    lams : float or sequence of float, default 0.0, 0.1, ..., 1.0
+        The AM weights tried, each in [0, 1].
+    dims : int or sequence of int, optional
+        LSI dimensions tried (default: the model's, or 100).
+    orders : int or sequence of int, optional
+        LM orders tried (``corpus`` only; default 3).
+    combines : sequence of (str, str), default (("max", "mean"),)
+        (AM, FM) reference combinations tried.
+    means : str or sequence of str, default ("arithmetic",)
+        AM-FM means tried (see ``combine_scores``).
+    level : {"system", "utterance"}, default "system"
+        Correlate system means or per-response scores.
+    weighting, smoothing, min_count, max_vocab, tokenize, lowercase, seed
+        The training settings of ``LsiModel.train`` and ``NgramLM.train`` (``corpus`` only).
+    workers : int, default -1
+        Threads (-1: every core).
+
+    Returns
+    -------
+    TuningResult
+        One row per setting with its Pearson and Spearman correlations (and p-values);
+        ``best(by=)`` picks a row, ``curve(vary, ...)`` gives a slice.
+
+    Raises
+    ------
+    ValueError
+        Both or neither of ``model`` and ``corpus``, a setting out of range, a system without
+        ratings, ratings of the wrong count, an unknown ``level`` or mean.
+    TypeError
+        ``systems`` or ``human`` not a mapping, ``model`` not an ``AMFM``.
+    ImportError
+        scipy not installed (the ``analysis`` extra).
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> corpus = ["the cat sat on the mat", "a cat was on the mat", "the dog ran away",
+    ...           "a dog ran in the park", "the cat ran"]
+    >>> scorer = fastamfm.AMFM.train(corpus, dims=2, order=2)
+    >>> systems = {"A": ["the cat sat on the mat", "a dog ran"], "B": ["a cat", "the dog"],
+    ...            "C": ["mat", "park"], "D": ["the cat was on a mat", "the dog ran in the park"]}
+    >>> human = {"A": 4.5, "B": 3.0, "C": 1.0, "D": 4.0}
+    >>> result = fastamfm.tune(systems, [["the cat sat on a mat"], ["the dog ran away"]], human,
+    ...                        model=scorer, lams=[0.0, 0.5, 1.0])
+    >>> lams, pearson = result.curve("lam")
+    >>> lams.tolist(), pearson.round(4).tolist(), result.best().lam
+    ([0.0, 0.5, 1.0], [0.9299, 0.9394, 0.9458], 1.0)
     """
     from .lm import NgramLM
     from .lsi import LsiModel

@@ -492,6 +492,40 @@ def metric_correlations(scores, *, method: str = "pearson", level: str = "uttera
 
     At ``level="system"`` with ``systems`` labels (or per-system mappings), each metric
     is first reduced to one score per system (``system_score``, as ``correlate``).
+
+    Parameters
+    ----------
+    scores : mapping, DataFrame or mapping of str to MetricResult
+        At least two metrics' scores (the forms ``correlate`` takes).
+    method : {"pearson", "spearman", "kendall"}, default "pearson"
+        The coefficient.
+    level : {"utterance", "system"}, default "utterance"
+        One point per response, or per system.
+    systems : sequence, optional
+        Per response its system (system level).
+    system_score : {"corpus", "mean"}, default "corpus"
+        How a system's score is formed at system level.
+
+    Returns
+    -------
+    CorrelationMatrix
+        ``names``, ``values`` [m, m] and ``p_values``; ``str()`` prints the matrix.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two metrics or three points, metrics of different lengths or systems,
+        an unknown method, level or ``system_score``.
+    ImportError
+        scipy not installed (the ``analysis`` extra).
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> matrix = fastamfm.metric_correlations({"bleu": [0.1, 0.4, 0.35, 0.8, 0.6],
+    ...                                        "chrf": [20, 45, 40, 70, 66], "length": [9, 3, 7, 4, 2]})
+    >>> matrix.names, matrix.values.round(4).tolist()
+    (['bleu', 'chrf', 'length'], [[1.0, 0.9796, -0.7454], [0.9796, 1.0, -0.8322], [-0.7454, -0.8322, 1.0]])
     """
     rule = _check_system_score(system_score)
     (method,) = _check_methods(method)
@@ -538,7 +572,35 @@ def cluster_metrics(matrix: CorrelationMatrix, *, linkage: str = "average") -> M
     """Agglomerative clustering of the metrics of ``matrix`` with distance 1 − correlation
     (0 for identical rankings, 2 for opposite ones) and ``linkage`` ("average": UPGMA,
     as Feng & Rong; or "single", "complete", "weighted"). Leaves are ordered so that
-    neighbours are as close as possible (scipy's optimal leaf ordering)."""
+    neighbours are as close as possible (scipy's optimal leaf ordering).
+
+    Parameters
+    ----------
+    matrix : CorrelationMatrix
+        A ``metric_correlations`` result (at least two metrics, none constant).
+    linkage : {"average", "single", "complete", "weighted"}, default "average"
+        scipy's linkage method.
+
+    Returns
+    -------
+    MetricClustering
+        ``names``, scipy's ``linkage`` matrix, the leaf ``order``, the ``distances`` and the ``method``.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``linkage``, fewer than two metrics, a metric with undefined correlations.
+    ImportError
+        scipy not installed (the ``analysis`` extra).
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> matrix = fastamfm.metric_correlations({"bleu": [0.1, 0.4, 0.35, 0.8, 0.6],
+    ...                                        "chrf": [20, 45, 40, 70, 66], "length": [9, 3, 7, 4, 2]})
+    >>> fastamfm.cluster_metrics(matrix).order
+    ['length', 'bleu', 'chrf']
+    """
     try:
         from scipy.cluster import hierarchy
         from scipy.spatial.distance import squareform

@@ -171,12 +171,63 @@ def compare_metrics(scores, human, *, method: str = "williams", level: str = "ut
     """Which metrics correlate significantly better with ``human`` than which others.
 
     ``scores``/``human``/``level``/``systems`` as for ``fastamfm.correlate``: at
-    ``level="utterance"`` one point per response, at ``"system"`` one per system (mean
-    scores; ``human`` as ``{system: rating}`` or aligned with ``systems`` labels).
+    ``level="utterance"`` one point per response, at ``"system"`` one per system (each
+    system's score formed as ``correlate``'s default ``system_score="corpus"`` forms it: the
+    corpus score where the metric has one, else the mean of the sentence scores; ``human``
+    as ``{system: rating}`` or aligned with ``systems`` labels).
     ``method="williams"`` tests Pearson correlations (Williams' t); ``"bootstrap"``
     resamples the items (``resamples`` draws from ``numpy.random.default_rng(seed)``)
     for ``correlation`` = "spearman" (its default), "kendall" or "pearson".
     ``correction`` ("holm" default, "bonferroni", "none") runs over the metric pairs.
+
+    Parameters
+    ----------
+    scores : mapping, DataFrame or mapping of str to MetricResult
+        At least two metrics' scores (the forms ``correlate`` takes).
+    human : array or mapping of str to float
+        The human judgements.
+    method : {"williams", "bootstrap"}, default "williams"
+        Williams' test of Pearson correlations, or a paired bootstrap.
+    level : {"utterance", "system"}, default "utterance"
+        One point per response, or per system.
+    systems : sequence, optional
+        Per response its system (system level).
+    correlation : {"pearson", "spearman", "kendall"}, optional
+        The coefficient compared; None: "pearson" (Williams) or "spearman" (bootstrap).
+    resamples : int, default 1000
+        Bootstrap resamples.
+    seed : int, default 0
+        The bootstrap's seed.
+    correction : {"holm", "bonferroni", "none"}, default "holm"
+        The multiple-comparison correction over the metric pairs.
+    alpha : float, default 0.05
+        Adjusted p-values below it are significant.
+
+    Returns
+    -------
+    MetricComparison
+        ``correlations``, the one-sided ``p_values``/``p_adjusted`` matrices, ``significant``;
+        ``p_value(better, worse)``, ``better_than(metric)``; ``str()`` prints the table.
+
+    Raises
+    ------
+    ValueError
+        An unknown method, correlation or correction, Williams with another coefficient,
+        fewer than two metrics or too few points, constant scores or ratings, misaligned inputs.
+    ImportError
+        scipy not installed (the ``analysis`` extra).
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> human = [1, 2, 3, 4, 5, 2, 4, 1, 5, 3]
+    >>> scores = {"good": [1.1, 2.2, 2.9, 4.1, 4.8, 2.1, 3.7, 1.2, 5.2, 3.1],
+    ...           "noisy": [2, 1, 4, 3, 5, 4, 2, 1, 3, 5]}
+    >>> comparison = fastamfm.compare_metrics(scores, human)
+    >>> comparison.correlations.round(4).tolist(), round(comparison.p_value("good", "noisy"), 6)
+    ([0.9938, 0.5], 0.000367)
+    >>> comparison.better_than("noisy")
+    ['good']
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")

@@ -324,9 +324,10 @@ def bertscore(hyps, refs, *, encoder=DEFAULT_MODEL, layer: int | None = None, id
     ImportError
         PyTorch or transformers not installed (the ``deep`` extra).
     """
-    from .metrics import BERTScore     # (it imports this module)
+    from ..registry import metric_class   # (the metric class imports this module)
 
     encoder = renamed_keyword("bertscore", "model", "encoder", model, encoder, DEFAULT_MODEL)
-    metric = BERTScore(encoder=encoder, layer=layer, idf=idf, baseline=baseline, peer_batch=peer_batch,
-                       batch_size=batch_size, device=device, workers=workers)
+    metric = metric_class("bertscore").from_options(encoder=encoder, layer=layer, idf=idf, baseline=baseline,
+                                                    peer_batch=peer_batch, batch_size=batch_size, device=device,
+                                                    workers=workers)
     return metric.score(hyps, refs, what="bertscore")

@@ -152,11 +152,12 @@ def deep_am(hyps, refs=None, contexts=None, *, encoder=DEFAULT_MODEL, combine: s
     ImportError
         PyTorch or transformers not installed (the ``deep`` extra).
     """
-    from .metrics import DeepAM        # (it imports this module)
+    from ..registry import metric_class   # (the metric class imports this module)
 
     if (refs is None) == (contexts is None):
         raise ValueError("deep_am: give either refs (reference-based) or contexts (reference-free), not both")
     # ``device``: where a model to load goes (a loaded encoder stays on its own).
-    metric = DeepAM(encoder=encoder, combine=combine, context=context, recency=recency,
-                    mode="references" if refs is not None else "context", device=device, workers=workers)
+    metric = metric_class("deep_am").from_options(encoder=encoder, combine=combine, context=context, recency=recency,
+                                                  mode="references" if refs is not None else "context",
+                                                  device=device, workers=workers)
     return metric.score(hyps, refs, contexts, what="deep_am")

@@ -6,8 +6,10 @@
     scorer.score(hyps, refs, contexts=contexts)      # both
     scorer.reward(hyps, refs=..., contexts=...)      # float32 torch tensor, for training loops
 
-Columns (``MetricResult``): ``am``, ``fm``, ``amfm`` and ``normalized`` (and ``followup`` in
-the reference-free mode).
+Columns (``MetricResult``): ``deep_amfm_am``, ``deep_amfm_fm``, ``deep_amfm`` and
+``deep_amfm_normalized`` (and ``deep_amfm_followup`` in the three-component reference-free
+mode), called ``am``, ``fm``, ``amfm``, ``normalized`` and ``followup`` below (their names
+before 0.2, still readable with a DeprecationWarning).
 
 ``am``: Deep AM (``fastamfm.deep.deep_am``): with references, the maximum cosine between
 the response and its references (Deep AM-FM; no clipping); with contexts only, the cosine
@@ -141,7 +143,46 @@ def _check_lam(lam) -> float:
 
 class DeepAMFM:
     """Deep AM-FM scorer (see the module docstring). Immutable; thread-safe as its models are
-    (``NeuralLM`` runs one call at a time, ``SentenceEncoder`` is re-entrant)."""
+    (``NeuralLM`` runs one call at a time, ``SentenceEncoder`` is re-entrant).
+
+    ``DeepAMFM.default()`` loads the packaged models; ``DeepAMFM.load(directory)`` a trained scorer.
+
+    Parameters
+    ----------
+    encoder : SentenceEncoder, optional
+        The sentence encoder of AM; None: the packaged all-MiniLM-L6-v2.
+    lm : NeuralLM or NgramLM, optional
+        The LM of FM; None: the packaged SmolLM2. An ``NgramLM`` gives the hybrid (references only).
+    lam : float, optional
+        The weight of AM in every mode, in [0, 1]; None: the measured defaults (0.9 with
+        references, 0.4 reference-free, 0.5 with both; 0.5 for "am+fm+followup").
+    device : str, default "auto"
+        Where the packaged models load.
+    am_context : {"last", "joined", "recency"}, default "recency"
+        The reference-free AM's view of the context (as ``deep_am``'s ``context``).
+    recency : float, default 0.5
+        The turn weight of ``am_context="recency"``, in (0, 1].
+    fm_formula : {"dstc10", "ratio"}, default "dstc10"
+        The FM formula with references.
+    fm_combine : {"max", "maxmin", "mean"}, default "max"
+        How FM combines over the references.
+    fm_context_formula : {"pmi-total", "pmi"}, default "pmi-total"
+        The FM formula with contexts.
+    calibration : Calibration, optional
+        The fixed affine calibration of the components (default: ``DEFAULT_CALIBRATION``).
+    context_combination : {"am+fm", "am+fm+followup"}, default "am+fm"
+        The reference-free combination.
+    workers : int, default -1
+        CPU threads (-1: every core).
+
+    Raises
+    ------
+    ValueError
+        An unknown formula, combination or context mode, ``recency`` or ``lam`` out of range,
+        "am+fm+followup" with a calibration without its scale or with an n-gram LM.
+    TypeError
+        ``lm`` not a ``NeuralLM``/``NgramLM``, ``encoder`` without ``encode``/``describe``.
+    """
 
     def __init__(self, encoder=None, lm=None, *, lam: float | None = None, device: str = "auto",
                  am_context: str = DEFAULT_CONTEXT, recency: float = DEFAULT_RECENCY, fm_formula: str = "dstc10",
@@ -418,7 +459,31 @@ class DeepAMFM:
         +1: one standard deviation better; see the module docstring: it may lie outside am
         and fm), ``deep_amfm_normalized`` = Phi(deep_amfm) in [0, 1], and
         ``deep_amfm_followup`` where the mode combines the followup score.
-        ``progress``: per encoder and LM forward batch (``fastamfm.progress``)."""
+        ``progress``: per encoder and LM forward batch (``fastamfm.progress``).
+
+        Parameters
+        ----------
+        hyps : sequence of str
+            The n responses.
+        refs : sequence of sequences of str, or References, optional
+            ``refs[i]``: the references of ``hyps[i]``.
+        contexts : sequence, optional
+            Per response the dialogue before it. Give ``refs``, ``contexts`` or both.
+        progress : bool or callable, optional
+            ``fastamfm.progress``'s option.
+
+        Returns
+        -------
+        MetricResult
+            Columns ``deep_amfm_am``, ``deep_amfm_fm``, ``deep_amfm``, ``deep_amfm_normalized``
+            (and ``deep_amfm_followup``), float64 [n], and their means in ``.corpus``.
+
+        Raises
+        ------
+        ValueError
+            Neither ``refs`` nor ``contexts``; contexts alone with the n-gram hybrid; inputs of
+            different lengths or a response without references.
+        """
         mode = self.mode(refs, contexts)
         found = self.components(hyps, refs, contexts, which=self.parts(mode))
         am, fm, amfm = self.combine(found, mode)
@@ -432,7 +497,31 @@ class DeepAMFM:
     @reports_progress
     def reward(self, hyps, refs=None, contexts=None, *, normalized: bool = False, progress: ProgressOption = None):
         """amfm per response (the calibrated scale; ``normalized=True``: Phi(amfm) in [0, 1])
-        as a float32 torch tensor on the LM's device (numpy float32 for the n-gram hybrid)."""
+        as a float32 torch tensor on the LM's device (numpy float32 for the n-gram hybrid).
+
+        Parameters
+        ----------
+        hyps : sequence of str
+            The n responses (completions) to reward.
+        refs : sequence of sequences of str, or References, optional
+            ``refs[i]``: the references of ``hyps[i]``.
+        contexts : sequence, optional
+            Per response the dialogue before it. Give ``refs``, ``contexts`` or both.
+        normalized : bool, default False
+            Phi(amfm) in [0, 1] instead of the calibrated scale.
+        progress : bool or callable, optional
+            ``fastamfm.progress``'s option.
+
+        Returns
+        -------
+        torch.Tensor or numpy.ndarray
+            float32 [n]: a tensor on the LM's device, or an array for the n-gram hybrid.
+
+        Raises
+        ------
+        ValueError
+            As ``score``.
+        """
         mode = self.mode(refs, contexts)
         _, _, amfm = self.combine(self.components(hyps, refs, contexts, which=self.parts(mode)), mode)
         values = (normalized_scores(amfm) if normalized else amfm).astype(np.float32)

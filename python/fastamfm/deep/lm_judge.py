@@ -95,7 +95,32 @@ class LMJudge:
     ``NeuralLM`` or a model to load (default the packaged SmolLM2); ``aspects``: names of
     ``ASPECTS`` or {name: question}; ``combined``: the aspects averaged into ``lm_judge``
     (default: those of ``DEFAULT_COMBINED`` present, else all); ``references``: show the
-    references in the prompt when given. ``reward`` rates the ``combined`` aspects only."""
+    references in the prompt when given. ``reward`` rates the ``combined`` aspects only.
+
+    Parameters
+    ----------
+    lm : NeuralLM, str or path, optional
+        The judge: a loaded ``NeuralLM``, or a model to load; None: the packaged SmolLM2.
+    aspects : sequence of str or mapping of str to str, default every name of ``ASPECTS``
+        Aspect names of ``ASPECTS``, or ``{name: question}`` (a column ``lm_judge_<name>`` each).
+    combined : sequence of str, optional
+        The aspects averaged into ``lm_judge``; None: ``DEFAULT_COMBINED`` (groundedness)
+        where present, else every aspect.
+    references : bool, default True
+        Show up to 3 references in the prompt when they are given.
+    device : str, default "auto"
+        Where a model to load goes.
+    method : {"auto", "cache", "tree", "separate"}, default "auto"
+        How the aspects' continuations share the prompt (``fastamfm.neural.continuations``).
+
+    Raises
+    ------
+    ValueError
+        An unknown or empty aspect list, a ``combined`` aspect not among ``aspects``, an
+        unknown ``method``.
+    TypeError
+        ``aspects`` a single str, ``references`` not a bool.
+    """
 
     def __init__(self, lm=None, *, aspects=DEFAULT_ASPECTS, combined=None, references: bool = True,
                  device: str = "auto", method: str = "auto"):
@@ -173,7 +198,32 @@ class LMJudge:
     @reports_progress
     def score(self, hyps, refs=None, contexts=None, *, progress: ProgressOption = None) -> MetricResult:
         """``lm_judge`` and ``lm_judge_<aspect>`` per reply; ``.extra["log_probs"]`` [n, A, 5];
-        ``progress``: per forward batch (``fastamfm.progress``)."""
+        ``progress``: per forward batch (``fastamfm.progress``).
+
+        Parameters
+        ----------
+        hyps : sequence of str
+            The n replies.
+        refs : sequence of sequences of str, optional
+            Their references, shown in the prompt when the judge was built with ``references=True``.
+        contexts : sequence
+            Per reply the dialogue before it (required).
+        progress : bool or callable, optional
+            ``fastamfm.progress``'s option.
+
+        Returns
+        -------
+        MetricResult
+            Columns ``lm_judge`` and ``lm_judge_<aspect>`` (ratings in [1, 5], float64 [n]),
+            their means in ``.corpus``; ``.extra["log_probs"]`` and ``.extra["aspects"]``.
+
+        Raises
+        ------
+        ValueError
+            No ``contexts``; inputs of different lengths.
+        TypeError
+            ``hyps`` not a sequence of strings; ``refs`` and ``contexts`` both positional.
+        """
         log_probs = self.log_probs(hyps, refs=refs, contexts=contexts)
         columns = self.columns_from(log_probs)
         corpus = {c: float(np.mean(v)) if len(v) else float("nan") for c, v in columns.items()}
@@ -183,7 +233,29 @@ class LMJudge:
     @refs_before_contexts
     @reports_progress
     def reward(self, hyps, refs=None, contexts=None, *, progress: ProgressOption = None):
-        """``lm_judge`` per reply as a float32 torch tensor on the LM's device."""
+        """``lm_judge`` per reply as a float32 torch tensor on the LM's device.
+
+        Parameters
+        ----------
+        hyps : sequence of str
+            The n replies (completions) to reward.
+        refs : sequence of sequences of str, optional
+            Their references (see ``score``).
+        contexts : sequence
+            Per reply the dialogue before it (required).
+        progress : bool or callable, optional
+            ``fastamfm.progress``'s option.
+
+        Returns
+        -------
+        torch.Tensor
+            float32 [n]: the mean rating of the ``combined`` aspects, in [1, 5].
+
+        Raises
+        ------
+        ValueError
+            As ``score``.
+        """
         from ..runtime import import_torch
 
         log_probs = self.log_probs(hyps, refs=refs, contexts=contexts, aspects=self.combined)

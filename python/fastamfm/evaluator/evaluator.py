@@ -72,7 +72,26 @@ class DialogueEncoder:
 
 
 class Evaluator:
-    """A loaded evaluator (see the module docstring). Immutable and thread-safe."""
+    """A loaded evaluator (see the module docstring). Immutable and thread-safe.
+
+    Build it with ``Evaluator.load(directory)`` (a ``fastamfm train --evaluator`` /
+    ``fastamfm.train_evaluator`` output); the constructor takes the parts ``load`` reads.
+
+    Parameters
+    ----------
+    directory : Path
+        The evaluator directory.
+    encoder : SentenceEncoder
+        The frozen sentence encoder.
+    head : torch.nn.Module
+        The trained head, on the encoder's device.
+    manifest : dict
+        ``evaluator.json``'s content (scoring settings, combination).
+    fingerprint : str
+        The directory's content fingerprint (in the signature).
+    vectors : TurnVectors, optional
+        A cache of the encoder's turn vectors to share; None: the evaluator's own.
+    """
 
     def __init__(self, *, directory: Path, encoder, head, manifest: dict, fingerprint: str, vectors=None):
         # ``vectors``: a ``TurnVectors`` of ``encoder`` to share (the ablation benchmark
@@ -92,7 +111,32 @@ class Evaluator:
     @classmethod
     def load(cls, directory, *, device: str = "auto", workers: int = -1) -> "Evaluator":
         """The evaluator in ``directory`` (``train_evaluator``'s output). Every file is
-        checked against ``checksums.json`` first; a changed file is a ``FormatError``."""
+        checked against ``checksums.json`` first; a changed file is a ``FormatError``.
+
+        Parameters
+        ----------
+        directory : str or path
+            The evaluator directory.
+        device : str, default "auto"
+            Where the encoder and head go ("cpu", "cuda[:N]", "auto").
+        workers : int, default -1
+            CPU threads (-1: every core).
+
+        Returns
+        -------
+        Evaluator
+            The loaded evaluator.
+
+        Raises
+        ------
+        FileNotFoundError
+            ``directory`` is not an evaluator directory (no ``evaluator.json``).
+        FormatError
+            A file that does not match ``checksums.json``, or an unusable manifest or head
+            (a ``ValueError``).
+        ImportError
+            PyTorch or transformers not installed (the ``deep`` extra).
+        """
         from ..errors import format_error
         from ..models.directory import content_fingerprint, verify_directory
         from ..neural.encoder import SentenceEncoder
@@ -192,7 +236,33 @@ class Evaluator:
     def score(self, hyps, refs=None, contexts=None, *, progress: ProgressOption = None) -> MetricResult:
         """Every column per response, named as ``evaluate(metrics=["evaluator"])`` names them
         (``evaluator``, ``evaluator_relevance``, ...; ``evaluator_reference`` with references);
-        corpus scores: the columns' means; ``progress``: per encoder batch (``fastamfm.progress``)."""
+        corpus scores: the columns' means; ``progress``: per encoder batch (``fastamfm.progress``).
+
+        Parameters
+        ----------
+        hyps : sequence of str
+            The n responses.
+        refs : sequence of sequences of str, optional
+            Their references: adds ``evaluator_reference``.
+        contexts : sequence
+            Per response the dialogue before it (required): a list of turns or a str with
+            newlines; the last ``context_turns`` turns are read.
+        progress : bool or callable, optional
+            ``fastamfm.progress``'s option.
+
+        Returns
+        -------
+        MetricResult
+            Columns ``evaluator``, ``evaluator_relevance``, ``evaluator_validity``,
+            ``evaluator_coherence`` (and ``evaluator_reference``), each in [0, 1], float64 [n].
+
+        Raises
+        ------
+        ValueError
+            No ``contexts``; inputs of different lengths.
+        TypeError
+            ``hyps`` not a sequence of strings; ``refs`` and ``contexts`` both positional.
+        """
         found = self.components(hyps, refs=refs, contexts=contexts)
         columns = {result_column(c): found[c] for c in COLUMNS if c in found}
         return MetricResult("evaluator", {c: float(v.mean()) if len(v) else float("nan") for c, v in columns.items()},
@@ -201,7 +271,29 @@ class Evaluator:
     @refs_before_contexts
     @reports_progress
     def reward(self, hyps, refs=None, contexts=None, *, progress: ProgressOption = None):
-        """The ``evaluator`` column as a float32 torch tensor on the evaluator's device."""
+        """The ``evaluator`` column as a float32 torch tensor on the evaluator's device.
+
+        Parameters
+        ----------
+        hyps : sequence of str
+            The n responses (completions) to reward.
+        refs : sequence of sequences of str, optional
+            Their references.
+        contexts : sequence
+            Per response the dialogue before it (required).
+        progress : bool or callable, optional
+            ``fastamfm.progress``'s option.
+
+        Returns
+        -------
+        torch.Tensor
+            float32 [n] in [0, 1].
+
+        Raises
+        ------
+        ValueError
+            As ``score``.
+        """
         from ..runtime import import_torch
 
         values = self.components(hyps, refs=refs, contexts=contexts)["evaluator"].astype(np.float32)

@@ -140,7 +140,26 @@ def _amfm_identity(model) -> str:
 # --- the scorer ----------------------------------------------------------------------
 
 class LearnedScorer:
-    """A fitted ADEM or stacked combiner; build with ``fit`` or ``load``."""
+    """A fitted ADEM or stacked combiner; build with ``fit`` or ``load``.
+
+    ``score`` then rates responses on the ratings' scale (column ``Learned``); ``save``
+    writes it to one file.
+
+    Examples
+    --------
+    A stacked combiner of BLEU-2 and ROUGE-L fitted to six ratings:
+
+    >>> import fastamfm
+    >>> hyps = ["the cat sat on the mat", "a dog ran", "a cat", "the dog ran in the park", "mat", "the cat ran"]
+    >>> refs = [["the cat sat on a mat"], ["the dog ran away"], ["a cat sat"], ["a dog ran in the park"],
+    ...         ["the mat"], ["the cat ran off"]]
+    >>> scorer = fastamfm.LearnedScorer.fit([5, 3, 2, 4, 1, 4], hyps, refs, kind="stack",
+    ...                                     metrics=["BLEU-2", "ROUGE-L"])
+    >>> scorer.kind, scorer.uses_references, scorer.uses_contexts
+    ('stack', True, False)
+    >>> scorer.score(hyps, refs)["Learned"].round(4).tolist()
+    [3.8243, 2.6452, 3.4201, 4.2639, 0.9842, 3.8622]
+    """
 
     def __init__(self, kind: str, model, settings: dict, *, encoder=None, amfm=None, evaluator=None):
         # Private: fit() and load() check everything before they get here.
@@ -175,6 +194,36 @@ class LearnedScorer:
         AM, FM and LM: default the packaged one), ``evaluator`` (a trained ``Evaluator`` or
         its directory: its columns ``Evaluator``, ``Evaluator-relevance``,
         ``Evaluator-validity`` join the stack, by default its sub-scores).
+
+        Parameters
+        ----------
+        ratings : sequence of float
+            One human rating per response.
+        hyps : sequence of str
+            The n rated responses.
+        refs : sequence of sequences of str, optional
+            Their references; give ``refs``, ``contexts`` or both.
+        contexts : sequence, optional
+            Their dialogue contexts.
+        kind : {"adem", "stack"}, default "adem"
+            ADEM or a stacked combiner of metric columns.
+        encoder, dims, prior, regularization, penalty, context_decay, seed
+            ADEM's settings (see above).
+        metrics, columns, weights, model, evaluator
+            The stacked combiner's settings (see above).
+
+        Returns
+        -------
+        LearnedScorer
+            The fitted scorer.
+
+        Raises
+        ------
+        ValueError
+            An unknown ``kind`` or setting, ratings of another count than ``hyps``, neither
+            ``refs`` nor ``contexts``, a column the inputs do not allow, too few ratings for ``dims``.
+        TypeError
+            Ratings that are not numbers, responses or references that are not strings.
         """
         _choice(kind, KINDS, "kind")
         hyps = _hyps(hyps)
@@ -293,7 +342,32 @@ class LearnedScorer:
     # --- scoring -------------------------------------------------------------------------
     def score(self, hyps, refs=None, contexts=None, *, columns: Mapping | None = None) -> MetricResult:
         """Scores of ``hyps`` on the ratings' scale; ``columns`` are the caller's own
-        columns a stacked combiner was fitted with."""
+        columns a stacked combiner was fitted with.
+
+        Parameters
+        ----------
+        hyps : sequence of str
+            The n responses.
+        refs : sequence of sequences of str, optional
+            Their references (required when the scorer was fitted with references).
+        contexts : sequence, optional
+            Their dialogue contexts (required when fitted with contexts).
+        columns : mapping of str to sequence of float, optional
+            The caller's own columns the combiner was fitted with.
+
+        Returns
+        -------
+        MetricResult
+            Column ``Learned`` (float64 [n]) and its mean in ``.corpus``.
+
+        Raises
+        ------
+        ValueError
+            ``refs``, ``contexts`` or given columns missing that the fit used, inputs of
+            different lengths, a non-finite score.
+        TypeError
+            Responses or references that are not strings.
+        """
         hyps = _hyps(hyps)
         n = len(hyps)
         refs = _refs(refs, n) if self.uses_references else None

@@ -27,6 +27,34 @@ class BleuStatistics(Statistics):
     ``hyp_len``/``ref_len``: total hypothesis and effective reference lengths;
     ``guess``/``correct``: per order, hypothesis n-grams and those matched (clipped by
     the maximum count in any one reference). ``a + b`` pools two chunks.
+
+    Parameters
+    ----------
+    hyp_len : float
+        The total hypothesis length.
+    ref_len : float
+        The total effective reference length.
+    guess : tuple of int
+        Per order 1..max_order, the hypothesis n-grams.
+    correct : tuple of int
+        Per order, the clipped matches.
+
+    Raises
+    ------
+    ValueError
+        ``a + b`` of statistics of different ``max_order``.
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> hyps = ["the cat sat on the mat", "a dog ran"]
+    >>> refs = [["the cat sat on a mat", "a cat was on the mat"], ["the dog ran away"]]
+    >>> total = (fastamfm.bleu(hyps[:1], refs[:1]).extra["statistics"]
+    ...          + fastamfm.bleu(hyps[1:], refs[1:]).extra["statistics"])
+    >>> total
+    BleuStatistics(hyp_len=9.0, ref_len=10.0, guess=(9, 7, 5, 3), correct=(7, 6, 3, 1))
+    >>> total.score().round(6).tolist()  # the corpus BLEU-1..4 of both chunks scored together
+    [0.695986, 0.730633, 0.659323, 0.540729]
     """
 
     hyp_len: float

@@ -26,6 +26,37 @@ class DocumentFrequencies(Statistics):
     ``update(refs)`` adds a chunk of segments (raw ragged lists or ``References``);
     ``a + b`` merges tables counted over disjoint segments; ``num_segments`` is the N
     of ``log N``.
+
+    Parameters
+    ----------
+    max_order : int, default 4
+        The n-gram orders counted (1..16); the ``max_order`` of the CIDEr they serve.
+    tokenize : str, default "whitespace"
+        The tokenizer preset, the same as the CIDEr they serve.
+    lowercase : bool, default False
+        Lowercase before tokenizing.
+
+    Raises
+    ------
+    ValueError
+        ``max_order`` out of range, an unknown ``tokenize``; ``a + b`` of tables of another
+        order or tokenizer.
+
+    Examples
+    --------
+    Counted once over all the references, then used chunk by chunk (the same scores as one call):
+
+    >>> import fastamfm
+    >>> hyps = ["the cat sat on the mat", "a dog ran"]
+    >>> refs = [["the cat sat on a mat", "a cat was on the mat"], ["the dog ran away"]]
+    >>> frequencies = fastamfm.DocumentFrequencies().update(refs)
+    >>> frequencies
+    DocumentFrequencies(2 segments, 40 n-grams, max_order=4, tok:whitespace)
+    >>> frequencies.count("the cat"), frequencies.count(["dog"])
+    (1, 1)
+    >>> [round(float(fastamfm.cider(hyps[i:i + 1], refs[i:i + 1], document_frequencies=frequencies)), 6)
+    ...  for i in range(2)]
+    [4.560726, 2.650222]
     """
 
     def __init__(self, *, max_order: int = 4, tokenize: str = "whitespace", lowercase: bool = False):

@@ -19,7 +19,28 @@ from .pairwise import pairwise
 @dataclass(frozen=True)
 class MbrSelection:
     """``index[s]``: the chosen candidate of source s; ``text[s]`` its text;
-    ``utility[s]``: its expected utility; ``utilities[s]``: every candidate's."""
+    ``utility[s]``: its expected utility; ``utilities[s]``: every candidate's.
+
+    The result of ``mbr_select``.
+
+    Parameters
+    ----------
+    index : numpy.ndarray
+        int [S]: per source, the index of the chosen candidate.
+    text : list of str
+        Per source, the chosen candidate.
+    utility : numpy.ndarray
+        float64 [S]: its expected utility.
+    utilities : list of numpy.ndarray
+        Per source, the expected utility of every candidate.
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> selection = fastamfm.mbr_select(["the cat sat on the mat", "the cat sat on a mat", "a dog ran"])
+    >>> selection.text, selection.utilities[0].round(4).tolist()
+    (['the cat sat on the mat'], [39.7461, 36.8658, 4.7098])
+    """
 
     index: np.ndarray
     text: list

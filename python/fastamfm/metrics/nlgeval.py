@@ -261,6 +261,37 @@ class NLGEval:
     it), else the embedding metrics are left out, in the same INFO line. Other keyword
     options are the metrics' settings, as for ``compute_metrics``. Its
     ``compute_metrics(ref_list, hyp_list)`` takes reference streams, as nlg-eval's does.
+
+    Parameters
+    ----------
+    no_overlap : bool, default False
+        Leave out BLEU, METEOR, ROUGE-L and CIDEr.
+    no_skipthoughts : bool, default False
+        SkipThought is never computed; False only says so in an INFO log line.
+    no_glove : bool, default False
+        Leave out the embedding metrics.
+    metrics_to_omit : iterable of str, optional
+        nlg-eval key names to leave out.
+    **options
+        The metrics' settings (``vectors=``, ``meteor_resources=``, ``workers``, ...).
+
+    Raises
+    ------
+    ValueError
+        An invalid key in ``metrics_to_omit``; a bad setting or a missing resource is
+        reported here too (the metrics are built in the constructor, as nlg-eval loads them).
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> nlgeval = fastamfm.NLGEval(no_glove=True, no_skipthoughts=True, metrics_to_omit=["METEOR", "CIDEr"])
+    >>> nlgeval.keys
+    ['Bleu_1', 'Bleu_2', 'Bleu_3', 'Bleu_4', 'ROUGE_L']
+    >>> scores = nlgeval.compute_metrics([["the cat sat on a mat", "the dog ran away"],    # reference stream 1
+    ...                                   ["a cat was on the mat", "a dog ran off"]],      # reference stream 2
+    ...                                  ["the cat sat on the mat", "a dog ran"])
+    >>> {key: round(score, 6) for key, score in scores.items()}
+    {'Bleu_1': 0.795413, 'Bleu_2': 0.843663, 'Bleu_3': 0.798713, 'Bleu_4': 0.62438, 'ROUGE_L': 0.834475}
     """
 
     valid_metrics = frozenset({*OVERLAP_KEYS, "SkipThoughtCS", *GLOVE_KEYS})

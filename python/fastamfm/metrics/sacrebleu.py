@@ -56,7 +56,36 @@ def nrefs_text(refs_min: int, refs_max: int):
 class SacreBleuStatistics(Statistics):
     """Summable corpus statistics of sacrebleu's BLEU: ``sys_len``, ``ref_len`` (closest
     reference lengths summed), per order the matched (``correct``) and total n-grams, and
-    the smallest and largest reference count of a segment (for the signature's nrefs)."""
+    the smallest and largest reference count of a segment (for the signature's nrefs).
+
+    Parameters
+    ----------
+    sys_len : int
+        The total hypothesis length.
+    ref_len : int
+        The summed closest reference lengths.
+    correct : tuple of int
+        Per order, the matched n-grams.
+    total : tuple of int
+        Per order, the hypothesis n-grams.
+    refs_min, refs_max : int
+        The smallest and largest reference count of a segment.
+
+    Raises
+    ------
+    ValueError
+        ``a + b`` of statistics of different ``max_ngram_order``.
+
+    Examples
+    --------
+    >>> import fastamfm
+    >>> hyps = ["the cat sat on the mat", "a dog ran"]
+    >>> refs = [["the cat sat on a mat", "a cat was on the mat"], ["the dog ran away"]]
+    >>> (fastamfm.sacrebleu(hyps[:1], refs[:1]).extra["statistics"]
+    ...  + fastamfm.sacrebleu(hyps[1:], refs[1:]).extra["statistics"])  # doctest: +NORMALIZE_WHITESPACE
+    SacreBleuStatistics(sys_len=9, ref_len=10, correct=(7, 6, 3, 1), total=(9, 7, 5, 3),
+                        refs_min=1, refs_max=2)
+    """
 
     sys_len: int
     ref_len: int

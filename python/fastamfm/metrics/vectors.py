@@ -64,7 +64,20 @@ def _ensure_cache(source: str, fmt: str, cache_file: Path, workers: int) -> None
 class WordVectors:
     """A vocabulary of words with one float32 vector each; see the module docstring.
 
-    Build it with :meth:`load`, :meth:`from_lsi` or :meth:`from_arrays`.
+    Build it with :meth:`load`, :meth:`from_lsi` or :meth:`from_arrays` (the constructor
+    takes the core table those build).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import fastamfm
+    >>> vectors = fastamfm.WordVectors.from_arrays(["cat", "dog"], np.array([[1.0, 0.0], [0.0, 1.0]]))
+    >>> vectors
+    WordVectors(2 words x 2, format='memory', source='<memory>', lowercase=False, oov='mean')
+    >>> len(vectors), vectors.dim, "cat" in vectors, vectors.vocabulary
+    (2, 2, True, ['cat', 'dog'])
+    >>> vectors.vector("dog").tolist(), vectors.vector("bird").tolist()  # an unknown word: the mean (oov="mean")
+    ([0.0, 1.0], [0.5, 0.5])
     """
 
     def __init__(self, core: _core.WordVectors, *, source: str, format: str, lowercase: bool, oov: str,
@@ -92,6 +105,39 @@ class WordVectors:
         Raises ``fastamfm.FormatError`` (a ValueError) naming the file and line for a
         truncated file, a row with the wrong number of values, a NaN or infinite value,
         invalid UTF-8 in a word, or a corrupt cache file.
+
+        Parameters
+        ----------
+        path : str or path
+            The vectors file (GloVe text, word2vec binary or fastText ``.vec``).
+        format : {"auto", "glove", "word2vec", "fasttext"}, default "auto"
+            The file's format; "auto" detects it.
+        lowercase : bool, default False
+            Lowercase the text's words before lookup (for lowercase vocabularies such as GloVe's).
+        oov : {"mean", "skip", "zero"}, default "mean"
+            What an unknown word gets: the mean vector, nothing (skipped) or zeros.
+        cache_dir : str or path, optional
+            Where the cache goes (default: beside the file when writable, else the user's cache directory).
+        cache : bool, default True
+            Read through the binary cache (built on first load).
+        workers : int, default -1
+            Threads for parsing (-1: every core).
+        mmap : bool, default True
+            Memory-map the cache rather than copy it into memory.
+
+        Returns
+        -------
+        WordVectors
+            The vectors.
+
+        Raises
+        ------
+        FileNotFoundError
+            No such file.
+        FormatError
+            A malformed file or a corrupt cache (see above).
+        ValueError
+            An unknown ``format`` or ``oov``.
         """
         _check_choice("format", format, FORMATS)
         _check_choice("oov", oov, OOV_POLICIES)
@@ -123,7 +169,38 @@ class WordVectors:
 
     @classmethod
     def from_arrays(cls, words, vectors, *, lowercase: bool = False, oov: str = "mean") -> "WordVectors":
-        """Word vectors held in memory: ``words[i]`` has the vector ``vectors[i]``."""
+        """Word vectors held in memory: ``words[i]`` has the vector ``vectors[i]``.
+
+        Parameters
+        ----------
+        words : iterable of str
+            The vocabulary (a later duplicate of a word is dropped).
+        vectors : array_like
+            [len(words), dim] numbers, stored as float32.
+        lowercase : bool, default False
+            Lowercase the text's words before lookup.
+        oov : {"mean", "skip", "zero"}, default "mean"
+            What an unknown word gets.
+
+        Returns
+        -------
+        WordVectors
+            The vectors, ``format="memory"``.
+
+        Raises
+        ------
+        TypeError
+            A word that is not a str.
+        ValueError
+            As many words as vector rows not given, an unknown ``oov``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import fastamfm
+        >>> fastamfm.WordVectors.from_arrays(["cat", "dog"], np.eye(2), oov="zero").vector("bird").tolist()
+        [0.0, 0.0]
+        """
         words = list(words)
         if not all(isinstance(w, str) for w in words):
             raise TypeError("words must be strings")

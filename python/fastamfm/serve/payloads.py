@@ -182,19 +182,27 @@ def _metric_names(value) -> tuple:
     return tuple(names)
 
 
+def _responses(data: dict, responses: str, references: str, *, single_strings: bool, max_lines: int,
+               max_tokens: int) -> tuple:
+    """(responses, references or None, contexts or None) of a request, the responses under the
+    field ``responses`` and their references under ``references``, within one token budget."""
+    budget = _Budget(max_tokens)
+    hyps = _texts(data[responses], responses, budget, max_lines=max_lines)
+    refs = data.get(references)
+    contexts = data.get("contexts")
+    return (hyps,
+            None if refs is None else _reference_lists(refs, references, len(hyps), budget,
+                                                       single_strings=single_strings),
+            None if contexts is None else _contexts(contexts, "contexts", len(hyps), budget))
+
+
 def score_request(data: dict, *, max_lines: int, max_tokens: int) -> ScoreRequest:
     _check_fields(data, ("hyps", "refs", "contexts", "metrics", "options"))
     if "hyps" not in data:
         raise RequestError(400, "hyps", "missing: the responses to score")
-    budget = _Budget(max_tokens)
-    hyps = _texts(data["hyps"], "hyps", budget, max_lines=max_lines)
-    refs = data.get("refs")
-    contexts = data.get("contexts")
-    return ScoreRequest(
-        hyps,
-        None if refs is None else _reference_lists(refs, "refs", len(hyps), budget, single_strings=False),
-        None if contexts is None else _contexts(contexts, "contexts", len(hyps), budget),
-        _metric_names(data.get("metrics")), _options(data.get("options")))
+    hyps, refs, contexts = _responses(data, "hyps", "refs", single_strings=False, max_lines=max_lines,
+                                      max_tokens=max_tokens)
+    return ScoreRequest(hyps, refs, contexts, _metric_names(data.get("metrics")), _options(data.get("options")))
 
 
 def _reward_spec(value):
@@ -214,15 +222,9 @@ def reward_request(data: dict, *, max_lines: int, max_tokens: int) -> RewardRequ
     _check_fields(data, ("completions", "references", "contexts", "metric", "options"))
     if "completions" not in data:
         raise RequestError(400, "completions", "missing: the completions to reward")
-    budget = _Budget(max_tokens)
-    hyps = _texts(data["completions"], "completions", budget, max_lines=max_lines)
-    refs = data.get("references")
-    contexts = data.get("contexts")
-    return RewardRequest(
-        hyps,
-        None if refs is None else _reference_lists(refs, "references", len(hyps), budget, single_strings=True),
-        None if contexts is None else _contexts(contexts, "contexts", len(hyps), budget),
-        _reward_spec(data.get("metric")), _options(data.get("options")))
+    hyps, refs, contexts = _responses(data, "completions", "references", single_strings=True, max_lines=max_lines,
+                                      max_tokens=max_tokens)
+    return RewardRequest(hyps, refs, contexts, _reward_spec(data.get("metric")), _options(data.get("options")))
 
 
 def openrlhf_request(data: dict, *, metric, max_lines: int, max_tokens: int) -> RewardRequest:

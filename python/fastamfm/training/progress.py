@@ -8,7 +8,7 @@ import logging
 import sys
 import time
 
-from ..progress import ProgressOption, ProgressUpdate, checked, current_depth, current_option
+from ..progress import ProgressOption, ProgressUpdate, bar_width, checked, current_depth, current_option
 
 log = logging.getLogger(__name__)
 
@@ -41,9 +41,9 @@ class TrainingProgress:
             except ImportError:
                 pass
             else:
-                self.bar = tqdm(total=max_steps, initial=start_step, desc=label, unit="step", dynamic_ncols=True,
-                                file=sys.stderr, bar_format="{desc}: {n_fmt}/{total_fmt} steps [{elapsed}] {postfix}"
-                                if max_steps is None else None)
+                self.bar = tqdm(total=max_steps, initial=start_step, desc=label, unit="step", file=sys.stderr,
+                                bar_format="{desc}: {n_fmt}/{total_fmt} steps [{elapsed}] {postfix}"
+                                if max_steps is None else None, **bar_width())
 
     def eta(self, step: int, elapsed: float) -> float | None:
         """Seconds left: to max_steps at the rate of this session, or to max_minutes, whichever is sooner."""
