@@ -117,6 +117,7 @@ class Evidence:
 
 
 _GEN = "benchmarks/generation/README.md"
+_NLG = "benchmarks/nlg/README.md"
 EVIDENCE = {
     "bleu": Evidence(
         "pycocoevalcap 1.2's `Bleu` (nlg-eval's numbers), bit for bit; sacrebleu's smoothing methods on request",
@@ -124,40 +125,47 @@ EVIDENCE = {
         ("tests/test_bleu.py::test_nlgeval_single_segment_example",
          "tests/test_bleu.py::test_equals_pycocoevalcap_on_generated_data",
          "tests/test_bleu.py::test_smoothed_sentences_equal_sacrebleu",
-         "tests/test_nlgeval.py"), "nlg"),
+         "tests/test_nlgeval.py"), "nlg",
+        speed=(Speed(_NLG, "Speed", ("20 DSTC-6 systems", "sentence BLEU")),)),
     "meteor": Evidence(
         "the METEOR 1.5 jar (`-l en -norm`) as pycocoevalcap runs it, without Java",
         "pycocoevalcap",
         ("tests/test_meteor.py::test_nlg_eval_single_segment",
          "tests/test_meteor.py::test_dstc6_corpus_meteor_of_all_20_systems",
          "tests/test_meteor.py::test_segments_equal_the_jar_on_dstc6_sample_and_tricky_text",
-         "tests/test_meteor.py::test_long_segments_equal_the_jar"), "meteor"),
+         "tests/test_meteor.py::test_long_segments_equal_the_jar"), "meteor",
+        speed=(Speed("benchmarks/meteor/README.md", "Speed", ("METEOR",)),)),
     "rouge_l": Evidence(
         "pycocoevalcap's `Rouge` (ROUGE-L F, beta 1.2, best reference by precision and recall)",
         "pycocoevalcap",
         ("tests/test_rouge.py::test_nlgeval_single_segment_example",
          "tests/test_rouge.py::test_equals_pycocoevalcap_on_generated_data",
-         "tests/test_rouge.py::test_max_f_equals_rouge_score"), "nlg"),
+         "tests/test_rouge.py::test_max_f_equals_rouge_score"), "nlg",
+        speed=(Speed(_NLG, "Speed", ("20 DSTC-6 systems", "ROUGE-L (max F")),)),
     "cider": Evidence(
         "pycocoevalcap's `CiderD` (sigma 6, document frequencies of the references scored)",
         "pycocoevalcap",
         ("tests/test_cider.py::test_nlgeval_single_segment_scores_zero",
          "tests/test_cider.py::test_equals_pycocoevalcap_on_generated_data",
-         "tests/test_cider.py::test_two_pass_chunks_equal_the_whole_corpus"), "nlg"),
+         "tests/test_cider.py::test_two_pass_chunks_equal_the_whole_corpus"), "nlg",
+        speed=(Speed(_NLG, "Speed", ("20 DSTC-6 systems",)),)),
     "embedding_average": Evidence(
         "nlg-eval's formula (a numpy port of its code) over any GloVe / word2vec / fastText file",
         None,
         ("tests/test_embedding.py::test_equals_numpy_port_on_generated_vectors",
          "tests/test_embedding.py::test_equals_numpy_port_on_dstc6_with_twcs_vectors",
-         "tests/test_embedding.py::test_hand_computed_values"), "embedding"),
+         "tests/test_embedding.py::test_hand_computed_values"), "embedding",
+        speed=(Speed("benchmarks/embedding/README.md", "Speed", ("three metrics", "embedding_average alone")),)),
     "vector_extrema": Evidence(
         "nlg-eval's formula (a numpy port of its code)", None,
         ("tests/test_embedding.py::test_equals_numpy_port_on_generated_vectors",
-         "tests/test_embedding.py::test_equals_numpy_port_on_dstc6_with_twcs_vectors"), "embedding"),
+         "tests/test_embedding.py::test_equals_numpy_port_on_dstc6_with_twcs_vectors"), "embedding",
+        speed=(Speed("benchmarks/embedding/README.md", "Speed", ("three metrics", "vector_extrema alone")),)),
     "greedy_matching": Evidence(
         "nlg-eval's formula (a numpy port of its code)", None,
         ("tests/test_embedding.py::test_equals_numpy_port_on_generated_vectors",
-         "tests/test_embedding.py::test_equals_numpy_port_on_dstc6_with_twcs_vectors"), "embedding"),
+         "tests/test_embedding.py::test_equals_numpy_port_on_dstc6_with_twcs_vectors"), "embedding",
+        speed=(Speed("benchmarks/embedding/README.md", "Speed", ("three metrics", "greedy_matching alone")),)),
     "distinct": Evidence(
         "Distinct-n as Li et al. 2016 define it (distinct n-grams / all n-grams), checked against a readable oracle",
         None, ("tests/test_distinct.py::test_equals_oracle", "tests/test_distinct.py::test_counts_by_hand"), "nlg"),
@@ -206,7 +214,8 @@ EVIDENCE = {
         "λ·AM + (1−λ)·FM of the two above (geometric and harmonic means on request)", None,
         ("tests/test_amfm.py::test_combine_scores_equals_formula",
          "tests/test_amfm.py::test_score_is_combination_of_adequacy_and_fluency",
-         "tests/test_amfm.py::test_chunked_scoring_equals_whole"), "amfm"),
+         "tests/test_amfm.py::test_chunked_scoring_equals_whole"), "amfm",
+        speed=(Speed("benchmarks/amfm/README.md", "Speed", ("AM-FM",)),)),
     "learned": Evidence(
         "ADEM (Lowe et al. 2017) and a stacked combiner fitted to your ratings; the fits equal scikit-learn's "
         "and scipy's solvers", "scikit-learn",

@@ -40,10 +40,10 @@ REFERENCE_FILES = ["original_refs.txt"] + [f"refgen_result{i}.txt" for i in rang
 
 
 def classic_rows(rated) -> dict:
-    out = {"BLEU-2": fastamfm.bleu(rated.hyps, rated.refs).sentences[:, 1],
-           "ROUGE-L": fastamfm.rouge_l(rated.hyps, rated.refs).sentences}
+    out = {"BLEU-2": fastamfm.bleu(rated.hyps, rated.refs).sentences["Bleu_2"],
+           "ROUGE-L": fastamfm.rouge_l(rated.hyps, rated.refs).sentences["ROUGE_L"]}
     try:
-        out["METEOR"] = fastamfm.meteor(rated.hyps, rated.refs).sentences
+        out["METEOR"] = fastamfm.meteor(rated.hyps, rated.refs).sentences["METEOR"]
     except (RuntimeError, FileNotFoundError, OSError) as exc:       # no Java / METEOR data here
         print(f"METEOR skipped: {exc}", file=sys.stderr)
     out["AM-FM classic (AMFM.default)"] = fastamfm.AMFM.default().score(rated.hyps, rated.refs).amfm

@@ -77,7 +77,7 @@ def test_fastamfm_deep_am_systems(benchmark, encoder, peer, systems_problem):
 
     def run():
         shared = fastamfm.References(refs)
-        return {s: fastamfm.deep_am(hyps, shared, encoder=encoder).sentences for s, hyps in systems.items()}
+        return {s: fastamfm.deep_am(hyps, shared, encoder=encoder).sentences["deep_am"] for s, hyps in systems.items()}
 
     scores = benchmark.pedantic(run, rounds=1, iterations=1)
     flat = [r for rs in refs for r in rs]
@@ -110,7 +110,8 @@ def test_fastamfm_bertscore_systems(benchmark, minilm_dir, bert_problem):
     def run():
         enc = load_bertscore_encoder(str(minilm_dir), "cpu", -1)
         shared = fastamfm.References(refs)
-        return {s: fastamfm.bertscore(h, shared, encoder=enc, layer=6).f1 for s, h in systems.items()}
+        return {s: fastamfm.bertscore(h, shared, encoder=enc, layer=6).sentences["bertscore_f1"]
+                for s, h in systems.items()}
 
     f1 = benchmark.pedantic(run, rounds=1, iterations=1)
     _, _, want = bert_score.score(systems["S_1"], refs, model_type=str(minilm_dir), num_layers=6)

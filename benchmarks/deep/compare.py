@@ -152,7 +152,7 @@ def compare_systems(systems, refs, peer_systems):
 
     def ours():
         shared = fastamfm.References(refs)
-        return {s: fastamfm.deep_am(hyps, shared, encoder=enc).sentences for s, hyps in systems.items()}
+        return {s: fastamfm.deep_am(hyps, shared, encoder=enc).sentences["deep_am"] for s, hyps in systems.items()}
 
     scores, wall, cpu = timed(ours)
     peer_runs = [timed(lambda s=s: peer_system_scores(peer, systems[s], flat, offsets)) for s in SYSTEMS[:peer_systems]]
@@ -187,7 +187,7 @@ def compare_bertscore(systems, refs, n_systems, n_responses):
 
     theirs, peer_wall, peer_cpu = timed(peer)
     mine, wall, cpu = timed(ours)
-    gap = max(float(np.max(np.abs(mine[s].f1 - theirs[s][2].numpy()))) for s in names)
+    gap = max(float(np.max(np.abs(mine[s].sentences["bertscore_f1"] - theirs[s][2].numpy()))) for s in names)
     print(f"\n3. BERTScore, {n_systems} systems x {n_responses} responses x 11 references (layer 6)")
     row("bert_score.score per system", peer_wall, peer_cpu, peer_wall, peer_cpu)
     row("fastamfm bertscore, one References", wall, cpu, peer_wall, peer_cpu, f"max F1 gap {gap:.1e}")

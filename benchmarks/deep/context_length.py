@@ -59,8 +59,8 @@ def systems_amfm(hyps, contexts, k=work["systems"]):
 calls = {
     "am": lambda h, c: deep.am_context(h, c),
     "fm": lambda h, c: deep.fm_context(h, c),
-    "amfm (am+fm)": lambda h, c: deep.score(h, contexts=c).amfm,
-    "amfm (am+fm+followup)": lambda h, c: followup.score(h, contexts=c).amfm,
+    "amfm (am+fm)": lambda h, c: deep.score(h, contexts=c).sentences["deep_amfm"],
+    "amfm (am+fm+followup)": lambda h, c: followup.score(h, contexts=c).sentences["deep_amfm"],
     f"amfm, {work['systems']} systems (compare_systems)": systems_amfm,
 }
 out = {}

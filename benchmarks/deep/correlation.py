@@ -30,24 +30,24 @@ def rows_for(rated, encoders: dict) -> dict:
     enc = encoders["float32"]
     out = {}
     if rated.refs is not None:
-        out["BLEU-2 (refs)"] = fastamfm.bleu(rated.hyps, rated.refs).sentences[:, 1]
-        out["ROUGE-L (refs)"] = fastamfm.rouge_l(rated.hyps, rated.refs).sentences
+        out["BLEU-2 (refs)"] = fastamfm.bleu(rated.hyps, rated.refs).sentences["Bleu_2"]
+        out["ROUGE-L (refs)"] = fastamfm.rouge_l(rated.hyps, rated.refs).sentences["ROUGE_L"]
         out["AM-FM classic default (refs)"] = fastamfm.AMFM.default().score(rated.hyps, rated.refs).amfm
         refs = fastamfm.References(rated.refs)
         for combine in ("max", "mean"):
             out[f"Deep AM refs, {combine}"] = fastamfm.deep_am(rated.hyps, refs, encoder=enc,
-                                                               combine=combine).sentences
+                                                               combine=combine).sentences["deep_am"]
     for mode, recency in (("last", 1.0), ("joined", 1.0), ("recency", 0.3), ("recency", 0.5), ("recency", 0.7),
                           ("recency", 1.0)):
         name = f"Deep AM ref-free, {mode}" + (f" {recency:g}" if mode == "recency" else "")
         out[name] = fastamfm.deep_am(rated.hyps, contexts=rated.contexts, encoder=enc, context=mode,
-                                     recency=recency).sentences
+                                     recency=recency).sentences["deep_am"]
     for precision in ("bfloat16", "int8"):
         if rated.refs is not None:
             out[f"Deep AM refs, max [{precision}]"] = fastamfm.deep_am(rated.hyps, rated.refs,
-                                                                       encoder=encoders[precision]).sentences
+                                                                       encoder=encoders[precision]).sentences["deep_am"]
         out[f"Deep AM ref-free, default [{precision}]"] = fastamfm.deep_am(
-            rated.hyps, contexts=rated.contexts, encoder=encoders[precision]).sentences
+            rated.hyps, contexts=rated.contexts, encoder=encoders[precision]).sentences["deep_am"]
     return out
 
 

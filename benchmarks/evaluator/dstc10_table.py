@@ -91,7 +91,7 @@ def leave_one_set_out(evaluator, sets: dict, kind: str) -> dict:
         else:
             scorer = fastamfm.LearnedScorer.fit(ratings, hyps, contexts=contexts, kind="adem",
                                                 encoder=evaluator.encoder, dims=7)
-        out[held] = scorer.score(sets[held].hyps, contexts=sets[held].contexts).sentences
+        out[held] = scorer.score(sets[held].hyps, contexts=sets[held].contexts).sentences["Learned"]
     return out
 
 
@@ -130,7 +130,7 @@ def main() -> None:
                                                  for n in ALL if n in deep}
         table["Deep AM ref-free (packaged)"] = {n: correlations(deep[n]["am_context"], sets[n].ratings)
                                                 for n in ALL if n in deep}
-    table["BLEU-2 (refs)"] = {n: correlations(fastamfm.bleu(sets[n].hyps, sets[n].refs).sentences[:, 1],
+    table["BLEU-2 (refs)"] = {n: correlations(fastamfm.bleu(sets[n].hyps, sets[n].refs).sentences["Bleu_2"],
                                               sets[n].ratings) for n in WITH_REFS}
     for label, cells in PUBLISHED.items():
         table[label] = {n: (v, float("nan")) for n, v in cells.items()}

@@ -69,8 +69,8 @@ def main() -> None:
             stats = metric._extract_corpus_statistics(h, None)
             theirs.append((metric._aggregate_and_compute(stats).score,
                            [metric._compute_score_from_stats(s).score for s in stats]))
-        corpus = _worst([(a.corpus, b[0]) for a, b in zip(ours, theirs)])
-        sentence = _worst([(a.sentences, b[1]) for a, b in zip(ours, theirs)])
+        corpus = _worst([(a.corpus["chrF++"], b[0]) for a, b in zip(ours, theirs)])
+        sentence = _worst([(a.sentences["chrF++"], b[1]) for a, b in zip(ours, theirs)])
         rows.append(["chrF++", name, "sacrebleu", f"{corpus[0]:.3g}", corpus[1], f"{sentence[0]:.3g}", sentence[1]])
         for stem in (False, True):
             from rouge_score.rouge_scorer import RougeScorer

@@ -55,7 +55,7 @@ def sacrebleu_systems(systems: dict, refs) -> list:
 def fastamfm_sacrebleu_systems(systems: dict, refs, workers: int = -1) -> list:
     shared = fastamfm.References(refs, workers=workers)
     results = [fastamfm.sacrebleu(hyps, shared, workers=workers) for hyps in systems.values()]
-    return [(r.corpus, r.sentences) for r in results]
+    return [(r.corpus["sacreBLEU"], r.sentences["sacreBLEU"]) for r in results]
 
 
 def bleuscore_systems(systems: dict, refs) -> list:
@@ -91,7 +91,7 @@ def sacrebleu_chrf_systems(systems: dict, refs) -> list:
 def fastamfm_chrf_systems(systems: dict, refs, workers: int = -1) -> list:
     shared = fastamfm.References(refs, workers=workers)
     results = [fastamfm.chrf(hyps, shared, workers=workers) for hyps in systems.values()]
-    return [(r.corpus, r.sentences) for r in results]
+    return [(r.corpus["chrF"], r.sentences["chrF"]) for r in results]
 
 
 def pairwise_texts(n: int = 1024):
@@ -165,7 +165,7 @@ def nltk_self_bleu(systems: dict) -> list:
 
 
 def fastamfm_self_bleu(systems: dict, workers: int = -1) -> list:
-    return [fastamfm.self_bleu(hyps, workers=workers).sentences for hyps in systems.values()]
+    return [fastamfm.self_bleu(hyps, workers=workers).sentences["Self-BLEU"] for hyps in systems.values()]
 
 
 def check_self_bleu(ours, theirs) -> None:

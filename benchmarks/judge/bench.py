@@ -85,4 +85,4 @@ def test_deep_amfm_reference_free(benchmark, deep_amfm, dev_responses):
     hyps, contexts = dev_responses
     result = benchmark.pedantic(deep_amfm.score, args=(hyps,), kwargs={"contexts": contexts}, rounds=ROUNDS,
                                 iterations=1)
-    assert np.isfinite(result.sentences["amfm"]).all()
+    assert np.isfinite(result.sentences["deep_amfm"]).all()

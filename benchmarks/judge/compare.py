@@ -47,9 +47,9 @@ def main(argv=None) -> int:
     positive, negative = CANDIDATE_POSITIVE[:half], CANDIDATE_NEGATIVE[:args.followups - half]
     three = fastamfm.DeepAMFM(encoder=deep.encoder, lm=deep.lm, device="cpu", context_combination="am+fm+followup")
     sides = {"DeepAMFM reference-free (AM+FM, default)":
-             lambda: measure.timed(lambda: deep.score(hyps, contexts=contexts).amfm),
+             lambda: measure.timed(lambda: deep.score(hyps, contexts=contexts).sentences["deep_amfm"]),
              "DeepAMFM reference-free (AM+FM+followup)":
-             lambda: measure.timed(lambda: three.score(hyps, contexts=contexts).amfm)}
+             lambda: measure.timed(lambda: three.score(hyps, contexts=contexts).sentences["deep_amfm"])}
     for label, method in METHODS.items():
         scorer = FollowupScorer(deep.lm, positive=positive, negative=negative, method=method)
         judge = LMJudge(deep.lm, aspects=list(ASPECTS), method=method)

@@ -147,13 +147,13 @@ def learned_variants(pool: Pool, dims: list) -> dict:
         def fit(train):
             scorer = LearnedScorer.fit(**pool.take(train, refs=refs), kind="adem", encoder=encoder, dims=n,
                                        context_decay=CONTEXT_DECAY)
-            return lambda test: scorer.score(**inputs(test, refs)).sentences
+            return lambda test: scorer.score(**inputs(test, refs)).sentences["Learned"]
         return fit
 
     def stack(refs: bool):
         def fit(train):
             scorer = LearnedScorer.fit(**pool.take(train, refs=refs), kind="stack", columns=given(train, refs))
-            return lambda test: scorer.score(**inputs(test, refs), columns=given(test, refs)).sentences
+            return lambda test: scorer.score(**inputs(test, refs), columns=given(test, refs)).sentences["Learned"]
         return fit
 
     def best_fixed(refs: bool):

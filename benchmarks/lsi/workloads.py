@@ -163,4 +163,4 @@ class FastamfmAM:
         self.score(["warm up"] * len(refs))  # projects the references once (cached with them)
 
     def score(self, hyps: list) -> np.ndarray:
-        return self.adequacy(hyps, self.refs, self.model, dims=self.dims).sentences
+        return self.adequacy(hyps, self.refs, self.model, dims=self.dims).sentences["AM"]

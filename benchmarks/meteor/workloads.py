@@ -28,7 +28,8 @@ def fastamfm_corpus_scores(systems: dict, refs, resources="auto", workers: int =
     import fastamfm
 
     shared = fastamfm.References(refs)
-    return {s: fastamfm.meteor(h, shared, resources=resources, workers=workers).corpus for s, h in systems.items()}
+    return {s: fastamfm.meteor(h, shared, resources=resources, workers=workers).corpus["METEOR"]
+            for s, h in systems.items()}
 
 
 # The jar exactly as pycocoevalcap's Meteor.compute_score drives it (a SCORE line per
@@ -86,7 +87,7 @@ fastamfm.meteor_resources.load()
 ready = time.perf_counter() - t0
 from fastamfm.io import read_lines, read_parallel_files
 refs = fastamfm.References(read_parallel_files({ref_paths!r}))
-scores = [fastamfm.meteor(read_lines(p), refs, workers={workers}).corpus for p in {hyp_paths!r}]
+scores = [fastamfm.meteor(read_lines(p), refs, workers={workers}).corpus["METEOR"] for p in {hyp_paths!r}]
 print(ready, *scores)
 """
 

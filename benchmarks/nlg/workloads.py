@@ -65,7 +65,7 @@ def fastamfm_evaluate_systems(system_files=SYSTEM_FILES, workers: int = -1) -> l
     """``fastamfm.evaluate`` on every system file, the references read and prepared once
     (``References.from_files``)."""
     refs = fastamfm.References.from_files(REFERENCE_FILES, workers=workers)
-    return [fastamfm.evaluate(read_lines(path), refs, metrics=OVERLAP_METRICS, workers=workers).corpus
+    return [dict(fastamfm.evaluate(read_lines(path), refs, metrics=OVERLAP_METRICS, workers=workers).corpus)
             for path in system_files]
 
 
@@ -93,7 +93,7 @@ def sacrebleu_sentence_bleu(hyps, refs) -> list[float]:
 
 def fastamfm_sentence_bleu(hyps, refs, workers: int = -1) -> np.ndarray:
     """Sentence BLEU-4 with sacrebleu's exponential smoothing."""
-    return fastamfm.bleu(hyps, refs, smooth="exp", workers=workers).sentences[:, 3]
+    return fastamfm.bleu(hyps, refs, smooth="exp", workers=workers).sentences["Bleu_4"]
 
 
 def check_sentence_bleu(ours, theirs) -> None:
@@ -109,7 +109,7 @@ def rouge_score_rouge_l(hyps, refs) -> list[float]:
 
 def fastamfm_rouge_l(hyps, refs, workers: int = -1) -> np.ndarray:
     """ROUGE-L F1 with the best reference (rouge-score's rule)."""
-    return fastamfm.rouge_l(hyps, refs, beta=1.0, multi_ref="max-f", workers=workers).sentences
+    return fastamfm.rouge_l(hyps, refs, beta=1.0, multi_ref="max-f", workers=workers).sentences["ROUGE_L"]
 
 
 def check_rouge_l(ours, theirs) -> None:

