@@ -235,11 +235,13 @@ EVIDENCE = {
     "deep_am": Evidence(
         "sentence-transformers' embeddings (mean pooling, normalized) and their cosine", "sentence-transformers",
         ("tests/test_deep_am.py::test_encoder_equals_plain_forward",
-         "tests/test_deep_am.py::test_token_embeddings_equal_plain_hidden_states"), "deep"),
+         "tests/test_deep_am.py::test_token_embeddings_equal_plain_hidden_states"), "deep",
+        speed=(Speed("benchmarks/deep/README.md", "Speed", ("Deep AM",)),)),
     "bertscore": Evidence(
         "the bert-score package (layer, idf, baseline rescaling)", "bert-score",
         ("tests/test_bertscore.py::test_bertscore_equals_oracle",
-         "tests/test_bertscore.py::test_bertscore_equals_bert_score_package"), "deep"),
+         "tests/test_bertscore.py::test_bertscore_equals_bert_score_package"), "deep",
+        speed=(Speed("benchmarks/deep/README.md", "Speed", ("BERTScore",)),)),
     "evaluator": Evidence(
         "the dialogue evaluator trained by `fastamfm train --evaluator` (no peer: its scale is measured on "
         "held-out replies)", None,
@@ -408,6 +410,25 @@ def benchmark_rows(speed: Speed) -> Table:
                  committed_date(speed.source))
 
 
+def renamed_text(renamed: dict) -> str:
+    """The old -> new column names, a numbered run written once: `bleu_k` → `Bleu_k` (k = 1..9)."""
+    runs: dict = {}      # (old stem, new stem) -> numbers
+    parts = []
+    for old, new in renamed.items():
+        a, b = re.fullmatch(r"(.*?)(\d+)", old), re.fullmatch(r"(.*?)(\d+)", new)
+        if a and b and a.group(2) == b.group(2):
+            runs.setdefault((a.group(1), b.group(1)), []).append(int(a.group(2)))
+        else:
+            parts.append(f"`{old}` → `{new}`")
+    for (old, new), numbers in runs.items():
+        numbers.sort()
+        if len(numbers) > 2 and numbers == list(range(numbers[0], numbers[-1] + 1)):
+            parts.append(f"`{old}k` → `{new}k` (k = {numbers[0]}..{numbers[-1]})")
+        else:
+            parts += [f"`{old}{k}` → `{new}{k}`" for k in numbers]
+    return ", ".join(parts)
+
+
 @functools.lru_cache(maxsize=None)
 def _pyproject() -> dict:
     try:
@@ -526,8 +547,7 @@ def metric_page(row: dict) -> str:
             f"| class | `{cls.__module__}.{cls.__qualname__}` |"]
     renamed = getattr(cls, "renamed_columns", None) or {}
     if renamed:
-        out.append("| columns before 0.2 | " + ", ".join(f"`{old}` → `{new}`" for old, new in renamed.items())
-                   + " (read with a `DeprecationWarning` until 0.3) |")
+        out.append("| columns before 0.2 | " + renamed_text(renamed) + " (read with a `DeprecationWarning` until 0.3) |")
     out.append("")
     if row["missing"]:
         out += [f"!!! note \"Not runnable where this page was built\"\n    {row['missing']}", ""]
@@ -561,7 +581,9 @@ def metric_page(row: dict) -> str:
         for spec in evidence.tests:
             fact = test_fact(spec)
             summary = _rst_to_md(fact.summary).rstrip(".") or "—"
-            summary = summary[:1].upper() + summary[1:]
+            first = summary.split(" ", 1)[0]
+            if first.isalpha():       # not a name written in lower case (nlg-eval's, sacrebleu.BLEU)
+                summary = summary[:1].upper() + summary[1:]
             if not fact.name:
                 out.append(f"- `{fact.path}` (the whole file): {summary}.")
                 continue
@@ -634,6 +656,16 @@ API_GROUPS = (   # page title, the modules whose names it holds (prefixes of __m
     ("GPU", ("fastamfm.gpu",)),
     ("Scoring as a service", ("fastamfm.client",)),
 )
+# The names a reader of a group's page looks for first, in this order; the rest follow
+# alphabetically (a page that opened on AmbiguousReferencesWarning buried evaluate).
+API_FIRST = ("evaluate", "MetricResult", "References", "score_files", "Pipeline", "compare_systems", "correlate",
+             "bleu", "rouge_l", "cider", "meteor", "sacrebleu", "chrf", "AMFM", "DeepAMFM", "Client")
+
+
+def _reading_order(name: str) -> tuple:
+    return (API_FIRST.index(name), "") if name in API_FIRST else (len(API_FIRST), name.lower())
+
+
 # The public subpackages, one page each (their __all__).
 API_SUBPACKAGES = ("fastamfm.registry", "fastamfm.io", "fastamfm.limits", "fastamfm.progress",
                    "fastamfm.integrations", "fastamfm.integrations.trl", "fastamfm.integrations.trl_token_ids",
@@ -673,7 +705,7 @@ def api_pages() -> dict:
         slug = re.sub(r"[^a-z]+", "-", title.lower()).strip("-")
         body = [f"# {title}", "", "Names of `fastamfm`: `import fastamfm`, then `fastamfm.NAME` "
                 "(each documented where it is defined).", ""]
-        for name in sorted(names, key=str.lower):
+        for name in sorted(names, key=_reading_order):
             body += [f"::: {paths[name]}", "    options:", "      heading_level: 2", "      show_root_full_path: false",
                      "      show_root_toc_entry: true", ""]
         pages[f"api/{slug}.md"] = "\n".join(body)

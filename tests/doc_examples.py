@@ -5,9 +5,10 @@ How a page's blocks are read (``blocks``):
 
 - ``python`` blocks run in order in one interpreter session per page, in a working folder
   holding a copy of ``examples/`` (the pages' paths are relative to the checkout).
-- ``bash`` blocks run line by line in the same folder, with ``fastamfm`` the command of the
-  package under test. Their ``pip install`` and ``pytest`` commands are not run (the set-up
-  commands are checked by tests/test_readme.py; the test command is the one running this).
+- ``bash`` blocks run line by line (a line ending in ``\\`` continues on the next) in the same
+  folder, with ``fastamfm`` the command of the package under test. Their ``pip install`` and
+  ``pytest`` commands are not run (the set-up commands are checked by tests/test_readme.py; the
+  test command is the one running this).
 - a ``text`` block right after a python or bash block (in the same section) is that block's
   expected standard output, compared line by line (numbers within 1e-6 relative); another
   ``text`` block whose lines start with ``fastamfm`` is a synopsis: every subcommand and
@@ -141,7 +142,8 @@ class Session:
 
     def bash(self, block: Block) -> None:
         out = []
-        for line in block.code.splitlines():
+        # A command continued with a trailing backslash (written so for the page's width) is one line.
+        for line in block.code.replace("\\\n", " ").splitlines():
             commands = [c.strip() for c in line.split(" && ")]
             run = [c for c in commands if not re.search(r"\bpip install\b|\bpytest\b", c)]
             if not run:

@@ -71,12 +71,17 @@ def make_batch(hyps, refs, contexts, metrics, *, what: str = "evaluate", workers
         hyps = Hypotheses.of(hyps, workers=workers)
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"{what}: {exc}") from None
-    names = ", ".join(m.name for m in metrics)
     if refs is not None:
         refs = References.of(refs, len(hyps), what=what, workers=workers, layout=layout)
     elif any(m.needs_references for m in metrics):
-        raise ValueError(f"{what}: {names} need references (refs=)")
+        raise ValueError(f"{what}: {_which([m.name for m in metrics if m.needs_references])} references (refs=)")
     contexts = as_contexts(contexts, len(hyps))
     if contexts is None and any(m.needs_contexts for m in metrics):
-        raise ValueError(f"{what}: {names} need the dialogue contexts (contexts=)")
+        raise ValueError(f"{what}: {_which([m.name for m in metrics if m.needs_contexts])} the dialogue contexts "
+                         f"(contexts=)")
     return Batch(hyps, refs, contexts, frozenset(m.name for m in metrics))
+
+
+def _which(names: list) -> str:
+    """The metrics an error is about, with the verb agreeing: 'bleu needs', 'bleu, cider need'."""
+    return f"{', '.join(names)} {'needs' if len(names) == 1 else 'need'}"

@@ -63,10 +63,7 @@ def _pairwise_ratio(hyp: np.ndarray, ref: np.ndarray, formula: str) -> np.ndarra
 def reference_fm(hyp_log_prob, ref_log_prob, offsets, *, formula: str = "ratio", combine: str = "max") -> np.ndarray:
     """FM per hypothesis from mean ln p of the hypotheses [n] and of their references
     (flat [R], hypothesis i owns ``ref_log_prob[offsets[i]:offsets[i+1]]``)."""
-    if formula not in REFERENCE_FORMULAS:
-        raise ValueError(f"deep_fm: with references, formula must be one of {REFERENCE_FORMULAS}, got {formula!r}")
-    if combine not in COMBINES:
-        raise ValueError(f"deep_fm: combine must be one of {COMBINES}, got {combine!r}")
+    check_formula(formula, with_references=True, combine=combine)
     hyp = np.asarray(hyp_log_prob, dtype=np.float64)
     ref = np.asarray(ref_log_prob, dtype=np.float64)
     offsets = np.asarray(offsets, dtype=np.int64)
@@ -81,15 +78,29 @@ def reference_fm(hyp_log_prob, ref_log_prob, offsets, *, formula: str = "ratio",
     return high - np.minimum.reduceat(ratios, starts)
 
 
+def check_formula(formula: str, *, with_references: bool, with_contexts: bool = False,
+                  combine: str = "max") -> None:
+    """That ``formula`` fits the inputs: a reference formula (and ``combine``) with references,
+    a context one without (and, but for "unconditional", with contexts). Checked before a
+    model loads."""
+    if with_references:
+        if formula not in REFERENCE_FORMULAS:
+            raise ValueError(f"deep_fm: with references, formula must be one of {REFERENCE_FORMULAS}, got {formula!r}")
+        if combine not in COMBINES:
+            raise ValueError(f"deep_fm: combine must be one of {COMBINES}, got {combine!r}")
+        return
+    if formula not in REFERENCE_FREE_FORMULAS:
+        raise ValueError(f"deep_fm: without references, formula must be one of {REFERENCE_FREE_FORMULAS}, "
+                         f"got {formula!r}")
+    if not with_contexts and formula != "unconditional":
+        raise ValueError(f"deep_fm: formula {formula!r} needs contexts= (or give refs=)")
+
+
 def reference_free_fm(lm, hyps: list, contexts, *, formula: str = "pmi", conditional=None) -> tuple:
     """(FM per response, the log-probabilities it came from) without references.
     ``conditional``: the responses' ``lm.token_scores(hyps, contexts=contexts)`` where the
     caller has them already (scored beside the followup: ``DeepAMFM``)."""
-    if formula not in REFERENCE_FREE_FORMULAS:
-        raise ValueError(f"deep_fm: without references, formula must be one of {REFERENCE_FREE_FORMULAS}, "
-                         f"got {formula!r}")
-    if contexts is None and formula != "unconditional":
-        raise ValueError(f"deep_fm: formula {formula!r} needs contexts= (or give refs=)")
+    check_formula(formula, with_references=False, with_contexts=contexts is not None)
     if conditional is None and formula != "unconditional":
         conditional = lm.token_scores(hyps, contexts=contexts)
     unconditional = lm.token_scores(hyps) if formula != "conditional" else None
@@ -200,13 +211,12 @@ def deep_fm(hyps, refs=None, contexts=None, *, lm=None, formula: str | None = No
     from ..neural.neural_lm import NeuralLM, load_lm
 
     hyps = as_text_list(hyps, "hyps")
+    formula = formula or default_formula(refs is not None)
+    check_formula(formula, with_references=refs is not None, with_contexts=contexts is not None, combine=combine)
     lm = load_lm() if lm is None else lm
     if not isinstance(lm, NeuralLM):
         raise TypeError(f"deep_fm: lm must be a fastamfm.NeuralLM, got {type(lm).__name__}")
-    formula = formula or default_formula(refs is not None)
     if refs is not None:
-        if formula not in REFERENCE_FORMULAS:
-            raise ValueError(f"deep_fm: with references, formula must be one of {REFERENCE_FORMULAS}, got {formula!r}")
         values, hyp_scores, ref_scores = reference_based_fm(lm, hyps, refs, formula=formula, combine=combine)
         extra = {"hyp_log_prob": hyp_scores, "ref_log_prob": ref_scores}
         settings = dict(formula=formula, combine=combine)

@@ -157,7 +157,9 @@ class RewardFunction:
             if self._needs_references:
                 given = sorted(k for k in kwargs if k not in ("trainer_state", "log_extra", "log_metric",
                                                              "environments"))
-                raise KeyError(f"{self.__name__}: {', '.join(self.pipeline.names)} need references, read from the "
+                names = self.pipeline.names
+                verb = "needs" if len(names) == 1 else "need"
+                raise KeyError(f"{self.__name__}: {', '.join(names)} {verb} references, read from the "
                                f"dataset column {self.references!r}, which TRL did not pass (dataset columns it "
                                f"passed: {given}); add that column or name another with references=")
             return None
