@@ -130,6 +130,11 @@ class AMFMSettings:
                 raise ValueError(f"dims={self.dims} but the LSI model has only {lsi_dims} dimensions")
 
 
+# The settings AMFM(lsi, lm, ...) takes besides its models (what AMFM.train passes on).
+SCORER_SETTINGS = ("lam", "mean", "dims", "combine", "am_combine", "fm_combine", "fm_normalization", "fm_oov",
+                   "tokenize")
+
+
 class AMFM:
     """The AM-FM scorer: ``AMFM(lsi, lm, lam=0.5)``, ``AMFM.train(corpus)``, ``AMFM.default()``.
 
@@ -280,6 +285,10 @@ class AMFM:
         from .lm import NgramLM
         from .lsi import LsiModel
 
+        # A misspelled setting is refused now, not after minutes of training.
+        unknown = sorted(set(settings) - set(SCORER_SETTINGS))
+        if unknown:
+            raise TypeError(f"AMFM.train: unknown setting(s) {unknown}; the scorer takes {list(SCORER_SETTINGS)}")
         if not isinstance(corpus, (str, os.PathLike)):
             if isinstance(corpus, bytes):
                 raise TypeError("corpus must be a path or an iterable of str, not bytes")

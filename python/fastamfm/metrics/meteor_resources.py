@@ -86,6 +86,9 @@ def locate(resources="auto") -> tuple[Path, Path]:
         jar = base / JAR_NAME
     else:
         path = Path(os.fspath(resources)).expanduser()
+        if not path.exists():
+            raise MeteorResourcesNotFound(f"METEOR 1.5 resources not found: resources={str(path)!r} does not exist "
+                                          f"(it names {JAR_NAME} or the directory holding it): {HOW_TO_GET}")
         jar = path / JAR_NAME if path.is_dir() else path
         base = jar.parent
     candidates = [base / "data" / PARAPHRASE_NAME, base / PARAPHRASE_NAME]
