@@ -3,7 +3,8 @@ an output; whatever is not the requested output (logs, progress, warnings) goes 
 so ``--format json`` leaves one JSON document on stdout.
 
 The readers take paths (they seek, count lines, fingerprint a file to resume a run), so
-stdin is first copied into a temporary file; error messages name it ``<stdin>``.
+stdin is first copied into a temporary file, and so is an input that can be read only once
+(a pipe: bash's ``<(command)``, a FIFO); error messages name it ``<stdin>`` or its own path.
 """
 from __future__ import annotations
 
@@ -67,12 +68,24 @@ def _replace(args, dest: str, index, path: str) -> None:
 
 class InputFiles:
     """The input files a command was given: the one ``-`` replaced by a temporary copy of
-    stdin (``bind``), a directory among them reported as one (the readers would say "no
-    such file"), and the temporary copy removed afterwards (``close``)."""
+    stdin and each pipe by a temporary copy of what it gives (``bind``), a directory among
+    them reported as one (the readers would say "no such file"), and the temporary copies
+    removed afterwards (``close``)."""
 
     def __init__(self) -> None:
         self.dir: str | None = None
         self.stdin_path: str | None = None
+        self.shown: dict[str, str] = {}      # temporary copy -> what messages call it
+
+    def _copy(self, source, name: str, suffix: str) -> str:
+        """A temporary file holding what ``source`` (a binary stream) gives; messages call it ``name``."""
+        if self.dir is None:
+            self.dir = tempfile.mkdtemp(prefix="fastamfm-stdin-")
+        path = os.path.join(self.dir, f"input{len(self.shown)}{suffix}")
+        with open(path, "wb") as f:
+            shutil.copyfileobj(source, f, 1 << 20)
+        self.shown[path] = name
+        return path
 
     def bind(self, args) -> None:
         command = getattr(args, "command", None)
@@ -84,28 +97,35 @@ class InputFiles:
             dest, index = dashes[0]
             if (command, dest) in NO_STDIN:
                 raise ValueError(f"{_option(dest)} cannot be '-': the file's extension tells its format")
-            self.dir = tempfile.mkdtemp(prefix="fastamfm-stdin-")
-            suffix = ".jsonl" if dest == "jsonl" else ".tsv" if dest in ("human", "scores") else ".txt"
-            self.stdin_path = os.path.join(self.dir, "stdin" + suffix)
-            with open(self.stdin_path, "wb") as f:
-                shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
+            self.stdin_path = self._copy(sys.stdin.buffer, STDIN_NAME, _suffix(dest))
             _replace(args, dest, index, self.stdin_path)
         for dest in dests:
-            for _, path in _values(args, dest):
-                if path == self.stdin_path:
+            for index, path in _values(args, dest):
+                if path in self.shown:
                     continue
                 # (a missing file the command reports, after its checks of the options)
                 if os.path.isdir(path):
                     raise IsADirectoryError(f"{path}: is a directory, not a file ({_option(dest)})")
+                if os.path.exists(path) and not os.path.isfile(path):     # a pipe: readable once
+                    with open(path, "rb") as source:
+                        _replace(args, dest, index, self._copy(source, path, _suffix(dest)))
 
     def name(self, text: str) -> str:
-        """``text`` with the temporary copy of stdin called ``<stdin>``."""
-        return text if self.stdin_path is None else text.replace(self.stdin_path, STDIN_NAME)
+        """``text`` with each temporary copy called what it copies (``<stdin>``, the pipe's path)."""
+        for path, shown in self.shown.items():
+            text = text.replace(path, shown)
+        return text
 
     def close(self) -> None:
         if self.dir is not None:
             shutil.rmtree(self.dir, ignore_errors=True)
             self.dir = self.stdin_path = None
+            self.shown = {}
+
+
+def _suffix(dest: str) -> str:
+    """The extension a reader tells the input's format by."""
+    return ".jsonl" if dest == "jsonl" else ".tsv" if dest in ("human", "scores") else ".txt"
 
 
 def copy_to_stdout(path, *, precision: int | None = None, tsv: bool = False) -> None:
