@@ -64,9 +64,9 @@ def test_reference_combinations_and_dims_are_passed_on(scorer, pairs):
     hyps, refs = pairs
     s = scorer.with_settings(dims=4, am_combine="centroid", fm_combine="maxmin")
     res = s.score(hyps, refs)
-    am = fastamfm.adequacy(hyps, refs, scorer.lsi, dims=4, combine="centroid").sentences
+    am = fastamfm.adequacy(hyps, refs, scorer.lsi, dims=4, combine="centroid").sentences["AM"]
     np.testing.assert_array_equal(res.am, am)
-    np.testing.assert_array_equal(res.fm, fastamfm.fluency(hyps, refs, scorer.lm, combine="maxmin").sentences)
+    np.testing.assert_array_equal(res.fm, fastamfm.fluency(hyps, refs, scorer.lm, combine="maxmin").sentences["FM"])
     both = scorer.with_settings(combine="mean")
     assert (both.settings.am_combine, both.settings.fm_combine) == ("mean", "mean")
 
@@ -380,6 +380,26 @@ def test_evaluate_columns_equal_the_metric_functions(scorer, pairs):
     assert list(table) == ["Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "ROUGE_L", "CIDEr", "AM-FM"]
     bleu = fastamfm.bleu(hyps, refs).sentences
     for k in range(4):
-        np.testing.assert_array_equal(table[f"Bleu_{k + 1}"], bleu[:, k])
-    np.testing.assert_array_equal(table["ROUGE_L"], fastamfm.rouge_l(hyps, refs).sentences)
-    np.testing.assert_array_equal(table["CIDEr"], fastamfm.cider(hyps, refs).sentences)
+        np.testing.assert_array_equal(table[f"Bleu_{k + 1}"], bleu[f"Bleu_{k + 1}"])
+    np.testing.assert_array_equal(table["ROUGE_L"], fastamfm.rouge_l(hyps, refs).sentences["ROUGE_L"])
+    np.testing.assert_array_equal(table["CIDEr"], fastamfm.cider(hyps, refs).sentences["CIDEr"])
+
+
+def test_train_refuses_an_unknown_setting_before_training(monkeypatch):
+    """AMFM.train's settings are checked against the scorer's (SCORER_SETTINGS is that list)
+    before any model trains."""
+    import inspect
+
+    from fastamfm.amfm import lsi
+    from fastamfm.amfm.scorer import SCORER_SETTINGS
+
+    parameters = inspect.signature(fastamfm.AMFM.__init__).parameters
+    init = [p for p in parameters if p not in ("self", "lsi", "lm", "workers")]
+    assert list(SCORER_SETTINGS) == init
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("a model trained before the settings were checked")
+
+    monkeypatch.setattr(lsi.LsiModel, "train", no_training)
+    with pytest.raises(TypeError, match=r"unknown setting\(s\) \['lamda'\]"):
+        fastamfm.AMFM.train(["a b c", "b c d"], lamda=0.3)

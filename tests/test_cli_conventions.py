@@ -40,10 +40,10 @@ def test_stdin_hypotheses_to_json_stdout(tmp_path):
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     expected = fastamfm.bleu(HYPS, [[r] for r in REFS])
-    assert doc["corpus"]["Bleu_4"] == pytest.approx(expected.corpus[3], rel=1e-9)
+    assert doc["corpus"]["Bleu_4"] == pytest.approx(expected.corpus["Bleu_4"], rel=1e-9)
     assert doc["responses"] == 3 and doc["inputs"][0] == "<stdin>"
     assert [row["id"] for row in doc["sentences"]] == [0, 1, 2]
-    assert doc["sentences"][0]["Bleu_1"] == pytest.approx(expected.sentences[0][0], rel=1e-6)
+    assert doc["sentences"][0]["Bleu_1"] == pytest.approx(expected.sentences["Bleu_1"][0], rel=1e-6)
     assert doc["signatures"]["bleu"].startswith("bleu|")
     assert doc["signatures"]["sacrebleu"].startswith("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:")
 
@@ -255,3 +255,36 @@ def test_progress_counts_the_scored_responses_only(caplog):
         progress(ProgressUpdate("score_files", 4, 4, "resp", 0))
     assert progress.done == 4
     assert caplog.messages[-1].startswith("4 / 4 responses")
+
+
+def test_a_pipe_as_input_file(tmp_path):
+    """bash's ``--ref <(command)`` and a FIFO: a path that reads once, copied like stdin; the
+    scores equal the same file's, and an error names the pipe, not the temporary copy."""
+    import threading
+
+    hyp, ref = _files(tmp_path)
+    fifo = tmp_path / "refs.fifo"
+
+    def feed(text: str) -> threading.Thread:
+        os.mkfifo(fifo)
+
+        def write() -> None:
+            with open(fifo, "w") as f:
+                f.write(text)
+
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+        return writer
+
+    writer = feed("\n".join(REFS) + "\n")
+    piped = _run(["score", "--hyp", hyp, "--ref", str(fifo), "--metrics", "bleu", "--format", "json"])
+    writer.join(timeout=60)
+    assert piped.returncode == 0, piped.stderr
+    plain = _run(["score", "--hyp", hyp, "--ref", ref, "--metrics", "bleu", "--format", "json"])
+    assert json.loads(piped.stdout)["corpus"] == json.loads(plain.stdout)["corpus"]
+    assert json.loads(piped.stdout)["inputs"][1] == str(fifo)
+    fifo.unlink()
+    writer = feed("just one line\n")
+    short = _run(["score", "--hyp", hyp, "--ref", str(fifo), "--metrics", "bleu"])
+    writer.join(timeout=60)
+    assert short.returncode == 1 and str(fifo) in short.stderr and "fastamfm-stdin" not in short.stderr

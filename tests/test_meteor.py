@@ -50,8 +50,8 @@ def jar_scores(jar, hyps, refs):
 @needs_resources
 def test_nlg_eval_single_segment():
     r = meteor(["this is a good test"], [["this is a test", "this is also a test"]])
-    assert r.corpus == pytest.approx(0.44434387, abs=1e-8)
-    assert r.sentences[0] == pytest.approx(0.44434387, abs=1e-8)
+    assert r.corpus["METEOR"] == pytest.approx(0.44434387, abs=1e-8)
+    assert r.sentences["METEOR"][0] == pytest.approx(0.44434387, abs=1e-8)
     assert "variant=meteor-1.5" in r.signature
 
 
@@ -65,8 +65,8 @@ NLG_EVAL_REFS = [["this is one reference sentence for sentence1", "this is one m
 @needs_resources
 def test_nlg_eval_corpus_from_summed_statistics():
     r = meteor(NLG_EVAL_HYPS, NLG_EVAL_REFS)
-    assert r.corpus == pytest.approx(0.295797, abs=1e-6)
-    np.testing.assert_allclose(r.sentences, [0.1556568826170604, 0.39012536521249613], atol=1e-12)
+    assert r.corpus["METEOR"] == pytest.approx(0.295797, abs=1e-6)
+    np.testing.assert_allclose(r.sentences["METEOR"], [0.1556568826170604, 0.39012536521249613], atol=1e-12)
 
 
 # --- DSTC-6 against the published table and the jar --------------------------------
@@ -76,7 +76,7 @@ def test_nlg_eval_corpus_from_summed_statistics():
 def test_dstc6_corpus_meteor_of_all_20_systems(dstc6_refs, dstc6_systems, dstc6_objective):
     refs = fastamfm.References(dstc6_refs)
     for name, hyps in dstc6_systems.items():
-        got = meteor(hyps, refs).corpus
+        got = meteor(hyps, refs).corpus["METEOR"]
         assert got == pytest.approx(dstc6_objective[name]["METEOR"], abs=1e-4), name
 
 
@@ -113,9 +113,9 @@ def test_segments_equal_the_jar_on_dstc6_sample_and_tricky_text(jar, dstc6_refs,
     refs += [["a b"], [""], ["same words here"], [""], ["same words here", "other"]]
     want_corpus, want = jar_scores(jar, hyps, refs)
     got = meteor(hyps, refs)
-    bad = np.nonzero(np.abs(got.sentences - want) > 1e-9)[0]
-    assert bad.size == 0, [(hyps[i], got.sentences[i], want[i]) for i in bad[:5]]
-    assert got.corpus == pytest.approx(want_corpus, abs=1e-12)
+    bad = np.nonzero(np.abs(got.sentences["METEOR"] - want) > 1e-9)[0]
+    assert bad.size == 0, [(hyps[i], got.sentences["METEOR"][i], want[i]) for i in bad[:5]]
+    assert got.corpus["METEOR"] == pytest.approx(want_corpus, abs=1e-12)
 
 
 @needs_resources
@@ -140,9 +140,9 @@ def test_long_segments_equal_the_jar(jar, dstc6_refs, dstc6_systems):
         refs.append([" ".join(rng.choice(["the", "cat", "automobile", "sits", "a"]) for _ in range(words))])
     want_corpus, want = jar_scores(jar, hyps, refs)
     got = meteor(hyps, refs)
-    bad = np.nonzero(np.abs(got.sentences - want) > 1e-9)[0]
-    assert bad.size == 0, [(len(hyps[i].split()), got.sentences[i], want[i]) for i in bad[:5]]
-    assert got.corpus == pytest.approx(want_corpus, abs=1e-12)
+    bad = np.nonzero(np.abs(got.sentences["METEOR"] - want) > 1e-9)[0]
+    assert bad.size == 0, [(len(hyps[i].split()), got.sentences["METEOR"][i], want[i]) for i in bad[:5]]
+    assert got.corpus["METEOR"] == pytest.approx(want_corpus, abs=1e-12)
 
 
 # --- defined behaviour on empty text ------------------------------------------------
@@ -150,16 +150,16 @@ def test_long_segments_equal_the_jar(jar, dstc6_refs, dstc6_systems):
 @needs_resources
 def test_empty_hypothesis_and_references_score_zero_and_count_in_corpus():
     r = meteor(["", "c d", "x"], [["a b"], ["c d"], [""]])
-    np.testing.assert_array_equal(r.sentences, [0.0, 1.0, 0.0])
+    np.testing.assert_array_equal(r.sentences["METEOR"], [0.0, 1.0, 0.0])
     stats = r.extra["stats"]
     assert stats[0, 0] == 0 and stats[0, 1] == 2  # test length 0, reference length 2
     assert stats[2, 0] == 1 and stats[2, 1] == 0
-    assert 0.0 < r.corpus < 1.0
+    assert 0.0 < r.corpus["METEOR"] < 1.0
 
 
 def test_all_empty_scores_zero():
     r = meteor([""], [[""]], stages=("exact",), resources=None)
-    assert r.corpus == 0.0 and r.sentences[0] == 0.0
+    assert r.corpus["METEOR"] == 0.0 and r.sentences["METEOR"][0] == 0.0
 
 
 # --- a readable Python oracle for the exact stage -----------------------------------
@@ -191,7 +191,7 @@ def test_exact_stage_equals_python_oracle(pairs):
     got = meteor(hyps, refs, stages=("exact",), resources=None)
     for k, (h, r) in enumerate(pairs):
         want, chunks = oracle_exact(h, r)
-        assert got.sentences[k] == pytest.approx(want, abs=1e-12)
+        assert got.sentences["METEOR"][k] == pytest.approx(want, abs=1e-12)
         assert got.extra["stats"][k, 20] == chunks
 
 
@@ -203,7 +203,7 @@ def test_corpus_comes_from_summed_statistics_and_chunking_does_not_matter(pairs)
     whole = meteor(hyps, refs, stages=("exact", "stem"), resources=None)
     parts = [meteor(hyps[i:i + 3], refs[i:i + 3], stages=("exact", "stem"), resources=None)
              for i in range(0, len(hyps), 3)]
-    np.testing.assert_array_equal(np.concatenate([p.sentences for p in parts]), whole.sentences)
+    np.testing.assert_array_equal(np.concatenate([p.sentences["METEOR"] for p in parts]), whole.sentences["METEOR"])
     np.testing.assert_array_equal(np.concatenate([p.extra["stats"] for p in parts]), whole.extra["stats"])
     # Summing the statistics (perfect one-chunk segments add no chunk) gives the corpus score.
     stats = whole.extra["stats"]
@@ -218,7 +218,7 @@ def test_corpus_comes_from_summed_statistics_and_chunking_does_not_matter(pairs)
         fmean = p * r / (0.85 * p + 0.15 * r)
         frag = 0.0 if (m == total[0] == total[1] and total[20] == 1) else total[20] / m
         want = max(fmean * (1 - 0.6 * frag ** 0.2), 0.0)
-    assert whole.corpus == pytest.approx(want, abs=1e-12)
+    assert whole.corpus["METEOR"] == pytest.approx(want, abs=1e-12)
 
 
 # --- several references per segment --------------------------------------------------
@@ -235,12 +235,12 @@ def test_segment_keeps_its_best_reference_as_if_each_were_scored_alone(dstc6_ref
     refs[1] = [hyps[1], *refs[1][1:]]                       # a perfect match first
     refs[2] = [*refs[2][1:], hyps[2]]                       # and last
     together = meteor(hyps, refs, workers=2)
-    alone = np.array([meteor(hyps, [[r[j]] for r in refs], workers=2).sentences for j in range(len(refs[0]))])
-    np.testing.assert_array_equal(together.sentences, alone.max(axis=0))
+    alone = np.array([meteor(hyps, [[r[j]] for r in refs], workers=2).sentences["METEOR"] for j in range(len(refs[0]))])
+    np.testing.assert_array_equal(together.sentences["METEOR"], alone.max(axis=0))
     first_best = alone.argmax(axis=0)                      # argmax: the first maximum
     chosen = meteor(hyps, [[r[j]] for r, j in zip(refs, first_best)], workers=2)
-    assert together.corpus == chosen.corpus
-    assert together.sentences[1] == together.sentences[2] == 1.0
+    assert together.corpus["METEOR"] == chosen.corpus["METEOR"]
+    assert together.sentences["METEOR"][1] == together.sentences["METEOR"][2] == 1.0
 
 
 # --- threads, resources, cache ------------------------------------------------------
@@ -251,8 +251,8 @@ def test_thread_count_does_not_change_results(dstc6_refs, dstc6_systems):
     hyps, refs = dstc6_systems["S_3"][:300], dstc6_refs[:300]
     one = meteor(hyps, refs, workers=1)
     many = meteor(hyps, refs, workers=4)
-    np.testing.assert_array_equal(one.sentences, many.sentences)
-    assert one.corpus == many.corpus
+    np.testing.assert_array_equal(one.sentences["METEOR"], many.sentences["METEOR"])
+    assert one.corpus["METEOR"] == many.corpus["METEOR"]
 
 
 @needs_resources
@@ -260,7 +260,7 @@ def test_concurrent_calls_share_resources_safely():
     results = []
 
     def run():
-        results.append(meteor(NLG_EVAL_HYPS, NLG_EVAL_REFS, workers=2).corpus)
+        results.append(meteor(NLG_EVAL_HYPS, NLG_EVAL_REFS, workers=2).corpus["METEOR"])
 
     threads = [threading.Thread(target=run) for _ in range(4)]
     for t in threads:
@@ -282,8 +282,8 @@ def test_resources_load_once_and_cache_loads_fast(tmp_path, monkeypatch):
     fresh = _core.MeteorResources.load(str(cached))
     assert time.perf_counter() - start < 1.0
     assert fresh.num_paraphrases > 5_000_000 and fresh.has_paraphrases
-    assert meteor(["this is a good test"], [["this is a test"]], resources=str(cached)).corpus == \
-        meteor(["this is a good test"], [["this is a test"]], resources=jar).corpus
+    assert meteor(["this is a good test"], [["this is a test"]], resources=str(cached)).corpus["METEOR"] == \
+        meteor(["this is a good test"], [["this is a test"]], resources=jar).corpus["METEOR"]
 
 
 def test_small_resources_build_in_memory_and_round_trip(tmp_path):
@@ -334,6 +334,8 @@ def test_unknown_stage():
 def test_missing_resources_say_how_to_get_them(tmp_path):
     with pytest.raises(meteor_resources.MeteorResourcesNotFound, match=r'pip install "\.\[meteor\]" in the fastamfm checkout'):
         meteor(["a"], [["a"]], resources=tmp_path / "nowhere" / "meteor-1.5.jar")
+    with pytest.raises(meteor_resources.MeteorResourcesNotFound, match="nowhere' does not exist"):
+        meteor(["a"], [["a"]], resources=tmp_path / "nowhere")
     with pytest.raises(FileNotFoundError, match="stages=\\(\"exact\", \"stem\"\\)"):
         meteor(["a"], [["a"]], resources=tmp_path)
 
