@@ -58,7 +58,7 @@ def use_vectors(path) -> str:
 def use_meteor(path) -> str:
     resources = _core.MeteorResources.load(path)
     result = fastamfm.meteor(*METEOR_PAIRS, resources=resources)
-    return _digest(np.asarray(result.sentences), resources.synonym_sets("car"), resources.num_paraphrases)
+    return _digest(np.asarray(result.sentences["METEOR"]), resources.synonym_sets("car"), resources.num_paraphrases)
 
 
 USE = {"lm": use_lm, "lsi": use_lsi, "vectors": use_vectors, "meteor": use_meteor}

@@ -36,9 +36,9 @@ def test_dstc6_am_equals_the_sklearn_oracle(twcs_model, dstc6_refs, dstc6_system
         for combine in COMBINE:
             ours = fastamfm.adequacy(hyps, refs, twcs_model, dims=dims, combine=combine)
             oracle = am_scores(hyps, dstc6_refs, twcs_model.vocabulary, twcs_model.components, dims, combine)
-            assert np.max(np.abs(ours.sentences - oracle)) <= 1e-5, (system, dims, combine)
-            assert ours.corpus == pytest.approx(oracle.mean(), abs=1e-6)
-    assert 0.0 < ours.corpus < 1.0
+            assert np.max(np.abs(ours.sentences["AM"] - oracle)) <= 1e-5, (system, dims, combine)
+            assert ours.corpus["AM"] == pytest.approx(oracle.mean(), abs=1e-6)
+    assert 0.0 < ours.corpus["AM"] < 1.0
 
 
 @pytest.mark.shared_data
@@ -49,7 +49,7 @@ def test_dstc6_raw_refs_and_references_agree(twcs_model, dstc6_refs, dstc6_syste
     a = fastamfm.adequacy(hyps, refs, twcs_model, dims=20)
     b = fastamfm.adequacy(hyps, encoded, twcs_model, dims=20)
     c = fastamfm.adequacy(hyps, encoded, twcs_model, dims=20, workers=1)  # cached projections reused
-    assert np.array_equal(a.sentences, b.sentences) and np.array_equal(b.sentences, c.sentences)
+    assert np.array_equal(a.sentences["AM"], b.sentences["AM"]) and np.array_equal(b.sentences["AM"], c.sentences["AM"])
     assert "dims=20" in a.signature and "combine=max" in a.signature and twcs_model.fingerprint in a.signature
 
 
@@ -67,8 +67,8 @@ def test_random_sentences_equal_the_oracle(small_model, data, combine, dims):
     refs = data.draw(st.lists(st.lists(sentence, min_size=1, max_size=4), min_size=n, max_size=n))
     ours = fastamfm.adequacy(hyps, refs, small_model, dims=dims, combine=combine)
     oracle = am_scores(hyps, refs, small_model.vocabulary, small_model.components, dims, combine)
-    assert np.allclose(ours.sentences, oracle, atol=1e-6)
-    assert ((ours.sentences >= 0) & (ours.sentences <= 1)).all()
+    assert np.allclose(ours.sentences["AM"], oracle, atol=1e-6)
+    assert ((ours.sentences["AM"] >= 0) & (ours.sentences["AM"] <= 1)).all()
 
 
 @pytest.mark.parametrize("weighting", ["tfidf", "log-entropy"])
@@ -79,7 +79,7 @@ def test_weighted_models_equal_the_oracle(weighting):
     refs = [[corpus[i + 1], corpus[i + 2]] for i in range(40)]
     ours = fastamfm.adequacy(hyps, refs, model)
     oracle = am_scores(hyps, refs, model.vocabulary, model.components, 6, "max", weighting, model.global_weights)
-    assert np.allclose(ours.sentences, oracle, atol=1e-6)
+    assert np.allclose(ours.sentences["AM"], oracle, atol=1e-6)
 
 
 def test_identical_sentences_score_one_and_unknown_words_score_zero(small_model):
@@ -87,19 +87,19 @@ def test_identical_sentences_score_one_and_unknown_words_score_zero(small_model)
         ["the flight is delayed", "zebra quokka", "", "your bag"],
         [["the flight is delayed"], ["the flight is delayed"], ["your bag"], ["wombat", "!!!"]],
         small_model)
-    assert result.sentences[0] == pytest.approx(1.0, abs=1e-6)
+    assert result.sentences["AM"][0] == pytest.approx(1.0, abs=1e-6)
     # A hypothesis without vocabulary words, an empty one, and one whose references
     # have no vocabulary words all score 0 by definition.
-    assert list(result.sentences[1:]) == [0.0, 0.0, 0.0]
-    assert result.corpus == pytest.approx(result.sentences.mean())
+    assert list(result.sentences["AM"][1:]) == [0.0, 0.0, 0.0]
+    assert result.corpus["AM"] == pytest.approx(result.sentences["AM"].mean())
 
 
 def test_mean_and_centroid_combine(small_model):
     hyps = ["the bag arrived"]
     refs = [["the bag arrived", "the gate changed"]]
-    best = fastamfm.adequacy(hyps, refs, small_model, combine="max").sentences[0]
-    mean = fastamfm.adequacy(hyps, refs, small_model, combine="mean").sentences[0]
-    centroid = fastamfm.adequacy(hyps, refs, small_model, combine="centroid").sentences[0]
+    best = fastamfm.adequacy(hyps, refs, small_model, combine="max").sentences["AM"][0]
+    mean = fastamfm.adequacy(hyps, refs, small_model, combine="mean").sentences["AM"][0]
+    centroid = fastamfm.adequacy(hyps, refs, small_model, combine="centroid").sentences["AM"][0]
     assert best == pytest.approx(1.0, abs=1e-6)
     assert mean < best and centroid < best
 
@@ -109,7 +109,7 @@ def test_thread_count_does_not_change_scores(small_model):
     refs = [[" ".join(WORDS[(i + 3) % 9:(i + 3) % 9 + 5]), "sorry for the delay"] for i in range(500)]
     one = fastamfm.adequacy(hyps, refs, small_model, workers=1)
     two = fastamfm.adequacy(hyps, refs, small_model, workers=2)
-    assert np.array_equal(one.sentences, two.sentences)
+    assert np.array_equal(one.sentences["AM"], two.sentences["AM"])
 
 
 def test_unit_vectors_and_projected_references_are_what_scoring_compares(small_model):
@@ -144,8 +144,8 @@ def test_bad_input_names_the_problem(small_model):
         fastamfm.adequacy(["a"], [["a"]], "model.lsi")
     # References prepared for the whitespace preset are tokenized as the model asks.
     whitespace_refs = fastamfm.References([["a"]])
-    assert fastamfm.adequacy(["a"], whitespace_refs, small_model).sentences.tolist() == \
-        fastamfm.adequacy(["a"], [["a"]], small_model).sentences.tolist()
+    assert fastamfm.adequacy(["a"], whitespace_refs, small_model).sentences["AM"].tolist() == \
+        fastamfm.adequacy(["a"], [["a"]], small_model).sentences["AM"].tolist()
 
 
 @pytest.mark.skipif(fastamfm.HAS_CUDA, reason="checks the error raised when no CUDA device is present")
@@ -161,6 +161,6 @@ def test_cuda_scores_equal_the_cpu_path(twcs_model, dstc6_refs, dstc6_systems, c
     hyps = dstc6_systems["S_1"]
     cpu = fastamfm.adequacy(hyps, dstc6_refs, twcs_model, combine=combine)
     gpu = fastamfm.adequacy(hyps, dstc6_refs, twcs_model, combine=combine, device="cuda")
-    np.testing.assert_allclose(gpu.sentences, cpu.sentences, atol=1e-5)
+    np.testing.assert_allclose(gpu.sentences["AM"], cpu.sentences["AM"], atol=1e-5)
     with pytest.raises(ValueError, match="centroid' has no CUDA kernel"):
         fastamfm.adequacy(hyps, dstc6_refs, twcs_model, combine="centroid", device="cuda")

@@ -129,9 +129,9 @@ def test_reference_index_takes_encoder_and_the_old_model_keyword():
             return np.array([[t.count("a") + 1.0, t.count("b") + 1.0] for t in texts])
 
     texts = ["a a b", "b b", "a"]
-    new = fastamfm.ReferenceIndex(texts, encoder=Letters()).adequacy(["a b"]).sentences
+    new = fastamfm.ReferenceIndex(texts, encoder=Letters()).adequacy(["a b"]).sentences["AM"]
     with pytest.warns(DeprecationWarning, match=r"ReferenceIndex\(model=\) is ReferenceIndex\(encoder=\)"):
-        old = fastamfm.ReferenceIndex(texts, model=Letters()).adequacy(["a b"]).sentences
+        old = fastamfm.ReferenceIndex(texts, model=Letters()).adequacy(["a b"]).sentences["AM"]
     np.testing.assert_array_equal(new, old)
 
 
@@ -160,7 +160,7 @@ def test_lm_judge_and_followup_old_order(tiny_lm):
         judge.reward(hyps, contexts, refs)
     followup = FollowupScorer(tiny_lm)
     with pytest.warns(DeprecationWarning, match=r"FollowupScorer.score\(hyps, contexts\)"):
-        old = followup.score(hyps, contexts).sentences
-    np.testing.assert_array_equal(old, followup.score(hyps, contexts=contexts).sentences)
+        old = followup.score(hyps, contexts).sentences["followup"]
+    np.testing.assert_array_equal(old, followup.score(hyps, contexts=contexts).sentences["followup"])
     with pytest.raises(ValueError, match=r"followup: is reference-free"):
         followup.score(hyps, refs, contexts=contexts)

@@ -17,7 +17,7 @@ RTOL = 1e-12
 def test_nlgeval_single_segment_scores_zero():
     # One segment: every n-gram has df = N = 1 and log 1 = 0.
     res = fastamfm.cider(["this is a good test"], [["this is a test", "this is also a test"]])
-    assert res.corpus == 0.0
+    assert res.corpus["CIDEr"] == 0.0
 
 
 def test_small_corpus_by_hand():
@@ -25,9 +25,9 @@ def test_small_corpus_by_hand():
     refs = [["a b c"], ["x y"]]
     res = fastamfm.cider(hyps, refs)
     # Segment 0 equals its only reference (cosine 1 for orders 1..3, order 4 absent), x10 / 4.
-    assert res.sentences[0] == pytest.approx(7.5)
-    assert res.sentences[1] == 0.0
-    assert res.corpus == pytest.approx(3.75)
+    assert res.sentences["CIDEr"][0] == pytest.approx(7.5)
+    assert res.sentences["CIDEr"][1] == 0.0
+    assert res.corpus["CIDEr"] == pytest.approx(3.75)
 
 
 @settings(max_examples=150, deadline=None)
@@ -38,8 +38,8 @@ def test_equals_pycocoevalcap_on_generated_data(data):
         return  # pycocoevalcap fails on references without a single token (max of no df)
     expected_corpus, expected = oracle.pycoco_cider(hyps, refs)
     res = fastamfm.cider(hyps, refs, layout="responses")
-    np.testing.assert_allclose(res.sentences, expected, rtol=RTOL, atol=1e-15)
-    assert res.corpus == pytest.approx(expected_corpus, rel=RTOL, abs=1e-15)
+    np.testing.assert_allclose(res.sentences["CIDEr"], expected, rtol=RTOL, atol=1e-15)
+    assert res.corpus["CIDEr"] == pytest.approx(expected_corpus, rel=RTOL, abs=1e-15)
 
 
 @settings(max_examples=40, deadline=None)
@@ -47,7 +47,7 @@ def test_equals_pycocoevalcap_on_generated_data(data):
 def test_equals_readable_oracle_with_other_sigma(data):
     hyps, refs = data
     res = fastamfm.cider(hyps, refs, sigma=2.5)
-    np.testing.assert_allclose(res.sentences, oracle.cider_d(hyps, refs, sigma=2.5), rtol=RTOL, atol=1e-15)
+    np.testing.assert_allclose(res.sentences["CIDEr"], oracle.cider_d(hyps, refs, sigma=2.5), rtol=RTOL, atol=1e-15)
 
 
 def _random_corpus(n, seed=0):
@@ -87,15 +87,15 @@ def test_external_document_frequencies_from_a_larger_corpus():
     df = fastamfm.DocumentFrequencies().update(refs)
     res = fastamfm.cider(hyps[:10], refs[:10], document_frequencies=df)
     expected = oracle.cider_d(hyps[:10], refs[:10], df=oracle.document_frequency(refs), num_segments=60)
-    np.testing.assert_allclose(res.sentences, expected, rtol=RTOL)
+    np.testing.assert_allclose(res.sentences["CIDEr"], expected, rtol=RTOL)
 
 
 def test_references_encoded_once_and_thread_count():
     hyps, refs = _random_corpus(300, seed=5)
     encoded = fastamfm.References(refs)
-    base = fastamfm.cider(hyps, refs, workers=1).sentences.tolist()
-    assert fastamfm.cider(hyps, encoded, workers=2).sentences.tolist() == base
-    assert fastamfm.cider(hyps, encoded, workers=-1).sentences.tolist() == base
+    base = fastamfm.cider(hyps, refs, workers=1).sentences["CIDEr"].tolist()
+    assert fastamfm.cider(hyps, encoded, workers=2).sentences["CIDEr"].tolist() == base
+    assert fastamfm.cider(hyps, encoded, workers=-1).sentences["CIDEr"].tolist() == base
 
 
 # --- bad input -------------------------------------------------------------------

@@ -136,8 +136,9 @@ def test_report_html(model_dir, tmp_path, capsys):
     # scatter, clustered heatmap, metric significance matrix, forest plot, Distinct-n, curves
     assert text.count("data:image/png;base64,") == 6
     hyps = (hyp_dir / "S_3.txt").read_text().splitlines()
-    expected = {"ROUGE_L": fastamfm.rouge_l(hyps, refs).corpus, "CIDEr": fastamfm.cider(hyps, refs).corpus,
-                "Bleu_2": fastamfm.bleu(hyps, refs).corpus[1], "Distinct-2": fastamfm.distinct(hyps)["distinct_2"]}
+    expected = {"ROUGE_L": fastamfm.rouge_l(hyps, refs).corpus["ROUGE_L"],
+                "CIDEr": fastamfm.cider(hyps, refs).corpus["CIDEr"],
+                "Bleu_2": fastamfm.bleu(hyps, refs).corpus["Bleu_2"], "Distinct-2": fastamfm.distinct(hyps)["distinct_2"]}
     row = re.search(r"<tr><td>S_3</td>(.*?)</tr>", text).group(1)
     for value in expected.values():
         assert f"<td>{value:.4f}</td>" in row

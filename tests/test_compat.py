@@ -143,10 +143,10 @@ def test_functions_equal_sacrebleus():
 def test_streams_are_transposed_to_fastamfms_per_response_layout():
     hyps, a, b = _pairs()
     per_response = [[x, y] for x, y in zip(a, b)]
-    assert ours.corpus_bleu(hyps, [a, b]).score == fastamfm.sacrebleu(hyps, per_response).corpus
-    assert ours.corpus_chrf(hyps, [a, b]).score == fastamfm.chrf(hyps, per_response).corpus
+    assert ours.corpus_bleu(hyps, [a, b]).score == fastamfm.sacrebleu(hyps, per_response).corpus["sacreBLEU"]
+    assert ours.corpus_chrf(hyps, [a, b]).score == fastamfm.chrf(hyps, per_response).corpus["chrF"]
     # One stream is one reference per response.
-    assert ours.corpus_bleu(hyps, [a]).score == fastamfm.sacrebleu(hyps, [[x] for x in a]).corpus
+    assert ours.corpus_bleu(hyps, [a]).score == fastamfm.sacrebleu(hyps, [[x] for x in a]).corpus["sacreBLEU"]
 
 
 @needs_sacrebleu
@@ -159,7 +159,7 @@ def test_none_in_a_stream_is_a_missing_reference():
         assert str(mine.get_signature()) == str(theirs.get_signature())
         assert "nrefs:var" in str(mine.get_signature())
     per_response = [[x] if y is None else [x, y] for x, y in zip(a, b)]
-    assert ours.corpus_bleu(hyps, [a, b]).score == fastamfm.sacrebleu(hyps, per_response).corpus
+    assert ours.corpus_bleu(hyps, [a, b]).score == fastamfm.sacrebleu(hyps, per_response).corpus["sacreBLEU"]
     # A reference missing from the first stream and present in the second.
     assert ours.corpus_bleu(hyps, [b, a]).score == real.corpus_bleu(hyps, [b, a]).score
 
@@ -187,7 +187,7 @@ def test_generated_corpora_with_variable_reference_counts(data):
     _same_bleu(ours.corpus_bleu(hyps, streams), real.corpus_bleu(hyps, streams))
     assert ours.corpus_chrf(hyps, streams, word_order=2).score == real.corpus_chrf(hyps, streams, word_order=2).score
     per_response = fastamfm.sacrebleu(hyps, refs, effective_order=False, layout="responses")
-    assert ours.corpus_bleu(hyps, streams).score == per_response.corpus
+    assert ours.corpus_bleu(hyps, streams).score == per_response.corpus["sacreBLEU"]
 
 
 @needs_sacrebleu

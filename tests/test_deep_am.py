@@ -206,9 +206,9 @@ def test_deep_am_with_references_equals_oracle(tiny_encoder, plain, combine):
     res = fastamfm.deep_am(HYPS, REFS, encoder=tiny_encoder, combine=combine)
     hyp_vectors = oracle.sentence_vectors(*plain, HYPS, max_length=tiny_encoder.max_length)
     ref_vectors = [oracle.sentence_vectors(*plain, rs, max_length=tiny_encoder.max_length) for rs in REFS]
-    np.testing.assert_allclose(res.sentences, oracle.deep_am_references(hyp_vectors, ref_vectors, combine),
+    np.testing.assert_allclose(res.sentences["deep_am"], oracle.deep_am_references(hyp_vectors, ref_vectors, combine),
                                atol=2e-5)
-    assert res.corpus == pytest.approx(res.sentences.mean())
+    assert res.corpus["deep_am"] == pytest.approx(res.sentences["deep_am"].mean())
     assert f"refs={combine}" in res.signature and tiny_encoder.fingerprint in res.signature
 
 
@@ -219,7 +219,7 @@ def test_deep_am_with_contexts_equals_oracle(tiny_encoder, plain, mode):
     vec = lambda texts: oracle.sentence_vectors(*plain, texts, max_length=tiny_encoder.max_length)  # noqa: E731
     want = [oracle.deep_am_context(h, vec(["\n".join(t)] if mode == "joined" else t), mode, 0.5)
             for h, t in zip(vec(HYPS), turns)]
-    np.testing.assert_allclose(res.sentences, want, atol=2e-5)
+    np.testing.assert_allclose(res.sentences["deep_am"], want, atol=2e-5)
 
 
 def test_deep_am_scores_are_signed(tiny_encoder):
@@ -227,7 +227,7 @@ def test_deep_am_scores_are_signed(tiny_encoder):
     hyps = [f"{a} {b}" for a in ("flight", "seat", "bag", "gate") for b in ("the", "thanks", "please")]
     res = fastamfm.deep_am(hyps, [["hello sorry"]] * len(hyps), encoder=tiny_encoder)
     vectors = tiny_encoder.encode(hyps + ["hello sorry"])
-    np.testing.assert_allclose(res.sentences, vectors[:-1] @ vectors[-1], atol=1e-5)
+    np.testing.assert_allclose(res.sentences["deep_am"], vectors[:-1] @ vectors[-1], atol=1e-5)
 
 
 def test_deep_am_keeps_reference_vectors_on_references(tiny_encoder):
@@ -236,8 +236,9 @@ def test_deep_am_keeps_reference_vectors_on_references(tiny_encoder):
     assert len(refs._derived) == 1
     second = fastamfm.deep_am(HYPS[::-1], refs, encoder=tiny_encoder)
     assert len(refs._derived) == 1
-    np.testing.assert_allclose(first.sentences, fastamfm.deep_am(HYPS, REFS, encoder=tiny_encoder).sentences)
-    assert second.sentences.shape == (3,)
+    np.testing.assert_allclose(first.sentences["deep_am"],
+                               fastamfm.deep_am(HYPS, REFS, encoder=tiny_encoder).sentences["deep_am"])
+    assert second.sentences["deep_am"].shape == (3,)
 
 
 def test_deep_am_errors(tiny_encoder):
@@ -264,11 +265,12 @@ def test_registry_metric_equals_function(tiny_encoder):
     metric = DeepAM(encoder=tiny_encoder)
     assert DeepAM.missing(encoder=tiny_encoder) is None
     chunk = metric.update(Batch(hyps=fastamfm.Hypotheses(HYPS), refs=refs, contexts=CONTEXTS))
-    np.testing.assert_allclose(chunk.columns["deep_am"], fastamfm.deep_am(HYPS, REFS, encoder=tiny_encoder).sentences)
+    np.testing.assert_allclose(chunk.columns["deep_am"],
+                               fastamfm.deep_am(HYPS, REFS, encoder=tiny_encoder).sentences["deep_am"])
     assert metric.compute(chunk.statistics)["deep_am"] == pytest.approx(chunk.columns["deep_am"].mean())
     free = metric.update(Batch(hyps=fastamfm.Hypotheses(HYPS), contexts=CONTEXTS))
     np.testing.assert_allclose(free.columns["deep_am"],
-                               fastamfm.deep_am(HYPS, contexts=CONTEXTS, encoder=tiny_encoder).sentences)
+                               fastamfm.deep_am(HYPS, contexts=CONTEXTS, encoder=tiny_encoder).sentences["deep_am"])
     with pytest.raises(ValueError, match="needs the dialogue contexts"):
         metric.update(Batch(hyps=fastamfm.Hypotheses(HYPS)))
     assert "no model directory" in DeepAM.missing(encoder="/no/such/model")

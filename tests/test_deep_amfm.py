@@ -83,22 +83,24 @@ def test_deep_fm_modes(lm):
     res = deep_fm(HYPS, REFS, lm=lm, formula="ratio")
     hyp, ref = lm.score(HYPS), lm.score(flat)
     offsets = np.cumsum([0] + [len(r) for r in REFS])
-    np.testing.assert_allclose(res.sentences, reference_fm(hyp, ref, offsets), atol=1e-9)
+    np.testing.assert_allclose(res.sentences["deep_fm"], reference_fm(hyp, ref, offsets), atol=1e-9)
     # the default with references: DSTC-10's log-probability difference
-    np.testing.assert_allclose(deep_fm(HYPS, REFS, lm=lm).sentences,
+    np.testing.assert_allclose(deep_fm(HYPS, REFS, lm=lm).sentences["deep_fm"],
                                reference_fm(hyp, ref, offsets, formula="dstc10"), atol=1e-9)
-    assert isinstance(res, fastamfm.result.MetricResult) and res.corpus == pytest.approx(np.mean(res.sentences))
+    assert isinstance(res, fastamfm.result.MetricResult)
+    assert res.corpus["deep_fm"] == pytest.approx(np.mean(res.sentences["deep_fm"]))
     np.testing.assert_allclose(res.extra["ref_log_prob"], ref)
     pmi = deep_fm(HYPS, contexts=CONTEXTS, lm=lm, formula="pmi")
-    np.testing.assert_allclose(pmi.sentences, lm.score(HYPS, contexts=CONTEXTS) - lm.score(HYPS), atol=1e-6)
+    np.testing.assert_allclose(pmi.sentences["deep_fm"], lm.score(HYPS, contexts=CONTEXTS) - lm.score(HYPS), atol=1e-6)
     total = deep_fm(HYPS, contexts=CONTEXTS, lm=lm)  # the reference-free default: pmi-total
     conditional, alone = lm.token_scores(HYPS, contexts=CONTEXTS), lm.token_scores(HYPS)
-    np.testing.assert_allclose(total.sentences, [conditional[i][0].sum() - alone[i][0].sum() for i in range(len(HYPS))],
+    np.testing.assert_allclose(total.sentences["deep_fm"],
+                               [conditional[i][0].sum() - alone[i][0].sum() for i in range(len(HYPS))],
                                atol=1e-5)
     conditional = deep_fm(HYPS, contexts=CONTEXTS, lm=lm, formula="conditional")
-    np.testing.assert_allclose(conditional.sentences, lm.score(HYPS, contexts=CONTEXTS), atol=1e-6)
+    np.testing.assert_allclose(conditional.sentences["deep_fm"], lm.score(HYPS, contexts=CONTEXTS), atol=1e-6)
     unconditional = deep_fm(HYPS, lm=lm, formula="unconditional")
-    np.testing.assert_allclose(unconditional.sentences, np.exp(lm.score(HYPS)), rtol=1e-6)
+    np.testing.assert_allclose(unconditional.sentences["deep_fm"], np.exp(lm.score(HYPS)), rtol=1e-6)
     assert "formula=pmi" in pmi.signature and lm.fingerprint in pmi.signature
     with pytest.raises(ValueError, match="formula 'pmi-total' needs contexts"):
         deep_fm(HYPS, lm=lm)
@@ -116,7 +118,7 @@ def test_reference_scores_are_kept_on_references(lm, monkeypatch):
     monkeypatch.setattr(NeuralLM, "score", lambda self, s, **k: calls.append(len(s)) or original(self, s, **k))
     again = deep_fm(HYPS, refs, lm=lm)
     assert calls == [len(HYPS)]                 # only the hypotheses: the references' scores were kept
-    np.testing.assert_array_equal(first.sentences, again.sentences)
+    np.testing.assert_array_equal(first.sentences["deep_fm"], again.sentences["deep_fm"])
 
 
 # --- DeepAMFM ------------------------------------------------------------------------------
@@ -208,7 +210,7 @@ def test_the_three_component_mode_adds_the_followup_on_its_fixed_scale(lm):
     # lam weighs AM against FM within their two thirds; the followup keeps its third
     weighted = DeepAMFM(encoder=BagOfWordsEncoder(), lm=lm, calibration=WITH_FOLLOWUP, lam=0.9,
                         context_combination="am+fm+followup")
-    np.testing.assert_allclose(weighted.score(HYPS, contexts=CONTEXTS).amfm,
+    np.testing.assert_allclose(weighted.score(HYPS, contexts=CONTEXTS).deep_amfm,
                                2 / 3 * (0.9 * z_am + 0.1 * z_fm) + z_followup / 3, atol=1e-9)
     np.testing.assert_allclose(scorer.reward(HYPS, contexts=CONTEXTS).numpy(), res.deep_amfm, atol=1e-5)
     # the default: AM and FM alone, lam 0.4, no followup computed
@@ -253,7 +255,7 @@ def test_registry_deep_amfm_takes_the_context_combination(lm, tiny_bert):
         expected = DeepAMFM(encoder=encoder, lm=lm, context_combination=combination)
         chunk = metric(encoder=encoder, lm=lm, context_combination=combination).update(
             Batch(hyps=hyps, contexts=CONTEXTS))
-        np.testing.assert_allclose(chunk.columns["deep_amfm"], expected.score(HYPS, contexts=CONTEXTS).amfm,
+        np.testing.assert_allclose(chunk.columns["deep_amfm"], expected.score(HYPS, contexts=CONTEXTS).deep_amfm,
                                    atol=1e-6)
     with pytest.raises(ValueError, match="context_combination must be one of"):
         metric(context_combination="am")
@@ -261,21 +263,21 @@ def test_registry_deep_amfm_takes_the_context_combination(lm, tiny_bert):
 
 def test_both_uses_reference_adequacy_and_context_fluency(scorer):
     both = scorer.score(HYPS, REFS, CONTEXTS)
-    np.testing.assert_allclose(both.deep_amfm_am, scorer.score(HYPS, REFS).am)
-    np.testing.assert_allclose(both.deep_amfm_fm, scorer.score(HYPS, contexts=CONTEXTS).fm)
+    np.testing.assert_allclose(both.deep_amfm_am, scorer.score(HYPS, REFS).deep_amfm_am)
+    np.testing.assert_allclose(both.deep_amfm_fm, scorer.score(HYPS, contexts=CONTEXTS).deep_amfm_fm)
     np.testing.assert_allclose(both.deep_amfm, 0.6 * (both.deep_amfm_am - 0.5) / 0.2 + 0.4 * (both.deep_amfm_fm - 0.2) / 0.5, atol=1e-9)
 
 
 def test_a_scored_response_does_not_depend_on_its_batch(scorer):
-    whole = scorer.score(HYPS, REFS, CONTEXTS).amfm
-    alone = [scorer.score([h], [r], [c]).amfm[0] for h, r, c in zip(HYPS, REFS, CONTEXTS)]
+    whole = scorer.score(HYPS, REFS, CONTEXTS).deep_amfm
+    alone = [scorer.score([h], [r], [c]).deep_amfm[0] for h, r, c in zip(HYPS, REFS, CONTEXTS)]
     np.testing.assert_allclose(alone, whole, atol=1e-5)
 
 
 def test_reward_is_a_float32_tensor_and_thread_safe(scorer):
     import torch
 
-    expected = scorer.score(HYPS, contexts=CONTEXTS).amfm
+    expected = scorer.score(HYPS, contexts=CONTEXTS).deep_amfm
     reward = scorer.reward(HYPS, contexts=CONTEXTS)
     assert isinstance(reward, torch.Tensor) and reward.dtype == torch.float32 and reward.device.type == "cpu"
     np.testing.assert_allclose(reward.numpy(), expected, atol=1e-5)
@@ -311,7 +313,7 @@ def test_hybrid_with_the_ngram_lm(lm):
     ngram = fastamfm.NgramLM.train([s for rs in REFS for s in rs] + HYPS, order=2)
     hybrid = DeepAMFM(encoder=BagOfWordsEncoder(), lm=ngram, lam=0.5, calibration=CALIBRATION)
     res = hybrid.score(HYPS, REFS)
-    np.testing.assert_allclose(res.deep_amfm_fm, fastamfm.fluency(HYPS, REFS, ngram, combine="max").sentences)
+    np.testing.assert_allclose(res.deep_amfm_fm, fastamfm.fluency(HYPS, REFS, ngram, combine="max").sentences["FM"])
     assert isinstance(hybrid.reward(HYPS, REFS), np.ndarray)
     with pytest.raises(ValueError, match="an n-gram LM cannot condition on a context"):
         hybrid.score(HYPS, contexts=CONTEXTS)
@@ -348,14 +350,15 @@ def test_registry_deep_fm_in_chunks_equals_whole(lm, tmp_path):
     assert metric_class("deep_fm").missing(lm=lm_directory(lm)) is None
     hyps = fastamfm.Hypotheses(HYPS)
     whole = metric.update(Batch(hyps=hyps, refs=fastamfm.References(REFS)))
-    np.testing.assert_allclose(whole.columns["deep_fm"], deep_fm(HYPS, REFS, lm=lm).sentences, atol=1e-6)
+    np.testing.assert_allclose(whole.columns["deep_fm"], deep_fm(HYPS, REFS, lm=lm).sentences["deep_fm"], atol=1e-6)
     parts = [metric.update(Batch(hyps=fastamfm.Hypotheses(HYPS[s]), refs=fastamfm.References(REFS[s])))
              for s in (slice(0, 2), slice(2, 4))]
     total = parts[0].statistics + parts[1].statistics
     # float32 sums differ with the batch composition by ~1e-7: equal up to that
     assert metric.compute(total)["deep_fm"] == pytest.approx(metric.compute(whole.statistics)["deep_fm"], abs=1e-6)
     free = metric.update(Batch(hyps=hyps, contexts=CONTEXTS))
-    np.testing.assert_allclose(free.columns["deep_fm"], deep_fm(HYPS, contexts=CONTEXTS, lm=lm).sentences, atol=1e-6)
+    np.testing.assert_allclose(free.columns["deep_fm"], deep_fm(HYPS, contexts=CONTEXTS, lm=lm).sentences["deep_fm"],
+                               atol=1e-6)
     with pytest.raises(ValueError, match="deep_fm: needs references or dialogue contexts"):
         metric.update(Batch(hyps=hyps))
     assert "deep_fm|" in metric.signature()
@@ -444,7 +447,7 @@ def test_tune_deep_rows_equal_the_scorer_they_describe(scorer):
     for row in result.rows:
         variant = DeepAMFM(encoder=scorer.encoder, lm=scorer.lm, lam=row.lam, fm_formula=row.fm_formula,
                            calibration=CALIBRATION)
-        x = np.concatenate([variant.score(systems[s], refs).amfm for s in systems])
+        x = np.concatenate([variant.score(systems[s], refs).deep_amfm for s in systems])
         y = np.concatenate([human[s] for s in systems])
         assert row.pearson == pytest.approx(pearsonr(x, y)[0], abs=1e-9)
         assert row.spearman == pytest.approx(spearmanr(x, y)[0], abs=1e-9)
@@ -456,3 +459,19 @@ def test_tune_deep_rows_equal_the_scorer_they_describe(scorer):
     assert [(r.lam, r.fm_formula) for r in free.rows] == [(0.5, "pmi")]
     with pytest.raises(ValueError, match="fm_formulas for mode 'context' must be among"):
         fastamfm.tune_deep(systems, human, contexts=CONTEXTS, scorer=scorer, fm_formulas="ratio", level="utterance")
+
+
+def test_deep_fm_refuses_a_formula_before_loading_a_model(monkeypatch):
+    """A formula that does not fit the inputs is an error at once, not after the LM loads."""
+    import fastamfm.neural.neural_lm as neural_lm
+
+    def no_load(*args, **kwargs):
+        raise AssertionError("the LM was loaded before the formula was checked")
+
+    monkeypatch.setattr(neural_lm, "load_lm", no_load)
+    with pytest.raises(ValueError, match="formula 'pmi' needs contexts"):
+        fastamfm.deep_fm(["a reply"], formula="pmi")
+    with pytest.raises(ValueError, match="with references, formula must be one of"):
+        fastamfm.deep_fm(["a reply"], [["a reference"]], formula="pmi")
+    with pytest.raises(ValueError, match="combine must be one of"):
+        fastamfm.deep_fm(["a reply"], [["a reference"]], combine="min")

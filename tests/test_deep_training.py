@@ -172,7 +172,7 @@ def test_trained_directory_round_trip_scores_the_same(trained):
     hyps, refs, contexts = ["thanks please help"], [["sorry delay gate", "help please"]], [["hello", "good day"]]
     loaded = DeepAMFM.load(out, device="cpu")
     for kwargs in ({"refs": refs}, {"contexts": contexts}, {"refs": refs, "contexts": contexts}):
-        np.testing.assert_allclose(loaded.score(hyps, **kwargs).amfm, scorer.score(hyps, **kwargs).amfm, rtol=1e-6)
+        np.testing.assert_allclose(loaded.score(hyps, **kwargs).deep_amfm, scorer.score(hyps, **kwargs).deep_amfm, rtol=1e-6)
     assert loaded.signature("reference") == scorer.signature("reference")
 
 
@@ -224,7 +224,7 @@ def test_registry_deep_amfm_with_model_dir(trained):
     out, scorer = trained
     hyps, refs = ["thanks please help", "good day"], [["sorry delay gate"], ["hello good day"]]
     res = fastamfm.evaluate(hyps, refs, metrics=["deep_amfm"], deep_amfm={"model": str(out), "device": "cpu"})
-    np.testing.assert_allclose(res["deep_amfm"], scorer.score(hyps, refs).amfm, rtol=1e-6)
+    np.testing.assert_allclose(res["deep_amfm"], scorer.score(hyps, refs).deep_amfm, rtol=1e-6)
     with pytest.raises(ValueError, match="not both"):
         fastamfm.evaluate(hyps, refs, metrics=["deep_amfm"], deep_amfm={"model": str(out), "lm": "x"})
     with pytest.warns(RuntimeWarning, match="nope is not a trained DeepAMFM directory"), \
@@ -252,7 +252,7 @@ def test_cli_train_deep_then_score_deep_dir(models, tmp_path, capsys):
                  "--no-progress"]) == 0
     rows = [json.loads(line) for line in scores.read_text().splitlines()]
     expected = DeepAMFM.load(out, device="cpu").score(["thanks please help", "good day"],
-                                                       [["sorry delay gate"], ["hello good day"]]).amfm
+                                                       [["sorry delay gate"], ["hello good day"]]).deep_amfm
     np.testing.assert_allclose([r["deep_amfm"] for r in rows], expected, rtol=1e-5)
 
 
@@ -296,7 +296,7 @@ def test_dask_workers_load_the_trained_directory(trained, tmp_path):
         fd.score(client, [(str(hyp), [str(ref)])], ["deep_amfm"], out=tmp_path / "scored",
                  deep_amfm={"model": str(out), "device": "cpu"})
     rows = [json.loads(line) for line in (tmp_path / "scored" / "scores.jsonl").read_text().splitlines()]
-    np.testing.assert_allclose([r["deep_amfm"] for r in rows], scorer.score(hyps, refs).amfm, rtol=1e-5)
+    np.testing.assert_allclose([r["deep_amfm"] for r in rows], scorer.score(hyps, refs).deep_amfm, rtol=1e-5)
 
 
 def test_lm_loss_projects_only_targets_but_equals_the_models_loss(models):

@@ -24,10 +24,13 @@ from vector_files import SUFFIX, WRITERS  # noqa: E402
 
 TOLERANCE = 1e-6
 METRICS = {"average": embedding_average, "extrema": vector_extrema, "greedy": greedy_matching}
+# each metric's one column
+COLUMNS = {"average": "EmbeddingAverageCosineSimilarity", "extrema": "VectorExtremaCosineSimilarity",
+           "greedy": "GreedyMatchingScore"}
 
 
 def fast_scores(hyps, refs, vectors, **options):
-    return {name: fn(hyps, refs, vectors=vectors, **options).sentences for name, fn in METRICS.items()}
+    return {name: fn(hyps, refs, vectors=vectors, **options).sentences[COLUMNS[name]] for name, fn in METRICS.items()}
 
 
 def assert_matches_oracle(hyps, refs, vectors, lookup, **options):
@@ -104,13 +107,16 @@ def test_reused_references_keep_sentence_vectors_with_identical_scores(oov):
 def test_hand_computed_values():
     vectors = WordVectors.from_arrays(["a", "b", "c"], np.array([[0, 1], [2, 3], [1, 0]], dtype=np.float32))
     # Extrema of "a b": dimension 0 has min exactly 0 -> 0 (nlg-eval's rule), dimension 1 -> 3.
-    assert vector_extrema(["a b"], [["b"]], vectors=vectors).corpus == pytest.approx(9 / (3 * np.sqrt(13)))
+    assert vector_extrema(["a b"], [["b"]], vectors=vectors).corpus["VectorExtremaCosineSimilarity"] == \
+        pytest.approx(9 / (3 * np.sqrt(13)))
     # Average: cos((2, 4), (1, 0)) = 2 / sqrt(20).
-    assert embedding_average(["a b"], [["c"]], vectors=vectors).corpus == pytest.approx(2 / np.sqrt(20))
+    assert embedding_average(["a b"], [["c"]], vectors=vectors).corpus["EmbeddingAverageCosineSimilarity"] == \
+        pytest.approx(2 / np.sqrt(20))
     # Greedy "a" vs "c": orthogonal -> 0; "a c" vs "c": (mean(0, 1) + 1) / 2 = 0.75.
-    assert greedy_matching(["a", "a c"], [["c"], ["c"]], vectors=vectors).sentences.tolist() == [0.0, 0.75]
+    assert greedy_matching(["a", "a c"], [["c"], ["c"]], vectors=vectors).sentences["GreedyMatchingScore"].tolist() == \
+        [0.0, 0.75]
     # The max over references: the second reference matches exactly.
-    assert greedy_matching(["a"], [["c", "a"]], vectors=vectors).corpus == 1.0
+    assert greedy_matching(["a"], [["c", "a"]], vectors=vectors).corpus["GreedyMatchingScore"] == 1.0
 
 
 # --- DSTC-6 text with vectors made from twcs_airlines ------------------------------------
@@ -178,7 +184,9 @@ def test_result_shape_signature_and_nlgeval_dict(small_vectors):
     hyps, refs = ["a b", "c"], [["a"], ["b", "c a"]]
     result = embedding_average(hyps, refs, vectors=small_vectors)
     assert isinstance(result, fastamfm.result.MetricResult)
-    assert result.sentences.shape == (2,) and result.corpus == pytest.approx(result.sentences.mean())
+    column = "EmbeddingAverageCosineSimilarity"
+    assert list(result.sentences) == [column] and result.sentences[column].shape == (2,)
+    assert result.corpus[column] == pytest.approx(result.sentences[column].mean())
     assert "vectors=memory:3x2:" in result.signature and "oov=mean" in result.signature
     assert "tok=tok:whitespace" in result.signature and "empty=error" in result.signature
     combined = fastamfm.evaluate(hyps, refs, metrics=[fn.__name__ for fn in METRICS.values()],
@@ -186,7 +194,7 @@ def test_result_shape_signature_and_nlgeval_dict(small_vectors):
     assert list(combined) == ["EmbeddingAverageCosineSimilarity", "VectorExtremaCosineSimilarity",
                               "GreedyMatchingScore"]
     for name, key in zip(METRICS, combined):
-        assert combined[key] == METRICS[name](hyps, refs, vectors=small_vectors).corpus
+        assert combined[key] == METRICS[name](hyps, refs, vectors=small_vectors).corpus[key]
 
 
 @pytest.mark.parametrize("fn", list(METRICS.values()))
@@ -200,9 +208,9 @@ def test_empty_hypothesis_is_a_clear_error(fn, small_vectors):
 
 
 def test_empty_texts_score_zero_on_request(small_vectors):
-    for fn in METRICS.values():
+    for name, fn in METRICS.items():
         result = fn(["a", "", "b"], [["a"], ["b"], ["", "b"]], vectors=small_vectors, empty="zero")
-        assert result.sentences.tolist() == pytest.approx([1.0, 0.0, 1.0])
+        assert result.sentences[COLUMNS[name]].tolist() == pytest.approx([1.0, 0.0, 1.0])
     with pytest.raises(ValueError, match="empty must be one of"):
         embedding_average(["a"], [["a"]], vectors=small_vectors, empty="skip")
 
@@ -224,13 +232,14 @@ def test_argument_errors(small_vectors):
         greedy_matching(["a"], [["a"]], vectors=small_vectors, workers=-5)
     lowercased = WordVectors.from_arrays(["a"], np.ones((1, 2)), lowercase=True)
     # References prepared for another tokenizer are re-tokenized as the vectors ask.
-    assert embedding_average(["A"], References([["A"]]), vectors=lowercased).corpus == pytest.approx(1.0)
+    assert embedding_average(["A"], References([["A"]]), vectors=lowercased).corpus[
+        "EmbeddingAverageCosineSimilarity"] == pytest.approx(1.0)
 
 
 def test_lowercase_vectors_lowercase_the_text(small_vectors):
     vectors = WordVectors.from_arrays(["a", "c"], np.array([[1, 0], [0, 1]], dtype=np.float32), lowercase=True)
-    assert greedy_matching(["A"], [["a"]], vectors=vectors).corpus == 1.0
-    assert greedy_matching(["A"], [["C"]], vectors=vectors).corpus == 0.0
+    assert greedy_matching(["A"], [["a"]], vectors=vectors).corpus["GreedyMatchingScore"] == 1.0
+    assert greedy_matching(["A"], [["C"]], vectors=vectors).corpus["GreedyMatchingScore"] == 0.0
 
 
 # --- from_lsi -------------------------------------------------------------------------------------
@@ -247,7 +256,7 @@ def test_from_lsi_uses_vocabulary_and_components():
     wv = WordVectors.from_lsi(_TrainedLsiLike(["x", "y", "z"], components))
     assert wv.vocabulary == ["x", "y", "z"] and np.array_equal(wv.vectors, components)
     assert wv.format == "lsi" and wv.describe().startswith("lsi:3x2:")
-    assert greedy_matching(["y z"], [["z"]], vectors=wv).corpus == pytest.approx(
+    assert greedy_matching(["y z"], [["z"]], vectors=wv).corpus["GreedyMatchingScore"] == pytest.approx(
         sentence_scores(["y z"], [["z"]], Lookup(["x", "y", "z"], components))["greedy"][0])
     with pytest.raises(TypeError, match="from_lsi needs a trained LSI model .* has no .vocabulary"):
         WordVectors.from_lsi(object())
@@ -293,7 +302,7 @@ def test_cuda_token_rows_reproduce_the_cpu_scores(oov):
     hyps, refs = texts[:20], [[texts[20 + 2 * i], texts[21 + 2 * i]] for i in range(20)]
     glue = _glue_scores(hyps, refs, vectors)
     for name, fn in (("average", embedding_average), ("extrema", vector_extrema), ("greedy", greedy_matching)):
-        np.testing.assert_allclose(glue[name], fn(hyps, refs, vectors=vectors).sentences, atol=1e-6)
+        np.testing.assert_allclose(glue[name], fn(hyps, refs, vectors=vectors).sentences[COLUMNS[name]], atol=1e-6)
 
 
 def test_cuda_path_errors(small_vectors):
@@ -312,7 +321,7 @@ def test_cuda_scores_equal_the_cpu_path(twcs_svd_vectors, dstc6_systems, dstc6_r
     vectors = WordVectors.from_arrays(*twcs_svd_vectors)
     hyps = dstc6_systems["S_1"][:500]
     refs = dstc6_refs[:500]
-    for fn in (embedding_average, vector_extrema, greedy_matching):
+    for name, fn in METRICS.items():
         cpu = fn(hyps, refs, vectors=vectors)
         gpu = fn(hyps, refs, vectors=vectors, device="cuda")
-        np.testing.assert_allclose(gpu.sentences, cpu.sentences, atol=1e-5)
+        np.testing.assert_allclose(gpu.sentences[COLUMNS[name]], cpu.sentences[COLUMNS[name]], atol=1e-5)

@@ -47,16 +47,17 @@ def test_deep_am_gives_empty_responses_the_lowest_cosine(encoder):
             if refs is not None and "context" in kwargs or refs is None and "combine" in kwargs:
                 continue
             result = fastamfm.deep_am(HYPS, refs, contexts, encoder=encoder, **kwargs)
-            assert (_empty(result.sentences) == -1.0).all() and (result.sentences[len(EMPTY):] > -1).all()
+            values = result.sentences["deep_am"]
+            assert (_empty(values) == -1.0).all() and (values[len(EMPTY):] > -1).all()
 
 
 def test_deep_fm_gives_empty_responses_the_lowest_value_of_each_formula(lm):
     for formula in ("ratio", "dstc10"):
         for combine in ("max", "maxmin", "mean"):
-            values = deep_fm(HYPS, REFS, lm=lm, formula=formula, combine=combine).sentences
+            values = deep_fm(HYPS, REFS, lm=lm, formula=formula, combine=combine).sentences["deep_fm"]
             assert (_empty(values) == 0.0).all()
     for formula in REFERENCE_FREE_FORMULAS:
-        values = deep_fm(HYPS, contexts=CONTEXTS, lm=lm, formula=formula).sentences
+        values = deep_fm(HYPS, contexts=CONTEXTS, lm=lm, formula=formula).sentences["deep_fm"]
         assert (_empty(values) == EMPTY_SCORES[formula]).all(), formula
         assert np.isfinite(values[len(EMPTY):]).all() and (values[len(EMPTY):] > EMPTY_SCORES[formula]).all()
 
@@ -64,7 +65,7 @@ def test_deep_fm_gives_empty_responses_the_lowest_value_of_each_formula(lm):
 def test_bertscore_scores_empty_responses_zero(encoder):
     for idf in (False, True):
         result = fastamfm.bertscore(HYPS, REFS, encoder=encoder, idf=idf)
-        for column in ("precision", "recall", "f1"):
+        for column in ("bertscore_precision", "bertscore_recall", "bertscore_f1"):
             assert (_empty(result[column]) == 0.0).all() and (result[column][len(EMPTY):] > 0).all()
 
 
@@ -74,8 +75,8 @@ def test_deep_amfm_gives_empty_responses_the_lowest_reward(lm, encoder, mode):
     scorer = DeepAMFM(encoder=encoder, lm=lm, device="cpu")
     lowest = scorer.lowest(mode)
     result = scorer.score(HYPS, refs, contexts)
-    assert (_empty(result["am"]) == -1.0).all()
-    assert (_empty(result["amfm"]) == lowest).all() and (result["amfm"][len(EMPTY):] > lowest).all()
+    assert (_empty(result["deep_amfm_am"]) == -1.0).all()
+    assert (_empty(result["deep_amfm"]) == lowest).all() and (result["deep_amfm"][len(EMPTY):] > lowest).all()
     reward = scorer.reward(HYPS, refs, contexts).numpy()
     assert (_empty(reward) == np.float32(lowest)).all() and (reward[len(EMPTY):] > np.float32(lowest)).all()
     for lam in (0.0, 0.3, 1.0):
@@ -136,25 +137,26 @@ def test_no_empty_reply_is_above_a_real_weak_reply_with_the_packaged_models(pack
 
     for mode, (r, c) in {"reference": (refs, None), "context": (None, contexts), "both": (refs, contexts)}.items():
         result = packaged.score(hyps, r, c)
-        for column in ("am", "fm", "amfm"):
+        for column in ("deep_amfm_am", "deep_amfm_fm", "deep_amfm"):
             check(result[column], f"{mode} {column}")
         check(packaged.reward(hyps, r, c).numpy(), f"{mode} reward")
     three = DeepAMFM(encoder=packaged.encoder, lm=packaged.lm, device="cpu", context_combination="am+fm+followup")
     result = three.score(hyps, contexts=contexts)
-    for column in ("amfm", "followup"):
+    for column in ("deep_amfm", "deep_amfm_followup"):
         check(result[column], f"am+fm+followup {column}")
     check(three.reward(hyps, contexts=contexts).numpy(), "am+fm+followup reward")
-    check(fastamfm.deep_am(hyps, refs, encoder=packaged.encoder).sentences, "deep_am refs")
-    check(fastamfm.deep_am(hyps, contexts=contexts, encoder=packaged.encoder).sentences, "deep_am contexts")
+    check(fastamfm.deep_am(hyps, refs, encoder=packaged.encoder).sentences["deep_am"], "deep_am refs")
+    check(fastamfm.deep_am(hyps, contexts=contexts, encoder=packaged.encoder).sentences["deep_am"], "deep_am contexts")
     for formula in ("dstc10", "ratio"):
-        check(deep_fm(hyps, refs, lm=packaged.lm, formula=formula).sentences, f"deep_fm {formula}")
+        check(deep_fm(hyps, refs, lm=packaged.lm, formula=formula).sentences["deep_fm"], f"deep_fm {formula}")
     for formula in REFERENCE_FREE_FORMULAS:
-        check(deep_fm(hyps, contexts=contexts, lm=packaged.lm, formula=formula).sentences, f"deep_fm {formula}")
+        check(deep_fm(hyps, contexts=contexts, lm=packaged.lm, formula=formula).sentences["deep_fm"],
+              f"deep_fm {formula}")
     scores = fastamfm.bertscore(hyps, refs, encoder=packaged.encoder)
-    for column in ("precision", "recall", "f1"):
+    for column in ("bertscore_precision", "bertscore_recall", "bertscore_f1"):
         check(scores[column], f"bertscore {column}")
     from fastamfm.deep.followup import FollowupScorer
     from fastamfm.deep.lm_judge import LMJudge
 
-    check(FollowupScorer(packaged.lm).score(hyps, contexts=contexts).sentences, "followup")
+    check(FollowupScorer(packaged.lm).score(hyps, contexts=contexts).sentences["followup"], "followup")
     check(LMJudge(packaged.lm, aspects=["relevance"]).score(hyps, contexts=contexts)["lm_judge"], "lm_judge")

@@ -168,7 +168,7 @@ def test_round_trip_scores_the_same_and_training_is_deterministic(trained, tmp_p
     loaded = fastamfm.Evaluator.load(trained["out"], device="cpu")
     expected = trained["evaluator"].score(HYPS, contexts=CONTEXTS)
     got = loaded.score(HYPS, contexts=CONTEXTS)
-    for column in ("evaluator", "relevance", "validity"):
+    for column in ("evaluator", "evaluator_relevance", "evaluator_validity"):
         np.testing.assert_array_equal(got.sentences[column], expected.sentences[column])
         assert np.all((got.sentences[column] > 0) & (got.sentences[column] < 1))
     again = fastamfm.train_evaluator(str(trained["corpus"]), out=tmp_path / "again", base=str(trained["bert"]),
@@ -203,7 +203,8 @@ def test_a_changed_file_is_refused(trained, tmp_path):
 def test_empty_responses_score_the_minimum(trained):
     ev = trained["evaluator"]
     res = ev.score(["", "   ", "good day"], contexts=[["hello"], ["hello"], ["hello"]], refs=[["hi"], ["hi"], ["hi"]])
-    for column in ("evaluator", "relevance", "validity", "coherence", "reference"):
+    for column in ("evaluator", "evaluator_relevance", "evaluator_validity", "evaluator_coherence",
+                   "evaluator_reference"):
         assert res.sentences[column][0] == 0.0 and res.sentences[column][1] == 0.0
     assert res.sentences["evaluator"][2] > 0
 
@@ -212,7 +213,7 @@ def test_references_join_the_score(trained):
     ev = trained["evaluator"]
     free = ev.score(HYPS, contexts=CONTEXTS).sentences
     both = ev.score(HYPS, contexts=CONTEXTS, refs=[[h] for h in HYPS]).sentences
-    np.testing.assert_allclose(both["reference"], 1.0, rtol=1e-5)
+    np.testing.assert_allclose(both["evaluator_reference"], 1.0, rtol=1e-5)
     w = ev.combination.reference_weight
     np.testing.assert_allclose(both["evaluator"], w + (1 - w) * free["evaluator"], rtol=1e-6)
     with pytest.raises(ValueError, match="contexts="):
@@ -351,8 +352,8 @@ def test_learned_scorer_adem_on_the_evaluator_encoder_and_stack_with_its_columns
     assert adem.settings["encoder"] == f"evaluator:{ev.fingerprint}"
     adem.save(tmp_path / "adem.fastamfm")
     again = fastamfm.LearnedScorer.load(tmp_path / "adem.fastamfm", encoder=str(trained["out"]))
-    np.testing.assert_allclose(again.score(hyps, contexts=contexts).sentences,
-                               adem.score(hyps, contexts=contexts).sentences, rtol=1e-6)
+    np.testing.assert_allclose(again.score(hyps, contexts=contexts).sentences["Learned"],
+                               adem.score(hyps, contexts=contexts).sentences["Learned"], rtol=1e-6)
     stack = fastamfm.LearnedScorer.fit(ratings, hyps, contexts=contexts, kind="stack", evaluator=ev,
                                        metrics=["Evaluator-relevance", "Evaluator-validity"])
     assert stack.settings["evaluator"] == ev.fingerprint
@@ -360,10 +361,11 @@ def test_learned_scorer_adem_on_the_evaluator_encoder_and_stack_with_its_columns
     with pytest.raises(ValueError, match="evaluator="):
         fastamfm.LearnedScorer.load(tmp_path / "stack.fastamfm")
     loaded = fastamfm.LearnedScorer.load(tmp_path / "stack.fastamfm", evaluator=str(trained["out"]))
-    np.testing.assert_allclose(loaded.score(hyps, contexts=contexts).sentences,
-                               stack.score(hyps, contexts=contexts).sentences, rtol=1e-6)
+    np.testing.assert_allclose(loaded.score(hyps, contexts=contexts).sentences["Learned"],
+                               stack.score(hyps, contexts=contexts).sentences["Learned"], rtol=1e-6)
     res = fastamfm.evaluate(hyps, contexts=contexts, metrics=["learned"],
                             learned={"path": str(tmp_path / "stack.fastamfm"), "evaluator": str(trained["out"])})
-    np.testing.assert_allclose(res.sentences["Learned"], stack.score(hyps, contexts=contexts).sentences, rtol=1e-6)
+    np.testing.assert_allclose(res.sentences["Learned"], stack.score(hyps, contexts=contexts).sentences["Learned"],
+                               rtol=1e-6)
     with pytest.raises(ValueError, match="trained evaluator"):
         fastamfm.LearnedScorer.fit(ratings, hyps, contexts=contexts, kind="stack", metrics=["Evaluator"])

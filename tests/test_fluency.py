@@ -64,8 +64,8 @@ def test_fluency_equals_definition(small_lm, normalization, combine, oov):
         stats = {s: skip_oov_stats(*tokens[i]) for i, s in enumerate(sentences)}
     result = fastamfm.fluency(hyps, refs, small_lm, normalization=normalization, combine=combine, oov=oov)
     expected = _oracle_scores(hyps, refs, stats.__getitem__, normalization, combine)
-    np.testing.assert_allclose(result.sentences, expected, rtol=1e-12, atol=1e-15)
-    assert result.corpus == pytest.approx(expected.mean())
+    np.testing.assert_allclose(result.sentences["FM"], expected, rtol=1e-12, atol=1e-15)
+    assert result.corpus["FM"] == pytest.approx(expected.mean())
     assert result.name == "fm" and f"normalization={normalization}" in result.signature
     assert f"combine={combine}" in result.signature and f"lm={small_lm.fingerprint}" in result.signature
     assert f"oov={oov}" in result.signature
@@ -91,20 +91,20 @@ def test_fluency_on_dstc6_equals_definition_with_kenlm(tmp_path, twcs_dir, dstc6
     for oov in ("skip", "score"):
         expected = _oracle_scores(hyps, refs, lambda s: kenlm_stats(s, oov), "per-word", "mean")
         result = fastamfm.fluency(hyps, references, lm, oov=oov)
-        np.testing.assert_allclose(result.sentences, expected, rtol=1e-4)
-        np.testing.assert_array_equal(fastamfm.fluency(hyps, refs, lm, oov=oov).sentences, result.sentences)
+        np.testing.assert_allclose(result.sentences["FM"], expected, rtol=1e-4)
+        np.testing.assert_array_equal(fastamfm.fluency(hyps, refs, lm, oov=oov).sentences["FM"], result.sentences["FM"])
 
 
 def test_identical_sentences_score_one(small_lm):
     hyps = ["w1 w2 w3", "w9"]
-    assert fastamfm.fluency(hyps, [[h] for h in hyps], small_lm).sentences.tolist() == [1.0, 1.0]
-    assert fastamfm.fluency(hyps, [[h] for h in hyps], small_lm, combine="maxmin").sentences.tolist() == [0.0, 0.0]
+    assert fastamfm.fluency(hyps, [[h] for h in hyps], small_lm).sentences["FM"].tolist() == [1.0, 1.0]
+    assert fastamfm.fluency(hyps, [[h] for h in hyps], small_lm, combine="maxmin").sentences["FM"].tolist() == [0.0, 0.0]
 
 
 def test_references_are_tokenized_as_the_lm_was(small_lm):
     shared = fastamfm.References([["w1 w2"]], tokenize="amfm")  # another preset prepared up front
-    assert fastamfm.fluency(["w1"], shared, small_lm).sentences.tolist() == \
-        fastamfm.fluency(["w1"], [["w1 w2"]], small_lm).sentences.tolist()
+    assert fastamfm.fluency(["w1"], shared, small_lm).sentences["FM"].tolist() == \
+        fastamfm.fluency(["w1"], [["w1 w2"]], small_lm).sentences["FM"].tolist()
 
 
 @pytest.mark.parametrize("args, options, error, what", [
@@ -129,6 +129,6 @@ def test_unknown_words_are_skipped_by_default_and_scored_on_request(small_lm):
     hyps, refs = ["w1 w2 zzunknown"], [["w1 w2"]]
     skip = fastamfm.fluency(hyps, refs, small_lm)
     score = fastamfm.fluency(hyps, refs, small_lm, oov="score")
-    assert "oov=skip" in skip.signature and skip.sentences[0] > score.sentences[0]
+    assert "oov=skip" in skip.signature and skip.sentences["FM"][0] > score.sentences["FM"][0]
     with pytest.raises(ValueError, match="oov must be one of"):
         fastamfm.fluency(hyps, refs, small_lm, oov="drop")

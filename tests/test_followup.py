@@ -114,11 +114,11 @@ def test_the_score_is_positive_minus_negative(tiny):
     both = FollowupScorer(lm, positive=POSITIVE, negative=NEGATIVE)
     result = both.score(HYPS, contexts=CONTEXTS)
     log_probs = result.extra["log_probs"]
-    np.testing.assert_allclose(result.sentences, log_probs[:, :2].mean(1) - log_probs[:, 2:].mean(1), atol=1e-12)
-    assert result.sentences[1] == result.sentences[3]          # the same reply to the same context
-    only_negative = FollowupScorer(lm, positive=[], negative=NEGATIVE).score(HYPS, contexts=CONTEXTS).sentences
+    np.testing.assert_allclose(result.sentences["followup"], log_probs[:, :2].mean(1) - log_probs[:, 2:].mean(1), atol=1e-12)
+    assert result.sentences["followup"][1] == result.sentences["followup"][3]          # the same reply to the same context
+    only_negative = FollowupScorer(lm, positive=[], negative=NEGATIVE).score(HYPS, contexts=CONTEXTS).sentences["followup"]
     np.testing.assert_allclose(only_negative, -log_probs[:, 2:].mean(1), atol=1e-12)
-    only_positive = FollowupScorer(lm, positive=POSITIVE, negative=[]).score(HYPS, contexts=CONTEXTS).sentences
+    only_positive = FollowupScorer(lm, positive=POSITIVE, negative=[]).score(HYPS, contexts=CONTEXTS).sentences["followup"]
     np.testing.assert_allclose(only_positive, log_probs[:, :2].mean(1), atol=1e-12)
     assert "set=custom:+2-3:" in result.signature and lm.fingerprint in result.signature
     np.testing.assert_allclose(combine(np.array([[-1.0, -3.0, -2.0]]), 1), [1.5])
@@ -129,7 +129,7 @@ def test_empty_replies_score_the_lowest_value(tiny):
     scorer = FollowupScorer(lm, positive=POSITIVE, negative=NEGATIVE)
     hyps = ["", "  ", "\u3000", "ok"]
     result = scorer.score(hyps, contexts=[["hi"]] * 4)
-    assert (result.sentences[:3] == LOWEST).all() and result.sentences[3] > LOWEST
+    assert (result.sentences["followup"][:3] == LOWEST).all() and result.sentences["followup"][3] > LOWEST
     assert np.isnan(result.extra["log_probs"][:3]).all()
     reward = scorer.reward(hyps, contexts=[["hi"]] * 4)
     assert reward.dtype.is_floating_point and str(reward.dtype) == "torch.float32"
@@ -167,7 +167,7 @@ def test_a_model_without_a_chat_template_uses_plain_text(tmp_path):
     assert "|plain," in scorer.signature()
     (request,) = lm._format.followup_requests(["fine"], [["hello", "how are you ?"]], ["Cool."])
     assert lm._engine.tokenizer.hf.decode(list(request.prefix)) == "<|endoftext|>hello\nhow are you ?\nfine\n"
-    assert np.isfinite(scorer.score(["fine"], contexts=[["hello", "how are you ?"]]).sentences).all()
+    assert np.isfinite(scorer.score(["fine"], contexts=[["hello", "how are you ?"]]).sentences["followup"]).all()
 
 
 def test_a_context_of_5000_turns_is_trimmed_in_linear_time(tiny):
@@ -193,7 +193,7 @@ def test_the_registry_metric_and_its_columns(tiny):
     table = fastamfm.evaluate(HYPS, contexts=CONTEXTS, metrics=["followup"], lm=lm, positive=POSITIVE,
                               negative=NEGATIVE, per_followup=True)
     direct = FollowupScorer(lm, positive=POSITIVE, negative=NEGATIVE).score(HYPS, contexts=CONTEXTS)
-    np.testing.assert_allclose(table["followup"], direct.sentences, atol=1e-12)
+    np.testing.assert_allclose(table["followup"], direct.sentences["followup"], atol=1e-12)
     np.testing.assert_allclose(table["followup_negative_3"], direct.extra["log_probs"][:, 4], atol=1e-12)
     assert set(table.sentences) == {"followup", "followup_positive_1", "followup_positive_2", "followup_negative_1",
                                     "followup_negative_2", "followup_negative_3"}
@@ -294,7 +294,7 @@ def test_followup_lm_judge_and_deep_fm_read_one_lm_per_process(tmp_path, monkeyp
     fastamfm.evaluate(HYPS, contexts=CONTEXTS, metrics=["followup"], lm=directory, device="cpu")
     assert loads == [directory]                       # a later call reuses it too
     shared = neural_lm.load_lm(directory, device="cpu")
-    alone = FollowupScorer(shared).score(HYPS, contexts=CONTEXTS).sentences
+    alone = FollowupScorer(shared).score(HYPS, contexts=CONTEXTS).sentences["followup"]
     np.testing.assert_allclose(table["followup"], alone, atol=1e-12)
     with pytest.raises(ValueError, match="not to a NeuralLM"):
         neural_lm.load_lm(shared, device="cpu")

@@ -43,7 +43,7 @@ def test_any_unicode_text_scores_finite(texts):
         assert "hyps[" in str(exc) or "refs[" in str(exc) or "references[" in str(exc), str(exc)
         return
     assert all(math.isfinite(v) for v in res.corpus.values())
-    assert np.isfinite(fastamfm.self_bleu(texts).sentences).all()
+    assert np.isfinite(fastamfm.self_bleu(texts).sentences["Self-BLEU"]).all()
     for metric in ("sacrebleu", "chrf", "rouge"):
         assert np.isfinite(fastamfm.pairwise(texts, metric=metric)).all()
 
@@ -58,7 +58,7 @@ def test_all_empty_corpora_give_the_tools_values():
     refs = [[""], [" "], ["\t"]]
     res = fastamfm.evaluate(empty, refs, metrics=["sacrebleu", "chrf", "rouge"])
     assert res.corpus["sacreBLEU"] == 0.0 and res.corpus["chrF"] == 0.0 and res.corpus["rouge1"] == 0.0
-    assert fastamfm.self_bleu(empty).corpus == 0.0
+    assert fastamfm.self_bleu(empty).corpus["Self-BLEU"] == 0.0
     assert (fastamfm.pairwise(empty, metric="chrf") == 0).all()
 
 

@@ -87,11 +87,11 @@ def test_cider_reward_uses_the_calls_references_or_given_document_frequencies(pa
     hyps, refs = pairs
     reward = reward_function("cider")
     assert np.array_equal(reward(prompts=["x"] * len(hyps), completions=hyps, references=refs),
-                          fastamfm.cider(hyps, refs).sentences)
+                          fastamfm.cider(hyps, refs).sentences["CIDEr"])
     df = fastamfm.DocumentFrequencies().update(refs + [["an extra reference ."]])
     fixed = reward_function("cider", document_frequencies=df)
     assert np.array_equal(fixed(prompts=["x"] * 5, completions=hyps[:5], references=refs[:5]),
-                          fastamfm.cider(hyps[:5], refs[:5], document_frequencies=df).sentences)
+                          fastamfm.cider(hyps[:5], refs[:5], document_frequencies=df).sentences["CIDEr"])
 
 
 @pytest.mark.parametrize("metrics, error, match", [

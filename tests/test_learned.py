@@ -225,17 +225,17 @@ def test_adem_scorer_learns_held_out_ratings(use_refs, use_contexts):
                                  contexts=contexts[lo:hi] if use_contexts else None)
     scorer = LearnedScorer.fit(y[:400], hyps[:400], **kwargs(0, 400), encoder=HashEncoder(), dims=8)
     result = scorer.score(hyps[400:], **kwargs(400, 600))
-    assert isinstance(result, fastamfm.result.MetricResult) and result.sentences.shape == (200,)
-    assert result.corpus == pytest.approx(result.sentences.mean())
+    assert isinstance(result, fastamfm.result.MetricResult) and result.sentences["Learned"].shape == (200,)
+    assert result.corpus["Learned"] == pytest.approx(result.sentences["Learned"].mean())
     assert scorer.uses_references == use_refs and scorer.uses_contexts == use_contexts
-    assert _spearman(result.sentences, y[400:]) > (0.5 if use_refs else 0.1)
+    assert _spearman(result.sentences["Learned"], y[400:]) > (0.5 if use_refs else 0.1)
 
 
 def test_adem_on_lsi_vectors_without_torch(tiny_model):
     y, hyps, refs, contexts = rated_dialogues(300, seed=1)
     scorer = LearnedScorer.fit(y, hyps, refs, contexts, encoder=tiny_model, dims=4)
     assert scorer.settings["encoder"].startswith(f"lsi:{tiny_model.lsi.fingerprint}")
-    assert _spearman(scorer.score(hyps, refs, contexts).sentences, y) > 0.3
+    assert _spearman(scorer.score(hyps, refs, contexts).sentences["Learned"], y) > 0.3
 
 
 def test_stack_combines_metric_and_given_columns(tiny_model):
@@ -247,12 +247,13 @@ def test_stack_combines_metric_and_given_columns(tiny_model):
     assert (scorer.model.weights >= 0).all()
     res = scorer.score(hyps, refs, columns=extra)
     # the same prediction as the public metric functions combined by hand
-    columns = [fastamfm.bleu(hyps, refs, max_order=2).sentences[:, 1], fastamfm.rouge_l(hyps, refs).sentences,
+    columns = [fastamfm.bleu(hyps, refs, max_order=2).sentences["Bleu_2"],
+               fastamfm.rouge_l(hyps, refs).sentences["ROUGE_L"],
                tiny_model.score(hyps, refs).am, tiny_model.score(hyps, refs).fm, extra["noise"]]
     m = scorer.model
     by_hand = sum(w * (col - mu) / s for w, col, mu, s in zip(m.weights, columns, m.means, m.scales)) + m.intercept
-    assert np.max(np.abs(res.sentences - by_hand)) < 1e-10
-    assert _spearman(res.sentences, y) > 0.5
+    assert np.max(np.abs(res.sentences["Learned"] - by_hand)) < 1e-10
+    assert _spearman(res.sentences["Learned"], y) > 0.5
     ridge = LearnedScorer.fit(y, hyps, refs, kind="stack", metrics=metrics, weights="ridge", model=tiny_model)
     assert ridge.model.weighting == "ridge"
     with pytest.raises(ValueError, match=r"fitted with your columns \['noise'\]"):
@@ -264,7 +265,7 @@ def test_reference_free_stack_uses_context_columns(tiny_model):
     scorer = LearnedScorer.fit(y, hyps, contexts=contexts, kind="stack", model=tiny_model)
     assert scorer.model.columns == ("AM-context", "FM-context")
     assert not scorer.uses_references and scorer.uses_contexts
-    assert scorer.score(hyps, contexts=contexts).sentences.shape == (200,)
+    assert scorer.score(hyps, contexts=contexts).sentences["Learned"].shape == (200,)
 
 
 @pytest.mark.parametrize("kind", ["adem", "stack"])
@@ -276,7 +277,8 @@ def test_save_load_round_trip(kind, tiny_model, tmp_path):
     scorer.save(path)
     loaded = LearnedScorer.load(path, **({"encoder": tiny_model} if kind == "adem" else {"model": tiny_model}))
     assert loaded.signature == scorer.signature
-    assert np.array_equal(loaded.score(hyps, refs, contexts).sentences, scorer.score(hyps, refs, contexts).sentences)
+    assert np.array_equal(loaded.score(hyps, refs, contexts).sentences["Learned"],
+                          scorer.score(hyps, refs, contexts).sentences["Learned"])
     scorer.save(path)  # replacing a file leaves no temporary file behind
     assert [p.name for p in tmp_path.iterdir()] == ["scorer.fastamfm"]
 
@@ -438,7 +440,7 @@ def test_stack_transfers_between_dstc10_sets(dstc10_dir):
     test = load_rated_turns(dstc10_dir / "persona-usr_eval.json")
     scorer = LearnedScorer.fit(train.ratings, train.hyps, train.refs, kind="stack", metrics=["BLEU-2", "ROUGE-L"])
     # Held-out Spearman was 0.28 when measured (benchmarks/learned/crossval.py has the full table).
-    assert _spearman(scorer.score(test.hyps, test.refs).sentences, test.ratings) > 0.15
+    assert _spearman(scorer.score(test.hyps, test.refs).sentences["Learned"], test.ratings) > 0.15
 
 
 @pytest.mark.shared_data
@@ -460,4 +462,4 @@ def test_adem_with_the_neural_sentence_encoder(dstc10_dir):
     test = load_rated_turns(dstc10_dir / "persona-usr_eval.json")
     scorer = LearnedScorer.fit(train.ratings, train.hyps, train.refs, train.contexts, encoder=encoder)
     # Held-out Spearman was 0.38 with sentence-transformers' MiniLM when measured.
-    assert _spearman(scorer.score(test.hyps, test.refs, test.contexts).sentences, test.ratings) > 0.25
+    assert _spearman(scorer.score(test.hyps, test.refs, test.contexts).sentences["Learned"], test.ratings) > 0.25

@@ -29,4 +29,5 @@ def test_readme_self_bleu_example():
     namespace = {}
     exec(readme_block("# self-bleu example"), namespace)
     responses = namespace["responses"]
-    assert namespace["diversity"].corpus == fastamfm.evaluate(responses, metrics=["self_bleu"]).corpus["Self-BLEU"]
+    assert namespace["diversity"].corpus["Self-BLEU"] == \
+        fastamfm.evaluate(responses, metrics=["self_bleu"]).corpus["Self-BLEU"]

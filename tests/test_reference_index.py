@@ -55,9 +55,9 @@ def test_adequacy_is_clipped_max_cosine_over_the_pool():
     hyps[1] = -pool.sum(axis=0)  # points away from most of the pool
     result = fastamfm.ReferenceIndex(pool).adequacy(hyps)
     best = brute_force(pool, hyps, 1)[0][:, 0]
-    np.testing.assert_allclose(result.sentences, np.clip(best, 0, 1), atol=1e-6)
-    assert result.sentences[0] == 0.0
-    assert result.corpus == pytest.approx(result.sentences.mean())
+    np.testing.assert_allclose(result.sentences["AM"], np.clip(best, 0, 1), atol=1e-6)
+    assert result.sentences["AM"][0] == 0.0
+    assert result.corpus["AM"] == pytest.approx(result.sentences["AM"].mean())
     assert "kind=flat" in result.signature and "pool=500" in result.signature
 
 
@@ -87,8 +87,8 @@ def test_ivf_recall_and_adequacy_bound():
         recalls[nprobe] = float(np.mean(index.search(queries, 1)[1][:, 0] == exact_ids))
     assert recalls[1] <= recalls[4] <= recalls[16]
     assert recalls[16] >= 0.95, recalls
-    approx = index.adequacy(queries).sentences
-    exact = fastamfm.ReferenceIndex(pool).adequacy(queries).sentences
+    approx = index.adequacy(queries).sentences["AM"]
+    exact = fastamfm.ReferenceIndex(pool).adequacy(queries).sentences["AM"]
     assert np.all(approx <= exact + 1e-6)
 
 
@@ -131,7 +131,7 @@ def test_texts_with_an_lsi_style_model():
     model = make_pipeline(CountVectorizer(), TruncatedSVD(5, random_state=0)).fit(pool_texts)
     index = fastamfm.ReferenceIndex(pool_texts, model)
     hyps = ["the crew was great", "unknown words only", "thank you"]
-    got = index.adequacy(hyps).sentences
+    got = index.adequacy(hyps).sentences["AM"]
     want = np.clip(brute_force(model.transform(pool_texts), model.transform(hyps), 1)[0][:, 0], 0, 1)
     np.testing.assert_allclose(got, want, atol=1e-6)
     assert got[1] == 0.0  # no word of the model's vocabulary
@@ -238,14 +238,14 @@ def test_dstc6_reference_pool(dstc6_refs, dstc6_systems):
     best = brute_force(pool_vectors, hyp_vectors, 1)[0]
 
     flat = fastamfm.ReferenceIndex(pool_texts, model)
-    np.testing.assert_allclose(flat.adequacy(hyps).sentences, np.clip(best[:, 0], 0, 1), atol=1e-5)
+    np.testing.assert_allclose(flat.adequacy(hyps).sentences["AM"], np.clip(best[:, 0], 0, 1), atol=1e-5)
 
     ivf = fastamfm.ReferenceIndex(pool_vectors, kind="ivf")
     exact = np.clip(best[:, 0], 0, 1)
     recalls = []
     for nprobe in (8, 32):
         ivf.nprobe = nprobe
-        approx = ivf.adequacy(hyp_vectors).sentences
+        approx = ivf.adequacy(hyp_vectors).sentences["AM"]
         assert np.all(approx <= exact + 1e-5)
         # Recall is judged on the score: duplicate references tie at the same cosine.
         recalls.append(float(np.mean(approx >= exact - 1e-5)))

@@ -29,15 +29,15 @@ def test_dstc6_systems_equal_the_nltk_loop(dstc6_systems):
     for name in ("S_1",):
         hyps = dstc6_systems[name][:200]
         ours = fastamfm.self_bleu(hyps)
-        assert ours.sentences.tolist() == _nltk_loop(hyps), name
-        assert ours.corpus == pytest.approx(np.mean(_nltk_loop(hyps)), rel=1e-15)
+        assert ours.sentences["Self-BLEU"].tolist() == _nltk_loop(hyps), name
+        assert ours.corpus["Self-BLEU"] == pytest.approx(np.mean(_nltk_loop(hyps)), rel=1e-15)
 
 
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.lists(st.sampled_from(["a", "b", "c", "d", "ab"]), max_size=8).map(" ".join), min_size=2,
                 max_size=12), st.integers(1, 5))
 def test_generated_sets_equal_nltk_and_the_oracle(responses, max_order):
-    ours = fastamfm.self_bleu(responses, max_order=max_order).sentences.tolist()
+    ours = fastamfm.self_bleu(responses, max_order=max_order).sentences["Self-BLEU"].tolist()
     assert ours == _nltk_loop(responses, max_order)
     assert ours == oracle.self_bleu(responses, max_order)
 
@@ -48,7 +48,7 @@ def test_equals_fast_bleu(dstc6_systems):
     weights = {"bleu4": (0.25,) * 4, "bleu2": (0.5, 0.5)}
     theirs = fast_bleu.SelfBLEU([h.split() for h in hyps], weights).get_score()
     for key, order in (("bleu4", 4), ("bleu2", 2)):
-        ours = fastamfm.self_bleu(hyps, max_order=order).sentences
+        ours = fastamfm.self_bleu(hyps, max_order=order).sentences["Self-BLEU"]
         # fast-bleu sums the logs in plain double arithmetic, NLTK with math.fsum.
         assert np.abs(ours - np.array(theirs[key])).max() <= 1e-12
 
@@ -56,7 +56,7 @@ def test_equals_fast_bleu(dstc6_systems):
 def test_evaluate_scores_the_responses_against_each_other_without_references():
     hyps = ["the cat sat down", "the cat sat down", "a dog ran off"]
     res = fastamfm.evaluate(hyps, metrics=["self_bleu"])
-    assert res["Self-BLEU"].tolist() == fastamfm.self_bleu(hyps).sentences.tolist() == _nltk_loop(hyps)
+    assert res["Self-BLEU"].tolist() == fastamfm.self_bleu(hyps).sentences["Self-BLEU"].tolist() == _nltk_loop(hyps)
     assert res["Self-BLEU"][0] == pytest.approx(1.0)
 
 
@@ -67,7 +67,7 @@ def test_a_single_response_is_a_clear_error():
 
 def test_empty_responses_score_zero_as_nltk_does():
     for responses in (["", "a b", "a b"], ["", ""], ["", "a b c d"]):
-        ours = fastamfm.self_bleu(responses).sentences.tolist()
+        ours = fastamfm.self_bleu(responses).sentences["Self-BLEU"].tolist()
         assert ours == _nltk_loop(responses) and ours[0] == 0.0
 
 

@@ -25,16 +25,18 @@ def _loop(metric: str, column: str, **options) -> np.ndarray:
 def test_equals_the_loop_of_single_reference_scores(metric, column):
     result = fastamfm.self_similarity(RESPONSES, metric=metric)
     assert result.name == f"self_{metric}"
-    np.testing.assert_allclose(result.sentences, _loop(metric, column), rtol=0, atol=1e-4)
-    assert result.corpus == pytest.approx(float(np.mean(result.sentences)))
+    own = f"self_{metric}"   # the result's one column
+    np.testing.assert_allclose(result.sentences[own], _loop(metric, column), rtol=0, atol=1e-4)
+    assert result.corpus[own] == pytest.approx(float(np.mean(result.sentences[own])))
     assert f"self_{metric}|" in result.signature and "refs=each-other-alone" in result.signature
 
 
 def test_identical_responses_are_maximally_alike_and_options_reach_the_metric():
     same = fastamfm.self_similarity(["the same reply"] * 3, metric="chrf")
-    assert same.sentences.tolist() == [100.0] * 3
+    assert same.sentences["self_chrf"].tolist() == [100.0] * 3
     plus = fastamfm.self_similarity(RESPONSES, metric="chrf", word_order=2)
-    assert not np.allclose(plus.sentences, fastamfm.self_similarity(RESPONSES, metric="chrf").sentences)
+    assert not np.allclose(plus.sentences["self_chrf"],
+                           fastamfm.self_similarity(RESPONSES, metric="chrf").sentences["self_chrf"])
     assert "word_order=2" in plus.signature
 
 

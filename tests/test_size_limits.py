@@ -117,7 +117,7 @@ rng = random.Random(0)
 words = [f"w{{i}}" for i in range(20000)]
 hyp = " ".join(rng.choice(words) for _ in range({n}))
 ref = " ".join(rng.choice(words) for _ in range({n}))
-result = float(fastamfm.meteor([hyp], [[ref]]).sentences[0])
+result = float(fastamfm.meteor([hyp], [[ref]]).sentences["METEOR"][0])
 """
 
 
@@ -155,10 +155,11 @@ def test_meteor_references_past_the_candidate_budget_are_found_again():
     refs = [" ".join(["a b c"] * n) for n in (1, 4, 2, 3, 1)] + ["c a b a"]
     with limits.override(meteor_max_candidates=60):
         together = fastamfm.meteor([hyp], [refs], stages=("exact", "stem"))
-        alone = [fastamfm.meteor([hyp], [[r]], stages=("exact", "stem")).sentences[0] for r in refs]
-    assert together.sentences[0] == max(alone)
+        alone = [fastamfm.meteor([hyp], [[r]], stages=("exact", "stem")).sentences["METEOR"][0] for r in refs]
+    assert together.sentences["METEOR"][0] == max(alone)
     first_best = alone.index(max(alone))
-    assert together.corpus == fastamfm.meteor([hyp], [[refs[first_best]]], stages=("exact", "stem")).corpus
+    best = fastamfm.meteor([hyp], [[refs[first_best]]], stages=("exact", "stem"))
+    assert together.corpus["METEOR"] == best.corpus["METEOR"]
 
 
 def _rouge_l_from_lcs(lcs: int, n_hyp: int, n_ref: int, beta: float = 1.2) -> float:
@@ -181,7 +182,7 @@ def test_rouge_l_of_long_sentences_with_many_distinct_words():
             k = bisect.bisect_left(tails, position[w])
             tails[k:k + 1] = [position[w]]
     expected = _rouge_l_from_lcs(len(tails), n, n)
-    got = fastamfm.rouge_l([" ".join(hyp)], [[" ".join(ref)]]).sentences[0]
+    got = fastamfm.rouge_l([" ".join(hyp)], [[" ".join(ref)]]).sentences["ROUGE_L"][0]
     assert got == pytest.approx(expected, rel=1e-12)
 
 
@@ -189,7 +190,7 @@ def test_rouge_l_memory_is_linear():
     code = ("import random\nrng = random.Random(0)\n"
             "a = ' '.join(f'w{rng.randrange(10**6)}' for _ in range(200_000))\n"
             "b = ' '.join(f'w{rng.randrange(10**6)}' for _ in range(200_000))\n"
-            "result = float(fastamfm.rouge_l([a], [[b]]).sentences[0])\n")
+            "result = float(fastamfm.rouge_l([a], [[b]]).sentences['ROUGE_L'][0])\n")
     # Dense masks would take ~200k distinct x 200k bits = 5 GB.
     assert _peak_rss_growth(code)["mb"] < 200
 

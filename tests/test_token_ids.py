@@ -42,7 +42,7 @@ def test_bleu_equals_sacrebleu_on_the_ids_written_as_words(smooth):
     ours = fastamfm.token_bleu(hyps, refs, lengths=lengths, ref_lengths=ref_lengths, smooth=smooth)
     texts, ref_texts = _as_text(hyps, lengths, refs, ref_lengths)
     strings = fastamfm.sacrebleu(texts, ref_texts, tokenize="none", smooth_method=smooth, effective_order=True)
-    assert ours.tolist() == (strings.sentences / 100).tolist()
+    assert ours.tolist() == (strings.sentences["sacreBLEU"] / 100).tolist()
 
 
 def test_rouge_equals_rouge_score_on_the_ids_written_as_words():

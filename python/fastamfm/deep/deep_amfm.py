@@ -320,7 +320,8 @@ class DeepAMFM:
         if isinstance(self.lm, NgramLM):             # the hybrid
             from ..amfm.fluency import fluency
 
-            return np.asarray(fluency(hyps, refs, self.lm, combine=self.fm_combine).sentences, dtype=np.float64)
+            scored = fluency(hyps, refs, self.lm, combine=self.fm_combine)
+            return np.asarray(scored.sentences["FM"], dtype=np.float64)
         return reference_based_fm(self.lm, hyps, refs, formula=self.fm_formula, combine=self.fm_combine)[0]
 
     def fm_context(self, hyps: list, contexts: list) -> np.ndarray:
@@ -333,7 +334,7 @@ class DeepAMFM:
         return self.followup
 
     def followup_scores(self, hyps: list, contexts: list) -> np.ndarray:
-        return self._followup_scorer().score(hyps, contexts=contexts).sentences
+        return self._followup_scorer().score(hyps, contexts=contexts).sentences["followup"]
 
     def with_fm_formula(self, formula: str, mode: str) -> "DeepAMFM":
         """The same models and settings with another FM formula for ``mode``: the

@@ -57,6 +57,7 @@ class LearnedMetric(Metric):
 
     def update(self, batch: Batch) -> Chunk:
         refs = None if batch.refs is None else [list(r) for r in batch.refs]
-        values = np.asarray(self._scorer.score(batch.hyps.texts, refs, batch.contexts).sentences, dtype=np.float64)
+        scored = self._scorer.score(batch.hyps.texts, refs, batch.contexts)
+        values = np.asarray(scored.sentences["Learned"], dtype=np.float64)
         columns = {"Learned": values}
         return Chunk(columns=columns, statistics=MeanStatistics.of(columns))
