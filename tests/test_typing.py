@@ -4,8 +4,10 @@ does any python block of README.md or the documentation pages, read as one modul
 blocks of a page run as one session, tests/doc_examples.py). A user who copies
 ``res.corpus["Bleu_4"]`` into typed code gets a float, not an error.
 
-The package checked is the one under test (the installed wheel in CI, python/ in a checkout
-run with PYTHONPATH=python). Both checks share one mypy cache, so they run on one worker.
+mypy reads the checkout's sources, python/fastamfm (with the compiled core's stub, _core.pyi),
+from python/ as its working folder: run from site-packages, where CI installs this checkout,
+every installed package there would be read as the user's own code. Both checks share one mypy
+cache, so they run on one worker.
 """
 from __future__ import annotations
 
@@ -30,20 +32,18 @@ CACHE = REPO / ".mypy_cache"
 PAGES = [REPO / "README.md"] + sorted((REPO / "docs").rglob("*.md"))
 
 
-def _package_root() -> Path:
-    import fastamfm
-
-    return Path(fastamfm.__file__).resolve().parents[1]
+PACKAGE_ROOT = REPO / "python"
 
 
 def _mypy(*args: str) -> tuple[int, str]:
-    """mypy run from the root of the package under test, so that ``fastamfm`` is that one."""
+    """mypy run from python/, so that ``fastamfm`` is the checkout's sources and every other
+    package the installed one."""
     import os
 
     from mypy import api
 
     before = os.getcwd()
-    os.chdir(_package_root())
+    os.chdir(PACKAGE_ROOT)
     try:
         out, err, status = api.run(["--config-file", str(REPO / "pyproject.toml"), "--cache-dir", str(CACHE),
                                     "--no-error-summary", *args])
@@ -54,7 +54,7 @@ def _mypy(*args: str) -> tuple[int, str]:
 
 def test_the_package_type_checks():
     status, report = _mypy("-p", "fastamfm")
-    assert status == 0 and not report.strip(), f"mypy -p fastamfm ({_package_root()}):\n{report}"
+    assert status == 0 and not report.strip(), f"mypy -p fastamfm ({PACKAGE_ROOT}):\n{report}"
 
 
 def _page_module(page: Path, folder: Path) -> tuple[Path, dict[int, str]] | None:
