@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import shutil
 import time
+from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, Literal
 
@@ -38,15 +39,17 @@ log = logging.getLogger(__name__)
 STAGE_RECORD = "stage.json"
 
 
-class Recipe:
+class Recipe(ABC):
     """Base of the training recipes (see the module docstring)."""
 
     kind: str = ""
     default_minutes: float = 40.0
 
     @classmethod
-    def train(cls, corpus, out, *args: Any, **settings: Any) -> Any:   # (*args: Any, **settings: Any): each
-        raise NotImplementedError                                    # recipe declares its own keywords
+    @abstractmethod
+    def train(cls, corpus, out, *args: Any, **settings: Any) -> Any:
+        """Train on ``corpus`` into the model directory ``out``. Each recipe declares its own
+        keywords (hence ``*args``/``**settings`` here, which its signature narrows)."""
 
 
 class RecipeRun:

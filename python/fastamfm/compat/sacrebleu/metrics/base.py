@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import statistics
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -174,7 +175,7 @@ class Evaluation(Generic[_S]):
         return bootstrap_scores([self.rows], draws)[0][self.metric._native.columns[0]]
 
 
-class Metric(Generic[_S]):
+class Metric(ABC, Generic[_S]):
     """Base of ``BLEU`` and ``CHRF``: sacrebleu's ``corpus_score``, ``sentence_score`` and
     ``get_signature`` on top of a fastamfm metric (``self._native``), with the score
     object each subclass builds from the summed statistics (``_score_of``)."""
@@ -223,9 +224,9 @@ class Metric(Generic[_S]):
     def _check_tokenized(self, hyps: list) -> None:
         """Hook for BLEU's warning about tokenized input."""
 
+    @abstractmethod
     def _score_of(self, statistics) -> _S:
         """The subclass's score object from the summed fastamfm statistics."""
-        raise NotImplementedError
 
     def corpus_score(self, hypotheses, references, n_bootstrap: int = 1) -> _S:
         """The corpus score of ``hypotheses`` against reference streams.
