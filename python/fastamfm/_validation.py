@@ -81,3 +81,9 @@ def check_choice(value, name: str, choices, what: str):
     if value not in choices:
         raise ValueError(f"{what}: {name} must be one of {tuple(choices)}, got {value!r}")
     return value
+
+
+def metrics_need(names) -> str:
+    """The metrics an error is about, with the verb agreeing: "bleu needs", "bleu, cider need"."""
+    names = list(names)
+    return f"{', '.join(names)} {'needs' if len(names) == 1 else 'need'}"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ._validation import as_text_list
+from ._validation import as_text_list, metrics_need
 from .hypotheses import Hypotheses
 from .references import References
 
@@ -74,14 +74,10 @@ def make_batch(hyps, refs, contexts, metrics, *, what: str = "evaluate", workers
     if refs is not None:
         refs = References.of(refs, len(hyps), what=what, workers=workers, layout=layout)
     elif any(m.needs_references for m in metrics):
-        raise ValueError(f"{what}: {_which([m.name for m in metrics if m.needs_references])} references (refs=)")
+        needing = metrics_need(m.name for m in metrics if m.needs_references)
+        raise ValueError(f"{what}: {needing} references (refs=)")
     contexts = as_contexts(contexts, len(hyps))
     if contexts is None and any(m.needs_contexts for m in metrics):
-        raise ValueError(f"{what}: {_which([m.name for m in metrics if m.needs_contexts])} the dialogue contexts "
-                         f"(contexts=)")
+        needing = metrics_need(m.name for m in metrics if m.needs_contexts)
+        raise ValueError(f"{what}: {needing} the dialogue contexts (contexts=)")
     return Batch(hyps, refs, contexts, frozenset(m.name for m in metrics))
-
-
-def _which(names: list) -> str:
-    """The metrics an error is about, with the verb agreeing: 'bleu needs', 'bleu, cider need'."""
-    return f"{', '.join(names)} {'needs' if len(names) == 1 else 'need'}"

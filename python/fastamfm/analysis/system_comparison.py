@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from .._validation import metrics_need
 from ..pipeline import Pipeline
 from ..progress import ProgressOption, reports_progress
 from ..references import References
@@ -346,7 +347,7 @@ class ScoredSystems:
             refs.reusable = True
         if pipeline.needs_reference_pass:
             if refs is None:
-                raise ValueError(f"compare_systems: {', '.join(pipeline.names)} need references (refs=)")
+                raise ValueError(f"compare_systems: {metrics_need(pipeline.names)} references (refs=)")
             # CIDEr: document frequencies of the full reference set, the same for every system.
             pipeline = pipeline.with_reference_statistics(pipeline.reference_statistics(refs))
         batches = {name: pipeline.batch(hyps, refs, contexts, what=f"compare_systems: systems[{name!r}]")

@@ -51,6 +51,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .. import registry
+from .._validation import metrics_need
 from ..pipeline import Pipeline
 from ._columns import requested_columns
 
@@ -157,9 +158,7 @@ class RewardFunction:
             if self._needs_references:
                 given = sorted(k for k in kwargs if k not in ("trainer_state", "log_extra", "log_metric",
                                                              "environments"))
-                names = self.pipeline.names
-                verb = "needs" if len(names) == 1 else "need"
-                raise KeyError(f"{self.__name__}: {', '.join(names)} {verb} references, read from the "
+                raise KeyError(f"{self.__name__}: {metrics_need(self.pipeline.names)} references, read from the "
                                f"dataset column {self.references!r}, which TRL did not pass (dataset columns it "
                                f"passed: {given}); add that column or name another with references=")
             return None
