@@ -144,12 +144,15 @@ def test_a_response_without_references():
 
 
 def test_non_string_hypothesis():
-    with pytest.raises(TypeError, match=r"hyps\[1\] is int, expected str"):
+    # named with the call, as the references are, before anything is scored
+    with pytest.raises(TypeError, match=r"^bleu: hyps\[1\] is int, expected str$"):
         fastamfm.bleu(["a", 3], [["a"], ["b"]])
+    with pytest.raises(TypeError, match=r"^evaluate: hyps\[0\] is NoneType, expected str$"):
+        fastamfm.evaluate([None], [["a"]], ["rouge_l"])
 
 
 def test_non_string_reference():
-    with pytest.raises(TypeError, match=r"refs\[1\]\[0\] is NoneType, expected str"):
+    with pytest.raises(TypeError, match=r"^bleu: refs\[1\]\[0\] is NoneType, expected str$"):
         fastamfm.bleu(["a", "b"], [["a"], [None]])
 
 

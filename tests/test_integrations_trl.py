@@ -170,9 +170,10 @@ DIALOGUES = [
 ]
 
 
-def grpo_step(policy_dir: Path, out: Path, dataset_rows: list, reward):
-    """One GRPO step of TRL on CPU: 2 prompts x 4 completions of 8 tokens. Returns
-    (TRL's per-completion rewards and completions as it logged them, its log history)."""
+def grpo_step(policy_dir: Path, out: Path, dataset_rows: list, rewards: list):
+    """One GRPO step of TRL on CPU: 2 prompts x 4 completions of 8 tokens, rewarded by the
+    reward functions ``rewards``. Returns (the prompts and completions as TRL logged them,
+    {reward function's name: its per-completion rewards}, TRL's log history)."""
     pytest.importorskip("trl", reason="the GRPO test needs trl (pip install 'fastamfm[trl]')")
     from datasets import Dataset
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -187,13 +188,13 @@ def grpo_step(policy_dir: Path, out: Path, dataset_rows: list, reward):
                         use_cpu=True, save_strategy="no", seed=0, disable_tqdm=True,
                         generation_kwargs={"suppress_tokens": strays})
     trainer = GRPOTrainer(model=AutoModelForCausalLM.from_pretrained(policy_dir), processing_class=tokenizer,
-                          reward_funcs=reward, args=config, train_dataset=Dataset.from_list(dataset_rows))
+                          reward_funcs=rewards, args=config, train_dataset=Dataset.from_list(dataset_rows))
     trainer.train()
     # TRL's own record of the step (what log_completions prints): prompts, completions
     # and each reward function's per-completion rewards, as float32 values.
     logs = trainer._logs
-    return list(logs["prompt"]), list(logs["completion"]), list(logs["rewards"][reward.__name__]), \
-        trainer.state.log_history
+    return list(logs["prompt"]), list(logs["completion"]), \
+        {r.__name__: list(logs["rewards"][r.__name__]) for r in rewards}, trainer.state.log_history
 
 
 def _text(message_or_text):
@@ -206,7 +207,8 @@ def test_grpo_step_logs_the_classic_amfm_rewards(tmp_path, tiny_llama, form):
     rows = [{"prompt": p if form == "plain" else [{"role": "user", "content": p}], "references": r}
             for p, r in DIALOGUES]
     reward = reward_function("amfm")
-    prompts, completions, rewards, history = grpo_step(tiny_llama, tmp_path, rows, reward)
+    prompts, completions, logged, history = grpo_step(tiny_llama, tmp_path, rows, [reward])
+    rewards = logged[reward.__name__]
     assert len(rewards) == 8 and len(set(rewards)) > 2   # rewards that tell completions apart
     hyps = [_text(c) for c in completions]
     want = AMFM.default().reward(hyps, [references[_text(p)] for p in prompts])
@@ -219,13 +221,42 @@ def test_grpo_step_logs_the_deep_amfm_rewards(tmp_path, tiny_bert, tiny_llama, t
     references = dict(DIALOGUES)
     rows = [{"prompt": [system, {"role": "user", "content": p}], "references": r} for p, r in DIALOGUES]
     reward = reward_function("deep_amfm", encoder=str(tiny_bert), lm=str(tiny_llama), device="cpu")
-    prompts, completions, rewards, history = grpo_step(tiny_llama, tmp_path, rows, reward)
+    prompts, completions, logged, history = grpo_step(tiny_llama, tmp_path, rows, [reward])
+    rewards = logged[reward.__name__]
     assert len(rewards) == 8 and len(set(rewards)) > 2
     hyps = [_text(c) for c in completions]
     turns = [[m["content"] for m in p if m["role"] != "system"] for p in prompts]
     want = tiny_deep_amfm.reward(hyps, [references[t[-1]] for t in turns], contexts=turns).numpy()
     np.testing.assert_allclose(rewards, want, rtol=1e-6, atol=1e-6)
     assert history[0][f"rewards/{reward.__name__}/mean"] == pytest.approx(float(np.mean(want)), rel=1e-5)
+
+
+def test_grpo_step_rewarded_through_a_server(tmp_path, tiny_llama):
+    """The trainer loads no metric model: a ``fastamfm serve`` child process on loopback
+    rewards TRL's completions through fastamfm.client's sync and async reward functions, and
+    TRL logs the rewards AM-FM gives in process."""
+    pytest.importorskip("starlette", reason="fastamfm serve needs the serve extra: pip install '.[serve]'")
+    pytest.importorskip("uvicorn", reason="fastamfm serve needs the serve extra: pip install '.[serve]'")
+    from fastamfm.client import remote_reward_function
+    from serve_process import Server
+
+    references = dict(DIALOGUES)
+    rows = [{"prompt": [{"role": "user", "content": p}], "references": r} for p, r in DIALOGUES]
+    server = Server()
+    try:
+        served = [remote_reward_function(server.url, "amfm", name="served_amfm"),
+                  remote_reward_function(server.url, "amfm", name="served_amfm_async", asynchronous=True)]
+        prompts, completions, logged, history = grpo_step(tiny_llama, tmp_path, rows, served)
+        answered = server.prometheus()['fastamfm_requests_total{route="/v1/reward",status="200"}']
+    finally:
+        assert server.stop() == 0
+    assert answered == 2                       # one request per reward function for the step's 8 completions
+    hyps = [_text(c) for c in completions]
+    want = AMFM.default().reward(hyps, [references[_text(p)] for p in prompts])
+    assert len(set(want)) > 2
+    for name in ("served_amfm", "served_amfm_async"):
+        assert np.array_equal(np.float32(logged[name]), want), name
+        assert history[0][f"rewards/{name}/mean"] == pytest.approx(float(np.mean(want)), rel=1e-6)
 
 
 @pytest.mark.gpu

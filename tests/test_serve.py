@@ -14,29 +14,18 @@ wait for the server's own gauges, never for a clock.
 from __future__ import annotations
 
 import json
-import os
-import re
 import signal
 import socket
-import subprocess
-import sys
-import threading
-import time
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import fastamfm
 import numpy as np
 import pytest
 from fastamfm.client import Client, ServerError
+from serve_process import START_SECONDS, Server
 
 pytest.importorskip("starlette", reason="fastamfm serve needs the serve extra: pip install '.[serve]'")
 pytest.importorskip("uvicorn", reason="fastamfm serve needs the serve extra: pip install '.[serve]'")
-
-PYTHON_DIR = Path(fastamfm.__file__).resolve().parents[1]
-# Generous: a loaded CI machine may take this long to import and start; nothing is timed.
-START_SECONDS = 180
 
 HYPS = ["i can check the flight status for you", "we are boarding now", "sorry about the delay at the gate",
         "your bag is on the next flight", "thanks for flying with us today", "please send me your ticket number"]
@@ -44,67 +33,6 @@ REFS = [["please send me your confirmation number", "happy to check on that flig
         ["we apologise for the delay", "sorry for the wait at gate 4"], ["your bag will arrive on the next flight"],
         ["thank you for flying with us"], ["could you send your ticket number", "what is your ticket number"]]
 CLASSIC = ["bleu", "rouge_l", "cider", "am", "fm", "amfm", "distinct", "chrf"]
-
-
-class Server:
-    """``python -m fastamfm serve --port 0 ARGS`` in a child process; ``url`` once it listens."""
-
-    def __init__(self, *args: str):
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(PYTHON_DIR), os.environ.get("PYTHONPATH"))
-                                                           if p))
-        self.process = subprocess.Popen([sys.executable, "-m", "fastamfm", "serve", "--port", "0", *args],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
-        self.log: list = []
-        self._listening = threading.Event()
-        self.url = None
-        threading.Thread(target=self._read_log, daemon=True).start()
-        if not self._listening.wait(START_SECONDS) or self.url is None:
-            self.stop()
-            raise RuntimeError("the server did not start:\n" + "".join(self.log))
-        self.client = Client(self.url, retries=0)
-
-    def _read_log(self) -> None:
-        for line in self.process.stderr:
-            self.log.append(line)
-            found = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line)
-            if found:
-                self.url = found.group(1)
-                self._listening.set()
-        self._listening.set()
-
-    def post(self, path: str, body: bytes, headers: dict | None = None) -> tuple:
-        """(status, decoded JSON, headers) of a raw POST."""
-        request = urllib.request.Request(self.url + path, data=body, method="POST",
-                                         headers=headers or {"Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(request, timeout=120) as response:
-                return response.status, json.loads(response.read()), response.headers
-        except urllib.error.HTTPError as exc:
-            return exc.code, json.loads(exc.read()), exc.headers
-
-    def prometheus(self) -> dict:
-        """{series with labels: value} from /metrics."""
-        with urllib.request.urlopen(self.url + "/metrics", timeout=60) as response:
-            text = response.read().decode()
-        return {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
-                if line and not line.startswith("#")}
-
-    def wait_for(self, series: str, value: float) -> None:
-        """Until /metrics shows ``series`` at ``value`` or above (the server's own count)."""
-        deadline = time.monotonic() + START_SECONDS
-        while self.prometheus().get(series, 0) < value:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{series} never reached {value}: {self.prometheus()}")
-            time.sleep(0.05)
-
-    def stop(self) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout=START_SECONDS)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            return self.process.wait()
 
 
 @pytest.fixture(scope="module")
@@ -152,6 +80,45 @@ def test_rewards_are_the_trl_reward_functions(server):
     ).encode())
     assert status == 200
     assert answer["rewards"] == reward_function("amfm")(completions=HYPS, references=[r[0] for r in REFS])
+
+
+def test_remote_reward_functions_read_trls_call_and_give_the_in_process_rewards(server):
+    """fastamfm.client's TRL reward functions, sync and async, called as TRL calls them
+    (chat prompts and completions, references from a dataset column): the in-process
+    reward function's floats."""
+    import asyncio
+
+    from fastamfm.client import remote_reward_function
+    from fastamfm.integrations.trl import reward_function
+
+    prompts = [[{"role": "system", "content": "be kind"}, {"role": "user", "content": "where is my flight?"}]] * 6
+    completions = [[{"role": "assistant", "content": h}] for h in HYPS]
+    call = {"prompts": prompts, "completions": completions, "completion_ids": [[1]] * 6, "answers": REFS}
+    local = reward_function("amfm", references="answers")(**call)
+    remote = remote_reward_function(server.url, "amfm", references="answers")
+    assert remote(**call) == local
+    assert remote.__name__ == "fastamfm_remote_amfm"
+    remote_async = remote_reward_function(server.url, {"amfm": 0.5, "Bleu_1": 0.5}, references="answers",
+                                          name="served", asynchronous=True)
+    assert asyncio.iscoroutinefunction(remote_async) and remote_async.__name__ == "served"
+    assert asyncio.run(remote_async(**call)) == \
+        reward_function({"amfm": 0.5, "Bleu_1": 0.5}, references="answers")(**call)
+    with pytest.raises(TypeError, match="without completions="):
+        remote(prompts=prompts)
+
+
+def test_async_client_answers_as_the_client(server):
+    import asyncio
+
+    from fastamfm.client import AsyncClient
+
+    async def both():
+        client = AsyncClient(server.url, retries=0)
+        return await asyncio.gather(client.score(HYPS, REFS, metrics=["bleu"]), client.reward(HYPS, REFS))
+
+    scores, rewards = asyncio.run(both())
+    assert scores.corpus == server.client.score(HYPS, REFS, ["bleu"]).corpus
+    assert rewards.tolist() == server.client.reward(HYPS, REFS).tolist()
 
 
 def test_metrics_health_and_prometheus(server):
@@ -261,6 +228,26 @@ def test_a_request_out_of_time_gets_504_and_its_work_is_dropped():
         assert status == 504 and "request_timeout" in answer["error"]["message"]
         assert s.prometheus()['fastamfm_dropped_requests_total{reason="timeout"}'] == 1
         assert s.client.health()["status"] == "ok"
+    finally:
+        assert s.stop() == 0
+
+
+def test_metric_sets_beyond_the_bound_evict_the_least_recently_used_but_never_the_preloaded():
+    """Requests that each name other settings cannot make the server hold ever more metric
+    sets (and models): with --max-metric-sets 2 it keeps two, the preloaded one among them,
+    and every answer is still evaluate's."""
+    s = Server("--max-metric-sets", "2", "--preload", "rouge_l")
+    try:
+        assert s.prometheus()["fastamfm_pipelines_loaded"] == 1
+        for order in (1, 2, 3, 4, 2):
+            served = s.client.score(HYPS, REFS, ["bleu"], bleu={"max_order": order})
+            assert served.corpus == fastamfm.evaluate(HYPS, REFS, ["bleu"], bleu={"max_order": order},
+                                                      progress=False).corpus
+            assert s.prometheus()["fastamfm_pipelines_loaded"] == 2
+        assert s.client.score(HYPS, REFS, ["rouge_l"]).corpus == \
+            fastamfm.evaluate(HYPS, REFS, ["rouge_l"], progress=False).corpus
+        # the preloaded set was built once, before listening, and never again
+        assert sum("built rouge_l in" in line for line in s.log) == 1, s.log
     finally:
         assert s.stop() == 0
 

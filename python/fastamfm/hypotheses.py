@@ -41,7 +41,7 @@ class Hypotheses(DerivedState):
     ValueError
         ``hyps`` empty, an unknown ``tokenize``, a bad ``workers``.
     TypeError
-        ``hyps`` a single string or not iterable; an item that is not a str (when encoded).
+        ``hyps`` a single string or not iterable; an item that is not a str (or UTF-8 bytes).
 
     Examples
     --------
@@ -58,6 +58,10 @@ class Hypotheses(DerivedState):
                  workers: int = -1, what: str = "hyps"):
         check_workers(workers, what)
         self._texts = as_text_list(hyps, what)
+        if not set(map(type, self._texts)) <= {str, bytes}:   # one C-speed pass; the loop names the item
+            bad = next((i for i, t in enumerate(self._texts) if not isinstance(t, (str, bytes))), None)
+            if bad is not None:                                  # (subclasses of str, e.g. numpy.str_, pass)
+                raise TypeError(f"{what}[{bad}] is {type(self._texts[bad]).__name__}, expected str")
         self._what = what
         self._workers = workers
         self._init_derived()

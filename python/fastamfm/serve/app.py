@@ -16,6 +16,7 @@ not finite numbers (NaN) are ``null``.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import json
@@ -66,11 +67,14 @@ def error_response(error: RequestError, headers: dict | None = None) -> Response
 
 class MetricSets:
     """The metric sets this process has built, by (names, options): each built once, on a
-    thread (models load there), shared by every request that names it."""
+    thread (models load there), shared by every request that names it. At most
+    ``max_metric_sets`` are kept, least recently used out first; ``pinned`` ones (the
+    preloaded set) stay."""
 
     def __init__(self, settings: ServiceSettings, metrics: ServiceMetrics):
         self.settings, self.metrics = settings, metrics
-        self._built: dict = {}
+        self._built: collections.OrderedDict = collections.OrderedDict()
+        self.pinned: set = set()
 
     def _with_server_options(self, names: list, options: dict) -> str:
         """The request's options over the server's, of which only those the metrics read
@@ -102,11 +106,24 @@ class MetricSets:
         task = self._built.get(key)
         if task is None:
             task = self._built[key] = asyncio.get_running_loop().create_task(asyncio.to_thread(self._build, key))
+            self._evict(keep=key)
+        self._built.move_to_end(key)
         try:
             return await asyncio.shield(task)
         except Exception:
-            self._built.pop(key, None)   # a set that failed to build is not kept: the next request tries afresh
+            if self._built.get(key) is task:   # a set that failed to build is not kept: the next request tries afresh
+                del self._built[key]
+                self.metrics.pipelines.set(value=len(self._built))
             raise
+
+    def _evict(self, keep: tuple) -> None:
+        """Down to ``max_metric_sets`` (``keep``, the set just asked for, and the pinned ones
+        stay): a batch scoring with an evicted set holds it until it ends, then its models are
+        freed with it."""
+        evictable = [k for k in self._built if k not in self.pinned and k != keep]
+        for key in evictable[:max(0, len(self._built) - self.settings.max_metric_sets)]:
+            del self._built[key]
+        self.metrics.pipelines.set(value=len(self._built))
 
     def _build(self, key: tuple):
         kind, what, options = key[0], key[1], json.loads(key[2])
@@ -130,7 +147,6 @@ class MetricSets:
                 raise RequestError(400, None, str(exc)) from None
         seconds = time.perf_counter() - start
         self.metrics.model_load.set(",".join(pipeline.names), value=seconds)
-        self.metrics.pipelines.set(value=len(self._built))
         log.info("built %s in %.1f s", ", ".join(pipeline.names), seconds)
         return MergedScoring(pipeline), terms
 
@@ -157,7 +173,9 @@ class Service:
         self.loop = asyncio.get_running_loop()
         self._batcher = DynamicBatcher(self._score_group, self.settings, self.metrics)
         if self.settings.preload:
-            await self.sets.get(self.sets.score_key(self.settings.preload, {}))
+            key = self.sets.score_key(self.settings.preload, {})
+            self.sets.pinned.add(key)
+            await self.sets.get(key)
         try:
             yield
         finally:

@@ -44,6 +44,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-batch", type=int, default=DEFAULTS.max_batch, help="most responses in one scored batch")
     p.add_argument("--scoring-threads", type=int, default=DEFAULTS.scoring_threads,
                    help="batches scored at once (each uses every core through the metrics' own threads)")
+    p.add_argument("--max-metric-sets", type=int, default=DEFAULTS.max_metric_sets,
+                   help="most metric sets (names and options) kept built; beyond: the least recently used is freed")
     p.add_argument("--max-queue", type=int, default=DEFAULTS.max_queue,
                    help="most responses admitted and not yet answered; beyond: 429 with Retry-After")
     p.add_argument("--max-body-bytes", type=int, default=DEFAULTS.max_body_bytes,
@@ -65,7 +67,8 @@ def settings_from(args) -> ServiceSettings:
     return ServiceSettings(max_body_bytes=args.max_body_bytes, max_lines=args.max_lines, max_tokens=args.max_tokens,
                            request_timeout=args.request_timeout, max_queue=args.max_queue,
                            max_wait_ms=args.max_wait_ms, max_batch=args.max_batch,
-                           scoring_threads=args.scoring_threads, reward_metric=reward, options=dict(args.option or ()),
+                           scoring_threads=args.scoring_threads, max_metric_sets=args.max_metric_sets,
+                           reward_metric=reward, options=dict(args.option or ()),
                            preload=tuple(m.strip() for m in (args.preload or "").split(",") if m.strip()))
 
 

@@ -20,6 +20,10 @@ class ServiceSettings:
     Batching: requests for the same metrics and options that arrive within
     ``max_wait_ms`` of the first are scored as one batch of at most ``max_batch`` responses;
     ``scoring_threads`` batches run at once, off the event loop.
+    Memory: at most ``max_metric_sets`` metric sets (names and options) are kept built; a
+    new one beyond them evicts the one least recently asked for (its models are freed once
+    its last batch ends; the preloaded set is never evicted), so requests that each name
+    other settings cannot make the server hold ever more models.
     ``reward_metric``: what ``/v1/reward`` rewards when a request names no metric, and what
     OpenRLHF's ``/get_reward`` (whose requests name none) always rewards; ``options``: settings
     of every metric this server scores (``model=``, ``encoder=``...: paths are only taken here,
@@ -35,6 +39,7 @@ class ServiceSettings:
     max_wait_ms: float = 5.0
     max_batch: int = 512
     scoring_threads: int = 1
+    max_metric_sets: int = 16
     reward_metric: str = "amfm"
     options: dict = field(default_factory=dict)
     preload: tuple = ()
