@@ -1,6 +1,6 @@
 """``fastamfm serve`` in a child process on loopback, started as users start it (the command
-line, any free port), for the tests that talk to a real server (tests/test_serve.py,
-tests/test_integrations_trl.py)."""
+line, any free port), with the fastamfm this process imported, for what talks to a real
+server: tests/test_serve.py, tests/test_integrations_trl.py and benchmarks/serve."""
 from __future__ import annotations
 
 import json
@@ -26,7 +26,7 @@ START_SECONDS = 180
 class Server:
     """``python -m fastamfm serve --port 0 ARGS`` in a child process; ``url`` once it listens."""
 
-    def __init__(self, *args: str):
+    def __init__(self, *args: str, start_seconds: float = START_SECONDS):
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(PYTHON_DIR), os.environ.get("PYTHONPATH"))
                                                            if p))
         self.process = subprocess.Popen([sys.executable, "-m", "fastamfm", "serve", "--port", "0", *args],
@@ -35,7 +35,7 @@ class Server:
         self._listening = threading.Event()
         self.url = None
         threading.Thread(target=self._read_log, daemon=True).start()
-        if not self._listening.wait(START_SECONDS) or self.url is None:
+        if not self._listening.wait(start_seconds) or self.url is None:
             self.stop()
             raise RuntimeError("the server did not start:\n" + "".join(self.log))
         self.client = Client(self.url, retries=0)
@@ -82,3 +82,9 @@ class Server:
         except subprocess.TimeoutExpired:
             self.process.kill()
             return self.process.wait()
+
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

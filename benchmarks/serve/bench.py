@@ -7,6 +7,7 @@ same pipeline). compare.py measures the service under load with locust.
 from __future__ import annotations
 
 import pytest
+from serve_process import Server
 
 from benchmarks import shared_data
 from benchmarks.serve import workloads as w
@@ -20,7 +21,7 @@ def client():
     pytest.importorskip("uvicorn", reason="fastamfm serve needs the serve extra: pip install '.[serve]'")
     from fastamfm.client import Client
 
-    with w.Served() as server:
+    with Server(start_seconds=w.START_SECONDS) as server:
         yield Client(server.url)
 
 

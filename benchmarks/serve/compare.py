@@ -29,12 +29,16 @@ import platform
 import sys
 from pathlib import Path
 
+from serve_process import Server
+
 from benchmarks import measure
 from benchmarks.serve import workloads as w
 
 WORKER = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
+from serve_process import Server
+
 from benchmarks.serve import workloads as w
 bodies = json.loads(open(sys.argv[2]).read())
 for (metrics, options), body in zip(json.loads(sys.argv[3]), bodies):
@@ -63,7 +67,7 @@ def main(argv=None) -> int:
           f"{w.RESPONSES_PER_REQUEST} responses a request")
     rows = []
     with measure.LoadMonitor() as load:
-        with w.Served("--option", f"model={model}") as server:
+        with Server("--option", f"model={model}", start_seconds=w.START_SECONDS) as server:
             from fastamfm.client import Client
 
             client = Client(server.url)
@@ -83,7 +87,7 @@ def main(argv=None) -> int:
             neural = workloads[-1]
             batched = w.run_locust(server.url, {**neural[3], "metrics": neural[1]}, levels[-1], args.seconds)
             server_mib = w.peak_rss_mib(server.process.pid)
-        with w.Served("--max-batch", str(w.RESPONSES_PER_REQUEST)) as alone:
+        with Server("--max-batch", str(w.RESPONSES_PER_REQUEST), start_seconds=w.START_SECONDS) as alone:
             Client(alone.url).score(neural[3]["hyps"], None, neural[1], contexts=neural[3]["contexts"])
             unbatched = w.run_locust(alone.url, {**neural[3], "metrics": neural[1]}, levels[-1], args.seconds)
         bodies = args.workdir / "bodies.json"

@@ -1,15 +1,14 @@
 """Workloads of the serve benchmarks, shared by bench.py and compare.py: the request bodies
 (BLEU+ROUGE and AM-FM on DSTC-6 responses with 4 references; reference-free DeepAMFM on
 airline agent turns, each answering the turn before it), a ``fastamfm serve`` child
-process, locust run headless against it, and the same batches called in this process.
+process (tests/serve_process.py's ``Server``, as the tests start it), locust run headless
+against it, and the same batches called in this process.
 """
 from __future__ import annotations
 
 import csv
 import json
 import os
-import re
-import signal
 import statistics
 import subprocess
 import sys
@@ -31,6 +30,7 @@ from benchmarks.shared_data import (
 
 RESPONSES_PER_REQUEST = 8
 N_REFS = 4
+# Preloading the packaged neural models on a loaded machine: minutes, not the tests' three.
 START_SECONDS = 600
 
 
@@ -72,42 +72,6 @@ def peak_rss_mib(pid: int | str = "self") -> float:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     raise RuntimeError("no VmHWM in /proc (Linux only)")
-
-
-class Served:
-    """``python -m fastamfm serve --port 0 ARGS`` in a child process (this checkout's python/)."""
-
-    def __init__(self, *args: str):
-        env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
-        self.process = subprocess.Popen([sys.executable, "-m", "fastamfm", "serve", "--port", "0", *args],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
-        self.url, self.log = None, []
-        listening = threading.Event()
-
-        def read():
-            for line in self.process.stderr:
-                self.log.append(line)
-                found = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line)
-                if found:
-                    self.url = found.group(1)
-                    listening.set()
-            listening.set()
-
-        threading.Thread(target=read, daemon=True).start()
-        if not listening.wait(START_SECONDS) or self.url is None:
-            self.stop()
-            raise RuntimeError("fastamfm serve did not start:\n" + "".join(self.log))
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            self.process.wait(timeout=120)
-
-    def __enter__(self) -> Served:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
 
 
 def run_locust(url: str, body: dict, users: int, seconds: float, route: str = "/v1/score") -> dict:

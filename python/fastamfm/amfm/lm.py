@@ -177,7 +177,22 @@ class TokenScores:
 
 
 class NgramLM:
-    """An n-gram backoff language model (build with ``train`` or ``load``)."""
+    """An n-gram backoff language model, equal to KenLM's and SRILM's (see the module
+    docstring). Build it with ``NgramLM.train`` or ``NgramLM.load`` (ARPA or fastamfm's
+    binary); a model is immutable, so one instance can be shared by threads.
+
+    Examples
+    --------
+    >>> from fastamfm import NgramLM
+    >>> corpus = ["the cat sat on the mat", "a dog sat on the log", "the cat saw a dog", "a bird sang on the mat"]
+    >>> lm = NgramLM.train(corpus, order=2)
+    >>> lm
+    NgramLM(order=2, smoothing=kneser-ney, 1-grams=14, 2-grams=18, tok:amfm)
+    >>> lm.score(["the cat sat on the mat"]).round(4)     # log10 probability per sentence
+    array([-6.1909])
+    >>> round(lm.perplexity(["a dog sat on the mat"]), 3)
+    7.489
+    """
 
     def __init__(self, model: _core.NgramModel, tokenizer: _core.Tokenizer):
         self._model = model

@@ -247,6 +247,20 @@ class LsiModel:
     ``components``: V x k float32, row t = term t's coordinates (U_k, no Sigma scaling);
     ``singular_values``: k values, descending. Any ``dims <= k`` can be used when
     projecting or scoring, so one trained model serves a whole sweep of dimensions.
+
+    Build it with ``LsiModel.train`` or ``LsiModel.load``; a trained model is immutable, so
+    one instance can be shared by threads.
+
+    Examples
+    --------
+    >>> from fastamfm import LsiModel
+    >>> corpus = ["the cat sat on the mat", "a dog sat on the log", "the cat saw a dog", "a bird sang on the mat"]
+    >>> lsi = LsiModel.train(corpus, dims=2)
+    >>> lsi
+    LsiModel(11 terms, 2 dims, weighting=counts, tok:amfm)
+    >>> v = lsi.unit_vectors(["the cat sat", "a dog sat"])
+    >>> v.shape, round(float(v[0] @ v[1]), 2)
+    ((2, 2), 0.8)
     """
 
     def __init__(self, core: _core.LsiModel):

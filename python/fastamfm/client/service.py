@@ -184,13 +184,62 @@ class Client:
 
 
 class AsyncClient:
-    """``Client``'s calls as coroutines, for asyncio code (TRL's async reward functions)."""
+    """``Client``'s calls as coroutines, for asyncio code (TRL's async reward functions).
+
+    Each call runs the blocking ``Client`` call on a thread (``asyncio.to_thread``), so the
+    event loop keeps running while the server scores, and calls made together are sent
+    together (the server may merge them into one batch).
+
+    Parameters
+    ----------
+    url : str
+        The server's base URL.
+    **settings
+        ``timeout``, ``retries``, ``backoff``: as for ``Client``.
+
+    Examples
+    --------
+    >>> from fastamfm.client import AsyncClient
+    >>> AsyncClient("http://127.0.0.1:8000", retries=2)
+    AsyncClient('http://127.0.0.1:8000')
+    """
 
     def __init__(self, url: str, **settings):
         self.client = Client(url, **settings)
 
+    def __repr__(self) -> str:
+        return f"AsyncClient({self.client.transport.url!r})"
+
     async def score(self, hyps, refs=None, **kwargs) -> ServedScores:
+        """``Client.score`` (the same arguments and answer), awaited.
+
+        Returns
+        -------
+        ServedScores
+            As ``Client.score``.
+
+        Raises
+        ------
+        ServerError
+            The server refused the request, or stayed busy through every retry.
+        urllib.error.URLError
+            The server cannot be reached.
+        """
         return await asyncio.to_thread(self.client.score, hyps, refs, **kwargs)
 
     async def reward(self, completions, references=None, **kwargs) -> np.ndarray:
+        """``Client.reward`` (the same arguments and answer), awaited.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 [n], as ``Client.reward``.
+
+        Raises
+        ------
+        ServerError
+            The server refused the request, or stayed busy through every retry.
+        urllib.error.URLError
+            The server cannot be reached.
+        """
         return await asyncio.to_thread(self.client.reward, completions, references, **kwargs)
