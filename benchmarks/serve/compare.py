@@ -37,8 +37,6 @@ from benchmarks.serve import workloads as w
 WORKER = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from serve_process import Server
-
 from benchmarks.serve import workloads as w
 bodies = json.loads(open(sys.argv[2]).read())
 for (metrics, options), body in zip(json.loads(sys.argv[3]), bodies):
