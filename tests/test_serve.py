@@ -246,6 +246,12 @@ def test_metric_sets_beyond_the_bound_evict_the_least_recently_used_but_never_th
             assert s.prometheus()["fastamfm_pipelines_loaded"] == 2
         assert s.client.score(HYPS, REFS, ["rouge_l"]).corpus == \
             fastamfm.evaluate(HYPS, REFS, ["rouge_l"], progress=False).corpus
+        # other metrics each: the freed sets' model-load series go with them
+        for metrics in (["chrf"], ["distinct"], ["bleu", "chrf"]):
+            s.client.score(HYPS, REFS, metrics)
+        loads = {k for k in s.prometheus() if k.startswith("fastamfm_model_load_seconds")}
+        assert loads == {'fastamfm_model_load_seconds{metrics="rouge_l"}',
+                         'fastamfm_model_load_seconds{metrics="bleu,chrf"}'}, loads
         # the preloaded set was built once, before listening, and never again
         assert sum("built rouge_l in" in line for line in s.log) == 1, s.log
     finally:

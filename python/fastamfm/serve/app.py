@@ -75,6 +75,9 @@ class MetricSets:
         self.settings, self.metrics = settings, metrics
         self._built: collections.OrderedDict = collections.OrderedDict()
         self.pinned: set = set()
+        # The model-load series of each built set, by key: a freed set's series is removed
+        # too, so that requests naming ever other metrics cannot grow /metrics without bound.
+        self._load_labels: dict = {}
 
     def _with_server_options(self, names: list, options: dict) -> str:
         """The request's options over the server's, of which only those the metrics read
@@ -106,10 +109,12 @@ class MetricSets:
         task = self._built.get(key)
         if task is None:
             task = self._built[key] = asyncio.get_running_loop().create_task(asyncio.to_thread(self._build, key))
+            task.add_done_callback(lambda done: self._record_load(key, done))
             self._evict(keep=key)
         self._built.move_to_end(key)
         try:
-            return await asyncio.shield(task)
+            scoring, terms, _ = await asyncio.shield(task)
+            return scoring, terms
         except Exception:
             if self._built.get(key) is task:   # a set that failed to build is not kept: the next request tries afresh
                 del self._built[key]
@@ -123,9 +128,22 @@ class MetricSets:
         evictable = [k for k in self._built if k not in self.pinned and k != keep]
         for key in evictable[:max(0, len(self._built) - self.settings.max_metric_sets)]:
             del self._built[key]
+            label = self._load_labels.pop(key, None)
+            if label is not None and label not in self._load_labels.values():
+                self.metrics.model_load.remove(label)
         self.metrics.pipelines.set(value=len(self._built))
 
-    def _build(self, key: tuple):
+    def _record_load(self, key: tuple, task: asyncio.Task) -> None:
+        """On the event loop, once ``key``'s build ended: its model-load series, if it is
+        still kept (a set freed while it was being built records nothing)."""
+        if task.cancelled() or task.exception() is not None or self._built.get(key) is not task:
+            return
+        _, _, (label, seconds) = task.result()
+        self._load_labels[key] = label
+        self.metrics.model_load.set(label, value=seconds)
+
+    def _build(self, key: tuple) -> tuple:
+        """(MergedScoring, reward terms or None, (model-load label, seconds)), on a thread."""
         kind, what, options = key[0], key[1], json.loads(key[2])
         start = time.perf_counter()
         with reporting(False):
@@ -146,9 +164,8 @@ class MetricSets:
             except ValueError as exc:    # a setting refused: the message names the metric and the setting
                 raise RequestError(400, None, str(exc)) from None
         seconds = time.perf_counter() - start
-        self.metrics.model_load.set(",".join(pipeline.names), value=seconds)
         log.info("built %s in %.1f s", ", ".join(pipeline.names), seconds)
-        return MergedScoring(pipeline), terms
+        return MergedScoring(pipeline), terms, (",".join(pipeline.names), seconds)
 
 
 class Service:

@@ -8,8 +8,8 @@ many requests and responses each scored batch merged), ``fastamfm_queue_response
 ``fastamfm_queue_requests`` (gauges: admitted, not yet answered),
 ``fastamfm_scored_responses_total``, ``fastamfm_dropped_requests_total{reason}`` (work
 never started: the client disconnected or its time ran out),
-``fastamfm_model_load_seconds{metrics}`` (gauge: building each metric set, model loads
-included) and ``fastamfm_pipelines_loaded``.
+``fastamfm_model_load_seconds{metrics}`` (gauge: building each metric set kept, model loads
+included; a freed set's series goes with it) and ``fastamfm_pipelines_loaded``.
 """
 from __future__ import annotations
 
@@ -71,6 +71,11 @@ class Gauge(Counter):
     def set(self, *labels, value: float) -> None:
         with self._lock:
             self._values[labels] = value
+
+    def remove(self, *labels) -> None:
+        """Drop the series of ``labels`` (what it measured is gone)."""
+        with self._lock:
+            self._values.pop(labels, None)
 
 
 class Histogram(_Series):
