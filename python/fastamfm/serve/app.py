@@ -123,8 +123,8 @@ class MetricSets:
 
     def _evict(self, keep: tuple) -> None:
         """Down to ``max_metric_sets`` (``keep``, the set just asked for, and the pinned ones
-        stay): a batch scoring with an evicted set holds it until it ends, then its models are
-        freed with it."""
+        stay): a batch scoring with an evicted set holds it until it ends; its models outlive
+        it only where another set or the bounded model cache (``LoadedOnce``) holds them."""
         evictable = [k for k in self._built if k not in self.pinned and k != keep]
         for key in evictable[:max(0, len(self._built) - self.settings.max_metric_sets)]:
             del self._built[key]

@@ -21,9 +21,10 @@ class ServiceSettings:
     ``max_wait_ms`` of the first are scored as one batch of at most ``max_batch`` responses;
     ``scoring_threads`` batches run at once, off the event loop.
     Memory: at most ``max_metric_sets`` metric sets (names and options) are kept built; a
-    new one beyond them evicts the one least recently asked for (its models are freed once
-    its last batch ends; the preloaded set is never evicted), so requests that each name
-    other settings cannot make the server hold ever more models.
+    new one beyond them evicts the one least recently asked for (the preloaded set is never
+    evicted). Its models go once its last batch ends and no kept set shares them, beyond
+    the process's model cache (``fastamfm.models.loaded_once``: eight models of a kind), so
+    requests that each name other settings cannot make the server hold ever more models.
     ``reward_metric``: what ``/v1/reward`` rewards when a request names no metric, and what
     OpenRLHF's ``/get_reward`` (whose requests name none) always rewards; ``options``: settings
     of every metric this server scores (``model=``, ``encoder=``...: paths are only taken here,
